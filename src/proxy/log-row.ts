@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+import { AssistantMessage, WireUsage } from '../model/types.js';
+
+const ReassembledCompletion = z.object({
+  id: z.string().nullable(),
+  model: z.string().nullable(),
+  message: AssistantMessage,
+  finish_reason: z.string().nullable(),
+  usage: WireUsage.nullable(),
+  other_choices: z
+    .array(z.object({ index: z.number(), message: AssistantMessage, finish_reason: z.string().nullable() }))
+    .optional(),
+});
+
+/** What the upstream answered: a chat completion (streamed or not, reassembled), other JSON, or text. */
+export const RecordedResponse = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('completion'), completion: ReassembledCompletion }),
+  z.object({ kind: z.literal('json'), body: z.unknown() }),
+  z.object({ kind: z.literal('text'), text: z.string(), truncated: z.boolean() }),
+]);
+export type RecordedResponse = z.infer<typeof RecordedResponse>;
+
+/** One row of a proxy log (`requests.jsonl`): one request, written once when it ends. Never holds headers. */
+export const ProxyLogRow = z.object({
+  schemaVersion: z.literal(1),
+  seq: z.number().int().nonnegative(),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  durationMs: z.number(),
+  method: z.string(),
+  path: z.string(),
+  /** The status the client received; null when no response head was sent (connection dropped or client gone). */
+  status: z.number().int().nullable(),
+  model: z.string().nullable(),
+  stream: z.boolean(),
+  /** The request body as the client sent it: parsed JSON, the raw text when not JSON, null when empty. */
+  request: z.unknown(),
+  requestIsJson: z.boolean(),
+  response: RecordedResponse.nullable(),
+  bytes: z.object({ request: z.number().int(), response: z.number().int() }),
+  clientDisconnected: z.boolean(),
+  /** The proxy asked the upstream for stream usage the client did not request, and kept it from the client. */
+  usageInjected: z.boolean(),
+  error: z.string().nullable(),
+});
+export type ProxyLogRow = z.infer<typeof ProxyLogRow>;

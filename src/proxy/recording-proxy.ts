@@ -1,0 +1,542 @@
+import { existsSync, lstatSync, unlinkSync } from 'node:fs';
+import {
+  Agent as HttpAgent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+import { UserError, errorMessage } from '../errors.js';
+import { SseParser } from '../model/sse.js';
+import { StreamAccumulator, isRecord, type ReassembledCompletion } from '../model/stream-accumulator.js';
+import { AssistantMessage, tokenUsageFromWire, type WireUsage } from '../model/types.js';
+import { JsonlAppender } from './jsonl-appender.js';
+import type { ProxyLogRow, RecordedResponse } from './log-row.js';
+import { TokenMeter } from './token-meter.js';
+
+export type ListenAddress = { host: string; port: number } | { socketPath: string };
+
+export interface RecordingProxyOptions {
+  /** The model server, e.g. `http://127.0.0.1:8000` (a trailing `/v1` is fine). */
+  upstream: string;
+  listen: ListenAddress;
+  /** The JSONL request log; appended to. */
+  logFile: string;
+  /**
+   * Ask the upstream for stream usage (`stream_options.include_usage`) when a client did not, so that every
+   * streamed call is metered; the extra usage chunk is kept from that client. Default true.
+   */
+  meterStreams?: boolean;
+}
+
+/** Text bodies (error pages and the like) are kept up to this many characters. */
+const MAX_TEXT_CHARACTERS = 64 * 1024;
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'accept-encoding',
+]);
+/** A path the proxy answers itself: the running token totals. */
+export const USAGE_PATH = '/_mass/usage';
+
+/**
+ * A reverse proxy between an agent harness and its model server that records every request: one JSONL row
+ * per request, written when it ends. Streams are relayed as they arrive and reassembled for the log.
+ */
+export class RecordingProxy {
+  readonly meter = new TokenMeter();
+  private sequence = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly upstreamUrl: URL;
+  private readonly agent: HttpAgent;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly log: JsonlAppender,
+    private readonly options: RecordingProxyOptions,
+  ) {
+    this.upstreamUrl = parseUpstream(options.upstream);
+    const agentOptions = { keepAlive: true, maxSockets: Infinity };
+    this.agent =
+      this.upstreamUrl.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+  }
+
+  static async start(options: RecordingProxyOptions): Promise<RecordingProxy> {
+    parseUpstream(options.upstream);
+    const server = createServer();
+    const proxy = new RecordingProxy(server, new JsonlAppender(options.logFile), options);
+    server.on('request', (request, response) => {
+      const handled = proxy.handle(request, response);
+      proxy.inFlight.add(handled);
+      void handled.finally(() => proxy.inFlight.delete(handled));
+    });
+    server.keepAliveTimeout = 60_000;
+    await listen(server, options.listen);
+    return proxy;
+  }
+
+  /** The address clients use: `http://host:port`, or the Unix socket path. */
+  get address(): ListenAddress {
+    if ('socketPath' in this.options.listen) return this.options.listen;
+    const address = this.server.address() as AddressInfo;
+    return { host: address.address, port: address.port };
+  }
+
+  /** `http://host:port` for TCP; for a Unix socket, the URL a client must pair with the socket path. */
+  get url(): string {
+    const address = this.address;
+    return 'socketPath' in address ? 'http://localhost' : `http://${address.host}:${address.port}`;
+  }
+
+  get logFile(): string {
+    return this.log.path;
+  }
+
+  /** Stop accepting; let requests in flight finish and be recorded, cutting those still open after the grace period. */
+  async close(graceMs = 5_000): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
+    this.server.closeAllConnections();
+    await Promise.allSettled([...this.inFlight]);
+    clearTimeout(timer);
+    await closed;
+    this.agent.destroy();
+    await this.log.close();
+    if ('socketPath' in this.options.listen && existsSync(this.options.listen.socketPath)) {
+      unlinkSync(this.options.listen.socketPath);
+    }
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const seq = this.sequence++;
+    const startedAt = Date.now();
+    const started = performance.now();
+    const method = request.method ?? 'GET';
+    const path = request.url ?? '/';
+    const secrets = secretsOf(request.headers);
+
+    let requestBytes: Buffer;
+    try {
+      requestBytes = await readAll(request);
+    } catch {
+      return; // The client went away before sending its request: nothing to relay or record.
+    }
+    if (method === 'GET' && path === USAGE_PATH) {
+      sendJson(response, 200, this.meter.snapshot());
+      return;
+    }
+
+    const parsed = parseJson(requestBytes);
+    const body = parsed.ok ? parsed.value : null;
+    const isCompletion =
+      method === 'POST' && path.split('?')[0]!.endsWith('/chat/completions') && isRecord(body);
+    const stream = isCompletion && isRecord(body) && body.stream === true;
+    const model = isRecord(body) && typeof body.model === 'string' ? body.model : null;
+    let upstreamBody = requestBytes;
+    let usageInjected = false;
+    if (stream && isRecord(body) && (this.options.meterStreams ?? true)) {
+      const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
+      if (streamOptions.include_usage !== true) {
+        upstreamBody = Buffer.from(
+          JSON.stringify({ ...body, stream_options: { ...streamOptions, include_usage: true } }),
+        );
+        usageInjected = true;
+      }
+    }
+
+    const exchange = await this.relay(request, response, {
+      method,
+      path,
+      upstreamBody,
+      stream,
+      usageInjected,
+    });
+
+    const completion = exchange.response?.kind === 'completion' ? exchange.response.completion : null;
+    const failed = exchange.error !== null || exchange.status === null || exchange.status >= 400;
+    this.meter.record(model ?? completion?.model ?? 'unknown', tokenUsageFromWire(completion?.usage), failed);
+    const endedAt = Date.now();
+    const row: ProxyLogRow = {
+      schemaVersion: 1,
+      seq,
+      startedAt: new Date(startedAt).toISOString(),
+      endedAt: new Date(endedAt).toISOString(),
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      method,
+      path,
+      status: exchange.status,
+      model,
+      stream,
+      request: parsed.ok ? parsed.value : requestBytes.length === 0 ? null : requestBytes.toString('utf8'),
+      requestIsJson: parsed.ok,
+      response: exchange.response,
+      bytes: { request: requestBytes.length, response: exchange.responseBytes },
+      clientDisconnected: exchange.clientDisconnected,
+      usageInjected,
+      error: exchange.error,
+    };
+    await this.log.append(redact(JSON.stringify(row), secrets));
+  }
+
+  private relay(
+    request: IncomingMessage,
+    response: ServerResponse,
+    call: { method: string; path: string; upstreamBody: Buffer; stream: boolean; usageInjected: boolean },
+  ): Promise<Exchange> {
+    return new Promise<Exchange>((resolve) => {
+      const exchange: Exchange = {
+        status: null,
+        response: null,
+        responseBytes: 0,
+        clientDisconnected: false,
+        error: null,
+      };
+      let settled = false;
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        resolve(exchange);
+      };
+      const target = upstreamTarget(this.upstreamUrl, call.path);
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const upstream = send(target, {
+        method: call.method,
+        headers: forwardedHeaders(request.headers, target, call.upstreamBody.length),
+        agent: this.agent,
+      });
+
+      response.on('close', () => {
+        if (response.writableFinished) return;
+        exchange.clientDisconnected = true;
+        exchange.error ??= 'client disconnected before the response ended';
+        upstream.destroy();
+        finish();
+      });
+
+      upstream.on('error', (error) => {
+        if (settled) return;
+        if (!response.headersSent) {
+          const message = `mass proxy: upstream ${this.upstreamUrl.origin} unreachable or failed: ${errorMessage(error)}`;
+          exchange.status = 502;
+          exchange.error = message;
+          exchange.response = { kind: 'json', body: { error: { message, type: 'upstream_error' } } };
+          sendJson(response, 502, { error: { message, type: 'upstream_error' } });
+        } else {
+          exchange.error = `upstream connection failed mid-response: ${errorMessage(error)}`;
+          response.destroy();
+        }
+        finish();
+      });
+
+      upstream.on('response', (upstreamResponse) => {
+        exchange.status = upstreamResponse.statusCode ?? 502;
+        const isSse = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
+        response.writeHead(
+          exchange.status,
+          relayedHeaders(upstreamResponse.headers, isSse && call.usageInjected),
+        );
+        response.flushHeaders();
+        const recorder = isSse ? new SseRecorder(call.usageInjected) : new BodyRecorder();
+        upstreamResponse.on('data', (chunk: Buffer) => {
+          exchange.responseBytes += chunk.length;
+          const relayed = recorder.push(chunk);
+          if (relayed.length > 0 && !response.destroyed) response.write(relayed);
+        });
+        upstreamResponse.on('end', () => {
+          if (settled) return;
+          const outcome = recorder.finish(upstreamResponse.headers['content-type'] ?? '');
+          exchange.response = outcome.response;
+          exchange.error = outcome.error;
+          response.end(() => finish());
+        });
+        upstreamResponse.on('aborted', () => {
+          if (settled) return;
+          exchange.response = recorder.finish(upstreamResponse.headers['content-type'] ?? '').response;
+          exchange.error = `upstream dropped the connection mid-response after ${exchange.responseBytes} bytes`;
+          response.destroy();
+          finish();
+        });
+      });
+
+      upstream.end(call.upstreamBody);
+    });
+  }
+}
+
+interface Exchange {
+  status: number | null;
+  response: RecordedResponse | null;
+  responseBytes: number;
+  clientDisconnected: boolean;
+  error: string | null;
+}
+
+interface Recorder {
+  /** Takes upstream bytes; returns the bytes to relay to the client now. */
+  push(chunk: Buffer): Buffer;
+  finish(contentType: string): { response: RecordedResponse | null; error: string | null };
+}
+
+/** Relays an event stream as it arrives and reassembles the completion it carries. */
+class SseRecorder implements Recorder {
+  private readonly parser = new SseParser();
+  private readonly accumulator = new StreamAccumulator();
+  private sawDone = false;
+  private malformedEvent: string | null = null;
+
+  constructor(private readonly hideUsageChunk: boolean) {}
+
+  push(chunk: Buffer): Buffer {
+    const events = this.parser.push(chunk);
+    if (!this.hideUsageChunk) {
+      for (const event of events) this.observe(event.data);
+      return chunk;
+    }
+    const relayed: string[] = [];
+    for (const event of events) {
+      if (!this.observe(event.data)) relayed.push(event.raw);
+    }
+    return Buffer.from(relayed.join(''));
+  }
+
+  /** Records one event; returns true when it is a usage-only chunk. */
+  private observe(data: string): boolean {
+    if (data === '[DONE]') {
+      this.sawDone = true;
+      return false;
+    }
+    const parsed = parseJson(data);
+    if (!parsed.ok) {
+      this.malformedEvent ??= data.slice(0, 200);
+      return false;
+    }
+    this.accumulator.push(parsed.value);
+    const value = parsed.value;
+    return (
+      isRecord(value) && Array.isArray(value.choices) && value.choices.length === 0 && isRecord(value.usage)
+    );
+  }
+
+  finish(): { response: RecordedResponse | null; error: string | null } {
+    const response: RecordedResponse = { kind: 'completion', completion: this.accumulator.result() };
+    if (this.malformedEvent !== null)
+      return { response, error: `malformed stream event: ${this.malformedEvent}` };
+    const trailing = this.parser.pending.trim();
+    if (!this.sawDone) {
+      return {
+        response,
+        error: `stream ended before [DONE]${trailing ? ` with an incomplete event: ${trailing.slice(0, 200)}` : ''}`,
+      };
+    }
+    return { response, error: null };
+  }
+}
+
+/** Relays a plain body as it arrives and keeps it to record. */
+class BodyRecorder implements Recorder {
+  private readonly chunks: Buffer[] = [];
+
+  push(chunk: Buffer): Buffer {
+    this.chunks.push(chunk);
+    return chunk;
+  }
+
+  finish(contentType: string): { response: RecordedResponse | null; error: string | null } {
+    const bytes = Buffer.concat(this.chunks);
+    if (bytes.length === 0) return { response: null, error: null };
+    const parsed = parseJson(bytes);
+    if (parsed.ok) return { response: recordedJson(parsed.value), error: null };
+    const text = bytes.toString('utf8');
+    const response: RecordedResponse = {
+      kind: 'text',
+      text: text.slice(0, MAX_TEXT_CHARACTERS),
+      truncated: text.length > MAX_TEXT_CHARACTERS,
+    };
+    return { response, error: contentType.includes('json') ? 'response body is not valid JSON' : null };
+  }
+}
+
+function recordedJson(value: unknown): RecordedResponse {
+  if (!isRecord(value) || value.object !== 'chat.completion' || !Array.isArray(value.choices)) {
+    return { kind: 'json', body: value };
+  }
+  const choices = value.choices.filter(isRecord).map((choice, position) => ({
+    index: typeof choice.index === 'number' ? choice.index : position,
+    message: AssistantMessage.safeParse(withReasoningContent(choice.message)),
+    finish_reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
+  }));
+  const [first, ...rest] = choices;
+  if (!first || choices.some((choice) => !choice.message.success)) return { kind: 'json', body: value };
+  const completion: ReassembledCompletion = {
+    id: typeof value.id === 'string' ? value.id : null,
+    model: typeof value.model === 'string' ? value.model : null,
+    message: first.message.data!,
+    finish_reason: first.finish_reason,
+    usage: isRecord(value.usage) ? (value.usage as WireUsage) : null,
+  };
+  if (rest.length > 0) {
+    completion.other_choices = rest.map((choice) => ({ ...choice, message: choice.message.data! }));
+  }
+  return { kind: 'completion', completion };
+}
+
+/** Newer vLLM names the field `reasoning`; the log always says `reasoning_content`. */
+function withReasoningContent(message: unknown): unknown {
+  if (!isRecord(message) || !('reasoning' in message) || 'reasoning_content' in message) return message;
+  const { reasoning, ...rest } = message;
+  return typeof reasoning === 'string' ? { ...rest, reasoning_content: reasoning } : rest;
+}
+
+function parseUpstream(upstream: string): URL {
+  let url: URL;
+  try {
+    url = new URL(upstream);
+  } catch {
+    throw new UserError(
+      `--upstream "${upstream}" is not a URL: give the model server's address, e.g. http://127.0.0.1:8000`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UserError(`--upstream "${upstream}" must start with http:// or https://`);
+  }
+  return url;
+}
+
+/** The upstream URL for an incoming path; `/v1` is not doubled when the upstream already ends in it. */
+export function upstreamTarget(upstream: URL, incomingPath: string): URL {
+  let prefix = upstream.pathname.replace(/\/+$/, '');
+  if (
+    prefix.endsWith('/v1') &&
+    (incomingPath === '/v1' || incomingPath.startsWith('/v1/') || incomingPath.startsWith('/v1?'))
+  ) {
+    prefix = prefix.slice(0, -3);
+  }
+  return new URL(`${upstream.origin}${prefix}${incomingPath}`);
+}
+
+function forwardedHeaders(
+  headers: IncomingHttpHeaders,
+  target: URL,
+  contentLength: number,
+): OutgoingHttpHeaders {
+  const forwarded: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) forwarded[name] = value;
+  }
+  forwarded.host = target.host;
+  forwarded['content-length'] = contentLength;
+  return forwarded;
+}
+
+function relayedHeaders(headers: IncomingHttpHeaders, bodyChanges: boolean): OutgoingHttpHeaders {
+  const relayed: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || (HOP_BY_HOP.has(name) && name !== 'content-length')) continue;
+    if (name === 'content-length' && bodyChanges) continue;
+    relayed[name] = value;
+  }
+  return relayed;
+}
+
+/** Credentials a request carries, to scrub from its log row wherever they appear (an echoed error, a prompt). */
+function secretsOf(headers: IncomingHttpHeaders): string[] {
+  const secrets: string[] = [];
+  const authorization = headers.authorization;
+  if (authorization) {
+    secrets.push(authorization);
+    const token = authorization.replace(/^\s*(bearer|basic|token)\s+/i, '').trim();
+    if (token.length >= 4) secrets.push(token);
+  }
+  for (const name of ['x-api-key', 'api-key']) {
+    const value = headers[name];
+    if (typeof value === 'string' && value.length >= 4) secrets.push(value);
+  }
+  return secrets;
+}
+
+function redact(text: string, secrets: string[]): string {
+  let redacted = text;
+  for (const secret of secrets) {
+    if (redacted.includes(secret)) redacted = redacted.replaceAll(secret, '[REDACTED]');
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret && redacted.includes(escaped))
+      redacted = redacted.replaceAll(escaped, '[REDACTED]');
+  }
+  return redacted;
+}
+
+type ParsedJson = { ok: true; value: unknown } | { ok: false };
+
+function parseJson(input: Buffer | string): ParsedJson {
+  if (input.length === 0) return { ok: false };
+  try {
+    return {
+      ok: true,
+      value: JSON.parse(typeof input === 'string' ? input : input.toString('utf8')) as unknown,
+    };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function readAll(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+    request.on('aborted', () => reject(new Error('client aborted the request')));
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  if (response.destroyed) return;
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+async function listen(server: Server, address: ListenAddress): Promise<void> {
+  if ('socketPath' in address && existsSync(address.socketPath)) {
+    if (!lstatSync(address.socketPath).isSocket()) {
+      throw new UserError(`--listen ${address.socketPath} exists and is not a socket: choose another path`);
+    }
+    unlinkSync(address.socketPath);
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = 'socketPath' in address ? address.socketPath : `${address.host}:${address.port}`;
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new UserError(`cannot listen on ${where}: the address is in use; choose another --listen`)
+          : error,
+      );
+    });
+    if ('socketPath' in address) server.listen(address.socketPath, () => resolve());
+    else server.listen(address.port, address.host, () => resolve());
+  });
+}
+
+export function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
+  return RecordingProxy.start(options);
+}

@@ -1,0 +1,33 @@
+import type { TokenUsage } from '../model/types.js';
+
+export interface ModelTotals {
+  requests: number;
+  failedRequests: number;
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+}
+
+/** Running token totals per model name, readable at any moment while the proxy runs. */
+export class TokenMeter {
+  private readonly totals = new Map<string, ModelTotals>();
+
+  record(model: string, usage: TokenUsage | null, failed: boolean): void {
+    let totals = this.totals.get(model);
+    if (!totals) {
+      totals = { requests: 0, failedRequests: 0, promptTokens: 0, completionTokens: 0, reasoningTokens: 0 };
+      this.totals.set(model, totals);
+    }
+    totals.requests++;
+    if (failed) totals.failedRequests++;
+    if (usage) {
+      totals.promptTokens += usage.promptTokens;
+      totals.completionTokens += usage.completionTokens;
+      totals.reasoningTokens += usage.reasoningTokens;
+    }
+  }
+
+  snapshot(): Record<string, ModelTotals> {
+    return Object.fromEntries([...this.totals].map(([model, totals]) => [model, { ...totals }]));
+  }
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ProxyLogRow } from '../../src/proxy/log-row.js';
+import { startRecordingProxy, type RecordingProxy } from '../../src/proxy/recording-proxy.js';
+import {
+  startScriptedServer,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+} from '../../src/testing/scripted-server.js';
+
+export function temporaryDirectory(prefix = 'mass-test-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Every row of a proxy log, validated against the row schema. */
+export function readProxyLog(path: string): ProxyLogRow[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => ProxyLogRow.parse(JSON.parse(line)));
+}
+
+export interface ProxyFixture {
+  server: ScriptedServer;
+  proxy: RecordingProxy;
+  logFile: string;
+  rows: () => ProxyLogRow[];
+  /** Resolves once the log holds `count` rows (rows are written when requests end). */
+  waitForRows: (count: number, timeoutMs?: number) => Promise<ProxyLogRow[]>;
+  close: () => Promise<void>;
+}
+
+export async function scriptedServerBehindProxy(options: ScriptedServerOptions = {}): Promise<ProxyFixture> {
+  const directory = temporaryDirectory();
+  const server = await startScriptedServer(options);
+  const logFile = join(directory.path, 'requests.jsonl');
+  const proxy = await startRecordingProxy({
+    upstream: server.url,
+    listen: { host: '127.0.0.1', port: 0 },
+    logFile,
+  });
+  const rows = () => readProxyLog(logFile);
+  return {
+    server,
+    proxy,
+    logFile,
+    rows,
+    waitForRows: async (count, timeoutMs = 5_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const current = rows();
+        if (current.length >= count) return current;
+        if (Date.now() > deadline) throw new Error(`proxy log has ${current.length} rows, expected ${count}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    close: async () => {
+      await proxy.close();
+      await server.close();
+      directory.remove();
+    },
+  };
+}
+
+/** POST a chat-completions request with fetch; returns the raw response. */
+export function postCompletion(
+  baseUrl: string,
+  body: Record<string, unknown>,
+  init: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
+  return fetch(`${baseUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: JSON.stringify({
+      model: 'scripted-model',
+      messages: [{ role: 'user', content: 'hello' }],
+      ...body,
+    }),
+    signal: init.signal,
+  });
+}
+
+/** The `data:` payloads of an SSE body, `[DONE]` included. */
+export function sseData(text: string): string[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((block) => block.trim())
+    .filter((block) => block.startsWith('data:'))
+    .map((block) => block.slice(5).trim());
+}
