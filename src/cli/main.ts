@@ -5,7 +5,9 @@ import { commands } from './commands/index.js';
 
 export function buildProgram(): Command {
   const program = new Command('mass')
-    .description('MASS: one model as agent team, judge and workflow optimizer, fine-tuned on its own best team runs')
+    .description(
+      'MASS: one model as agent team, judge and workflow optimizer, fine-tuned on its own best team runs',
+    )
     .showHelpAfterError()
     .exitOverride();
   for (const register of commands) register(program);

@@ -12,6 +12,7 @@ import {
   sseData,
   temporaryDirectory,
   type ProxyFixture,
+  unusedPort,
 } from '../support/fixtures.js';
 
 describe('recording proxy: failures reach the client as errors and are recorded', () => {
@@ -114,9 +115,9 @@ describe('recording proxy: unreachable upstream', () => {
   it('answers 502 with a clear message and records it', async () => {
     const directory = temporaryDirectory();
     const logFile = join(directory.path, 'requests.jsonl');
-    // Port 9 (discard) has no listener here: the connection is refused.
+    const port = await unusedPort();
     const proxy = await startRecordingProxy({
-      upstream: 'http://127.0.0.1:9',
+      upstream: `http://127.0.0.1:${port}`,
       listen: { host: '127.0.0.1', port: 0 },
       logFile,
     });
@@ -125,7 +126,7 @@ describe('recording proxy: unreachable upstream', () => {
       expect(response.status).toBe(502);
       const body = (await response.json()) as { error: { message: string } };
       expect(body.error.message).toMatch(
-        /upstream http:\/\/127\.0\.0\.1:9 unreachable or failed: .*ECONNREFUSED/,
+        /upstream http:\/\/127\.0\.0\.1:\d+ unreachable or failed: .*ECONNREFUSED/,
       );
     } finally {
       await proxy.close();

@@ -97,3 +97,13 @@ export function sseData(text: string): string[] {
     .filter((block) => block.startsWith('data:'))
     .map((block) => block.slice(5).trim());
 }
+
+/** A local port with no listener (taken from the OS, then released): connecting to it is refused. */
+export async function unusedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

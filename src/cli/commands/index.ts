@@ -1,4 +1,7 @@
 import type { Command } from 'commander';
 
+import { registerModels } from './models.js';
+import { registerProxy } from './proxy.js';
+
 /** Every `mass` subcommand registers itself here; one file per command in this folder. */
-export const commands: Array<(program: Command) => void> = [];
+export const commands: Array<(program: Command) => void> = [registerProxy, registerModels];

@@ -1,0 +1,290 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+import { UserError } from '../errors.js';
+import { endpointSemaphore, type Semaphore } from './concurrency.js';
+import {
+  CallFailedError,
+  DEFAULT_RETRY_POLICY,
+  finalError,
+  withRetries,
+  type CallFailure,
+  type RetryPolicy,
+} from './retry.js';
+import { describeSdkFailure } from './sdk-failure.js';
+import { StreamAccumulator, isRecord } from './stream-accumulator.js';
+import {
+  AssistantMessage,
+  tokenUsageFromWire,
+  type CallOptions,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatStreamEvent,
+  type WireUsage,
+} from './types.js';
+
+export interface OpenAICompatibleOptions {
+  /** OpenAI-style base URL ending in `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
+  baseUrl: string;
+  /** The key; local servers (vLLM, llama.cpp, Ollama) usually need none. Never logged. */
+  apiKey?: string;
+  /** Per-request timeout in milliseconds (default 10 minutes). */
+  timeoutMs?: number;
+  /** Most requests in flight to this endpoint from this process (default 64). */
+  maxConcurrency?: number;
+  retry?: Partial<RetryPolicy>;
+  onRetry?: (failure: CallFailure, attempt: number, delayMs: number) => void;
+}
+
+/** A `ChatModel` for any OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, OpenAI), on the official SDK. */
+export class OpenAICompatibleModel implements ChatModel {
+  readonly endpoint: string;
+  private readonly client: OpenAI;
+  private readonly semaphore: Semaphore;
+  private readonly retryPolicy: RetryPolicy;
+
+  constructor(private readonly options: OpenAICompatibleOptions) {
+    const baseUrl = validateBaseUrl(options.baseUrl);
+    this.endpoint = `openai-compatible ${baseUrl}`;
+    const timeout = options.timeoutMs ?? 10 * 60_000;
+    // Node's own fetch stops waiting after 5 minutes whatever the SDK's timeout; give undici the same timeout.
+    const dispatcher = new Agent({ headersTimeout: timeout, bodyTimeout: timeout });
+    this.client = new OpenAI({
+      baseURL: baseUrl,
+      apiKey: options.apiKey ?? 'not-needed',
+      timeout,
+      maxRetries: 0,
+      fetch: undiciFetch as unknown as typeof fetch,
+      fetchOptions: { dispatcher } as Record<string, unknown>,
+    });
+    this.semaphore = endpointSemaphore(baseUrl, options.maxConcurrency ?? 64);
+    this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  }
+
+  async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
+    return this.withSlot(async () =>
+      withRetries(
+        async () => {
+          const body = { ...requestBody(request), stream: false };
+          const completion: unknown = await this.client.chat.completions.create(body as never, {
+            signal: options.signal,
+          });
+          return responseFromCompletion(completion);
+        },
+        this.retryContext(request, options),
+      ),
+    );
+  }
+
+  async *stream(request: ChatRequest, options: CallOptions = {}): AsyncIterable<ChatStreamEvent> {
+    const release = await this.semaphore.acquire();
+    try {
+      // Retried only until the first event reaches the caller: events already given cannot be taken back.
+      let yielded = false;
+      const events: ChatStreamEvent[] = [];
+      const body = { ...requestBody(request), stream: true, stream_options: { include_usage: true } };
+      let iterator: AsyncIterator<unknown> | null = null;
+      let first: IteratorResult<unknown> | null = null;
+      await withRetries(
+        async () => {
+          const created: unknown = await this.client.chat.completions.create(body as never, {
+            signal: options.signal,
+          });
+          const chunks = created as AsyncIterable<unknown>;
+          iterator = chunks[Symbol.asyncIterator]();
+          first = await iterator.next();
+        },
+        this.retryContext(request, options),
+      );
+      const accumulator = new StreamAccumulator();
+      try {
+        for (let result = first!; !result.done; result = await iterator!.next()) {
+          events.length = 0;
+          collectEvents(result.value, events);
+          accumulator.push(result.value);
+          for (const event of events) {
+            yielded = true;
+            yield event;
+          }
+        }
+      } catch (error) {
+        const failure = this.describeFailure(error);
+        throw await this.finalStreamError(failure, request, yielded);
+      }
+      const reassembled = accumulator.result();
+      if (reassembled.finish_reason === null) {
+        throw await this.finalStreamError(
+          {
+            kind: 'invalid-response',
+            message: 'the stream ended before the model finished (no finish reason)',
+          },
+          request,
+          yielded,
+        );
+      }
+      yield {
+        type: 'finish',
+        response: {
+          id: reassembled.id ?? '',
+          model: reassembled.model ?? request.model,
+          message: reassembled.message,
+          finishReason: reassembled.finish_reason,
+          usage: tokenUsageFromWire(reassembled.usage),
+        },
+      };
+    } finally {
+      release();
+    }
+  }
+
+  /** The model names the endpoint serves (`GET /models`). */
+  async listModels(options: CallOptions = {}): Promise<string[]> {
+    return withRetries(
+      async () => {
+        const page = await this.client.models.list({ signal: options.signal });
+        return page.data.map((model) => model.id);
+      },
+      this.retryContext({ model: '*', messages: [] }, options),
+    );
+  }
+
+  private async finalStreamError(
+    failure: CallFailure,
+    request: ChatRequest,
+    yielded: boolean,
+  ): Promise<Error> {
+    const stage = yielded ? 'mid-stream' : 'before the first token';
+    const advice = await this.advise(failure, request.model).catch(() => null);
+    return finalError(
+      { ...failure, message: `${failure.message} (${stage})` },
+      1,
+      this.retryContext(request, {}),
+      advice,
+    );
+  }
+
+  private async withSlot<T>(run: () => Promise<T>): Promise<T> {
+    const release = await this.semaphore.acquire();
+    try {
+      return await run();
+    } finally {
+      release();
+    }
+  }
+
+  private retryContext(request: ChatRequest, options: CallOptions) {
+    return {
+      policy: this.retryPolicy,
+      endpoint: this.endpoint,
+      model: request.model,
+      signal: options.signal,
+      describe: (error: unknown) => this.describeFailure(error),
+      advise: (failure: CallFailure) => this.advise(failure, request.model),
+      onRetry: this.options.onRetry,
+    };
+  }
+
+  private describeFailure(error: unknown): CallFailure {
+    return describeSdkFailure(error, {
+      APIUserAbortError,
+      APIConnectionTimeoutError,
+      APIConnectionError,
+      APIError,
+    });
+  }
+
+  /** For a 404, the models the endpoint does serve, so the user sees the right name at once. */
+  private async advise(failure: CallFailure, model: string): Promise<string | null> {
+    if (failure.kind !== 'status' || failure.status !== 404 || model === '*') return null;
+    const page = await this.client.models.list();
+    const served = page.data.map((entry) => entry.id);
+    if (served.includes(model)) return null;
+    return `The endpoint serves: ${served.map((name) => `"${name}"`).join(', ') || 'no models'}.`;
+  }
+}
+
+function validateBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UserError(
+      `base URL "${baseUrl}" is not a URL: give the server's OpenAI-style address, e.g. http://127.0.0.1:8000/v1`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UserError(`base URL "${baseUrl}" must start with http:// or https://`);
+  }
+  return baseUrl.replace(/\/+$/, '');
+}
+
+function requestBody(request: ChatRequest): Record<string, unknown> {
+  const sampling = request.sampling ?? {};
+  const body: Record<string, unknown> = { model: request.model, messages: request.messages };
+  if (request.tools && request.tools.length > 0) body.tools = request.tools;
+  if (request.toolChoice) body.tool_choice = request.toolChoice;
+  if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
+  if (sampling.topP !== undefined) body.top_p = sampling.topP;
+  if (sampling.topK !== undefined) body.top_k = sampling.topK;
+  if (sampling.seed !== undefined) body.seed = sampling.seed;
+  if (sampling.maxTokens !== undefined) body.max_tokens = sampling.maxTokens;
+  if (sampling.stop !== undefined) body.stop = sampling.stop;
+  return { ...body, ...sampling.extra };
+}
+
+function responseFromCompletion(completion: unknown): ChatResponse {
+  if (!isRecord(completion) || !Array.isArray(completion.choices)) {
+    throw new CallFailedError({ kind: 'invalid-response', message: 'the response is not a chat completion' });
+  }
+  const choice: unknown = completion.choices[0];
+  if (!isRecord(choice)) {
+    throw new CallFailedError({ kind: 'model-behaviour', message: 'the response has no choices' });
+  }
+  const raw = isRecord(choice.message) ? choice.message : {};
+  const { reasoning, ...rest } = raw;
+  const candidate =
+    reasoning !== undefined && rest.reasoning_content === undefined
+      ? { ...rest, reasoning_content: reasoning }
+      : raw;
+  const parsed = AssistantMessage.safeParse({ ...candidate, content: candidate.content ?? null });
+  if (!parsed.success) {
+    throw new CallFailedError({
+      kind: 'model-behaviour',
+      message: `the message is not a valid assistant message: ${parsed.error.message}`,
+    });
+  }
+  if (parsed.data.reasoning_content === null) delete parsed.data.reasoning_content;
+  return {
+    id: typeof completion.id === 'string' ? completion.id : '',
+    model: typeof completion.model === 'string' ? completion.model : '',
+    message: parsed.data,
+    finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
+    usage: tokenUsageFromWire(isRecord(completion.usage) ? (completion.usage as WireUsage) : null),
+  };
+}
+
+function collectEvents(chunk: unknown, events: ChatStreamEvent[]): void {
+  if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return;
+  const choice: unknown = chunk.choices[0];
+  if (!isRecord(choice) || !isRecord(choice.delta)) return;
+  const delta = choice.delta;
+  const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : delta.reasoning;
+  if (typeof reasoning === 'string' && reasoning !== '')
+    events.push({ type: 'reasoning-delta', delta: reasoning });
+  if (typeof delta.content === 'string' && delta.content !== '')
+    events.push({ type: 'text-delta', delta: delta.content });
+  if (Array.isArray(delta.tool_calls)) {
+    for (const [position, call] of delta.tool_calls.entries()) {
+      if (!isRecord(call)) continue;
+      const fn = isRecord(call.function) ? call.function : {};
+      events.push({
+        type: 'tool-call-delta',
+        index: typeof call.index === 'number' ? call.index : position,
+        ...(typeof call.id === 'string' ? { id: call.id } : {}),
+        ...(typeof fn.name === 'string' ? { name: fn.name } : {}),
+        argumentsDelta: typeof fn.arguments === 'string' ? fn.arguments : '',
+      });
+    }
+  }
+}

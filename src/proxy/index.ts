@@ -1,0 +1,3 @@
+export * from './log-row.js';
+export * from './recording-proxy.js';
+export * from './token-meter.js';

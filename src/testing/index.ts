@@ -1,0 +1,2 @@
+export * from './scripted-server.js';
+export * from './steps.js';
