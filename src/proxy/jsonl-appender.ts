@@ -1,14 +1,16 @@
-import { mkdirSync, openSync } from 'node:fs';
-import { close, write } from 'node:fs';
+import { close, mkdirSync, openSync, write } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
- * Appends one JSON line per record to a file, one record at a time, each written in full before the next
- * starts: rows are never torn or interleaved, however many requests are in flight.
+ * Appends one JSON line per record to a file. Lines are queued and written by one writer at a time, those queued
+ * during a write going out together in the next: a line is never torn or interleaved with another, however many
+ * requests are in flight, and a busy proxy makes few system calls.
  */
 export class JsonlAppender {
   private readonly fd: number;
-  private tail: Promise<void> = Promise.resolve();
+  private queued: Buffer[] = [];
+  private waiters: Array<() => void> = [];
+  private writing: Promise<void> | null = null;
   private failure: Error | null = null;
 
   constructor(readonly path: string) {
@@ -16,14 +18,12 @@ export class JsonlAppender {
     this.fd = openSync(path, 'a');
   }
 
+  /** Resolves once the line is written to the file (handed to the operating system). */
   append(line: string): Promise<void> {
-    const buffer = Buffer.from(line.endsWith('\n') ? line : `${line}\n`);
-    this.tail = this.tail
-      .then(() => writeAll(this.fd, buffer))
-      .catch((error: unknown) => {
-        this.failure = error instanceof Error ? error : new Error(String(error));
-      });
-    return this.tail;
+    this.queued.push(Buffer.from(line.endsWith('\n') ? line : `${line}\n`));
+    const written = new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.writing ??= this.drain();
+    return written;
   }
 
   /** The first write error, if any (a full disk, say): the caller decides how loudly to fail. */
@@ -32,10 +32,26 @@ export class JsonlAppender {
   }
 
   async close(): Promise<void> {
-    await this.tail;
+    await this.writing;
     await new Promise<void>((resolve, reject) =>
       close(this.fd, (error) => (error ? reject(error) : resolve())),
     );
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queued.length > 0) {
+      const batch = Buffer.concat(this.queued);
+      const waiters = this.waiters;
+      this.queued = [];
+      this.waiters = [];
+      try {
+        await writeAll(this.fd, batch);
+      } catch (error) {
+        this.failure ??= error instanceof Error ? error : new Error(String(error));
+      }
+      for (const resolve of waiters) resolve();
+    }
+    this.writing = null;
   }
 }
 

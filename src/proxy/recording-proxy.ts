@@ -106,6 +106,11 @@ export class RecordingProxy {
     return this.log.path;
   }
 
+  /** Set when a row could not be written (a full disk, say): the log is then incomplete. */
+  get logError(): Error | null {
+    return this.log.error;
+  }
+
   /** Stop accepting; let requests in flight finish and be recorded, cutting those still open after the grace period. */
   async close(graceMs = 5_000): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -173,7 +178,7 @@ export class RecordingProxy {
     const failed = exchange.error !== null || exchange.status === null || exchange.status >= 400;
     this.meter.record(model ?? completion?.model ?? 'unknown', tokenUsageFromWire(completion?.usage), failed);
     const endedAt = Date.now();
-    const row: ProxyLogRow = {
+    const row: Omit<ProxyLogRow, 'request'> = {
       schemaVersion: 1,
       seq,
       startedAt: new Date(startedAt).toISOString(),
@@ -184,7 +189,6 @@ export class RecordingProxy {
       status: exchange.status,
       model,
       stream,
-      request: parsed.ok ? parsed.value : requestBytes.length === 0 ? null : requestBytes.toString('utf8'),
       requestIsJson: parsed.ok,
       response: exchange.response,
       bytes: { request: requestBytes.length, response: exchange.responseBytes },
@@ -192,7 +196,7 @@ export class RecordingProxy {
       usageInjected,
       error: exchange.error,
     };
-    await this.log.append(redact(JSON.stringify(row), secrets));
+    await this.log.append(redact(serializeRow(row, requestBytes, parsed), secrets));
   }
 
   private relay(
@@ -371,6 +375,22 @@ class BodyRecorder implements Recorder {
     };
     return { response, error: contentType.includes('json') ? 'response body is not valid JSON' : null };
   }
+}
+
+/**
+ * The row as one JSON line. A JSON request body is spliced in as the client sent it when that keeps the line one
+ * line: request bodies are the bulk of a log (whole conversations), and serialising them again would double the cost.
+ */
+function serializeRow(row: Omit<ProxyLogRow, 'request'>, requestBytes: Buffer, parsed: ParsedJson): string {
+  if (!parsed.ok) {
+    return JSON.stringify({
+      ...row,
+      request: requestBytes.length === 0 ? null : requestBytes.toString('utf8'),
+    });
+  }
+  const text = requestBytes.toString('utf8');
+  const requestJson = /[\r\n]/.test(text) ? JSON.stringify(parsed.value) : text;
+  return `${JSON.stringify(row).slice(0, -1)},"request":${requestJson}}`;
 }
 
 function recordedJson(value: unknown): RecordedResponse {

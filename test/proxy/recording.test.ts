@@ -144,6 +144,29 @@ describe('recording proxy: exchanges are recorded exactly', () => {
     expect(row!.response).toMatchObject({ kind: 'json', body: { object: 'list' } });
   });
 
+  it('keeps one line per row for pretty-printed and non-JSON request bodies', async () => {
+    fixture.server.enqueue(step.text('pretty'));
+    const pretty = JSON.stringify(
+      { model: 'scripted-model', messages: [{ role: 'user', content: 'a\nb' }] },
+      null,
+      2,
+    );
+    await (
+      await fetch(`${fixture.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: pretty,
+      })
+    ).text();
+    await (
+      await fetch(`${fixture.proxy.url}/v1/chat/completions`, { method: 'POST', body: 'not json' })
+    ).text();
+    const rows = await fixture.waitForRows(2);
+    const bySeq = rows.sort((a, b) => a.seq - b.seq);
+    expect(bySeq[0]).toMatchObject({ requestIsJson: true, request: { messages: [{ content: 'a\nb' }] } });
+    expect(bySeq[1]).toMatchObject({ requestIsJson: false, request: 'not json', status: 400 });
+  });
+
   it('serves the running token totals on its own path', async () => {
     fixture.server.enqueue(step.text('a', { usage: { promptTokens: 10, completionTokens: 3 } }));
     fixture.server.enqueue(

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 
+import { SystemError } from '../../errors.js';
 import { parseListenAddress } from '../../proxy/listen-address.js';
 import { USAGE_PATH, startRecordingProxy } from '../../proxy/recording-proxy.js';
 
@@ -37,5 +38,8 @@ export function registerProxy(program: Command): void {
       });
       await proxy.close();
       console.error(`mass proxy: stopped; token totals per model: ${JSON.stringify(proxy.meter.snapshot())}`);
+      if (proxy.logError) {
+        throw new SystemError(`could not write every row to ${options.log}: ${proxy.logError.message}; the log is incomplete`);
+      }
     });
 }
