@@ -1,2 +1,5 @@
 export * from './errors.js';
+export * from './model/index.js';
+export * from './proxy/index.js';
 export * from './store/index.js';
+export * from './testing/index.js';

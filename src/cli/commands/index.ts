@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 
+import { registerDemo } from './demo.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
 
 /** Every `mass` subcommand registers itself here; one file per command in this folder. */
-export const commands: Array<(program: Command) => void> = [registerProxy, registerModels];
+export const commands: Array<(program: Command) => void> = [registerDemo, registerProxy, registerModels];

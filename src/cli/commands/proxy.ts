@@ -39,7 +39,9 @@ export function registerProxy(program: Command): void {
       await proxy.close();
       console.error(`mass proxy: stopped; token totals per model: ${JSON.stringify(proxy.meter.snapshot())}`);
       if (proxy.logError) {
-        throw new SystemError(`could not write every row to ${options.log}: ${proxy.logError.message}; the log is incomplete`);
+        throw new SystemError(
+          `could not write every row to ${options.log}: ${proxy.logError.message}; the log is incomplete`,
+        );
       }
     });
 }

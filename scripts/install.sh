@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything mass needs: Debian packages (the bubblewrap sandbox; Python 3 with the science stack that
+# agents' code, task generators and graders use) and the npm packages, then builds dist/ so `npx mass` works.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "install: mass needs Node.js 20.19 or newer (found $(node --version 2>/dev/null || echo none))" >&2
+  exit 1
+fi
+
+packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "install: installing ${missing[*]}" >&2
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  else
+    echo "install: no apt-get here; install these yourself: ${missing[*]}" >&2
+  fi
+fi
+
+npm ci --no-audit --no-fund
