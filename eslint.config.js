@@ -13,6 +13,6 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  { files: ['bin/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  { files: ['bin/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
   prettier,
 );
