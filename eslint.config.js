@@ -13,6 +13,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  { files: ['bin/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
   prettier,
 );

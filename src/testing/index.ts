@@ -1,2 +1,3 @@
 export * from './scripted-server.js';
 export * from './steps.js';
+export * from './scripted-team.js';

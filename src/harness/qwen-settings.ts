@@ -1,0 +1,71 @@
+/**
+ * The settings qwen-code reads from `<QWEN_HOME>/settings.json`, built from an episode's configuration: one
+ * OpenAI-compatible provider (the episode's recording proxy), the sampling parameters, the output bound, and the
+ * harness's own extras turned off (telemetry, managed memory).
+ */
+
+export interface QwenSamplingSettings {
+  temperature: number;
+  topP: number;
+  topK: number;
+  seed: number;
+  /** The bound on each model call's output tokens. */
+  maxTokens: number;
+  enableThinking: boolean;
+}
+
+export interface QwenSettingsOptions {
+  model: string;
+  /** OpenAI-style base URL the harness calls, ending in `/v1`. */
+  baseUrl: string;
+  /** The name of the environment variable that holds the key (the key itself is passed in the environment). */
+  apiKeyEnv: string;
+  sampling: QwenSamplingSettings;
+  /** Per model call, milliseconds. */
+  requestTimeoutMs: number;
+  contextWindowSize: number;
+  shellTimeoutMs: number;
+}
+
+export const DEFAULT_SAMPLING: Omit<QwenSamplingSettings, 'seed'> = {
+  temperature: 0.6,
+  topP: 0.95,
+  topK: 20,
+  maxTokens: 32_768,
+  enableThinking: true,
+};
+
+export function qwenSettings(options: QwenSettingsOptions): Record<string, unknown> {
+  const { sampling } = options;
+  return {
+    $version: 4,
+    modelProviders: {
+      openai: [
+        {
+          id: options.model,
+          envKey: options.apiKeyEnv,
+          baseUrl: options.baseUrl,
+          generationConfig: {
+            timeout: options.requestTimeoutMs,
+            // Retries belong to the loop, which records them; a harness retrying silently would hide failures.
+            maxRetries: 0,
+            contextWindowSize: options.contextWindowSize,
+            extra_body: { chat_template_kwargs: { enable_thinking: sampling.enableThinking } },
+            samplingParams: {
+              temperature: sampling.temperature,
+              top_p: sampling.topP,
+              top_k: sampling.topK,
+              max_tokens: sampling.maxTokens,
+              seed: sampling.seed,
+            },
+          },
+        },
+      ],
+    },
+    security: { auth: { selectedType: 'openai' } },
+    model: { name: options.model },
+    tools: { shell: { defaultTimeoutMs: options.shellTimeoutMs } },
+    memory: { enableManagedAutoMemory: false },
+    telemetry: { enabled: false },
+  };
+}
