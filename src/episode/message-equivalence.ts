@@ -1,3 +1,4 @@
+import { canonicalJson } from '../canonical-json.js';
 import { contentText } from '../harness/qwen-code.js';
 import type { ChatMessage, ToolCall } from '../model/types.js';
 
@@ -33,15 +34,6 @@ function sameArguments(a: string, b: string): boolean {
   } catch {
     return false;
   }
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Whether `next` continues `previous` + `reply`: the earlier conversation and the reply, then more. */

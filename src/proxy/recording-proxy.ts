@@ -33,6 +33,11 @@ export interface RecordingProxyOptions {
    * streamed call is metered; the extra usage chunk is kept from that client. Default true.
    */
   meterStreams?: boolean;
+  /**
+   * The most completion tokens (all models together) this proxy lets through. Once spent, chat requests get a 400
+   * that says so, and `outputBudgetSpent` turns true. Calls in flight when it runs out finish normally.
+   */
+  outputBudget?: number;
 }
 
 /** Text bodies (error pages and the like) are kept up to this many characters. */
@@ -60,6 +65,7 @@ export const USAGE_PATH = '/_mass/usage';
 export class RecordingProxy {
   readonly meter = new TokenMeter();
   private sequence = 0;
+  private budgetSpent = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly upstreamUrl: URL;
   private readonly agent: HttpAgent;
@@ -104,6 +110,11 @@ export class RecordingProxy {
 
   get logFile(): string {
     return this.log.path;
+  }
+
+  /** True once a chat request was refused because the output budget was spent. */
+  get outputBudgetSpent(): boolean {
+    return this.budgetSpent;
   }
 
   /** Set when a row could not be written (a full disk, say): the log is then incomplete. */
@@ -166,13 +177,12 @@ export class RecordingProxy {
       }
     }
 
-    const exchange = await this.relay(request, response, {
-      method,
-      path,
-      upstreamBody,
-      stream,
-      usageInjected,
-    });
+    const budget = this.options.outputBudget;
+    const overBudget = isCompletion && budget !== undefined && this.meter.completionTokens >= budget;
+    if (overBudget) this.budgetSpent = true;
+    const exchange = overBudget
+      ? refuse(response, 400, `mass proxy: the output budget of ${budget} completion tokens is spent`)
+      : await this.relay(request, response, { method, path, upstreamBody, stream, usageInjected });
 
     const completion = exchange.response?.kind === 'completion' ? exchange.response.completion : null;
     const failed = exchange.error !== null || exchange.status === null || exchange.status >= 400;
@@ -524,6 +534,19 @@ function readAll(request: IncomingMessage): Promise<Buffer> {
     request.on('error', reject);
     request.on('aborted', () => reject(new Error('client aborted the request')));
   });
+}
+
+/** Answers a request itself, with an OpenAI-style error, and describes the exchange for the log. */
+function refuse(response: ServerResponse, status: number, message: string): Exchange {
+  const body = { error: { message, type: 'mass_proxy_refusal' } };
+  sendJson(response, status, body);
+  return {
+    status,
+    response: { kind: 'json', body },
+    responseBytes: Buffer.byteLength(JSON.stringify(body)),
+    clientDisconnected: false,
+    error: message,
+  };
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

@@ -11,6 +11,8 @@ export interface ModelTotals {
 /** Running token totals per model name, readable at any moment while the proxy runs. */
 export class TokenMeter {
   private readonly totals = new Map<string, ModelTotals>();
+  /** Completion tokens of all models together. */
+  completionTokens = 0;
 
   record(model: string, usage: TokenUsage | null, failed: boolean): void {
     let totals = this.totals.get(model);
@@ -23,6 +25,7 @@ export class TokenMeter {
     if (usage) {
       totals.promptTokens += usage.promptTokens;
       totals.completionTokens += usage.completionTokens;
+      this.completionTokens += usage.completionTokens;
       totals.reasoningTokens += usage.reasoningTokens;
     }
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
+import { startScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/testing/steps.js';
 import {
   postCompletion,
@@ -185,6 +186,42 @@ describe('recording proxy: Unix socket', () => {
       await fixture.close();
     }
     expect(readProxyLog(logFile)).toHaveLength(1);
+    directory.remove();
+  });
+});
+
+describe('recording proxy: output budget', () => {
+  it('refuses chat requests once the budget is spent, says so, and records the refusal', async () => {
+    const server = await startScriptedServer({
+      responder: () => step.text('some answer', { usage: { promptTokens: 10, completionTokens: 40 } }),
+    });
+    const directory = temporaryDirectory();
+    const logFile = join(directory.path, 'requests.jsonl');
+    const proxy = await startRecordingProxy({
+      upstream: server.url,
+      listen: { host: '127.0.0.1', port: 0 },
+      logFile,
+      outputBudget: 100,
+    });
+    try {
+      const statuses: number[] = [];
+      for (let call = 0; call < 4; call++) {
+        const response = await postCompletion(proxy.url, { stream: call % 2 === 0 });
+        statuses.push(response.status);
+        await response.text();
+      }
+      expect(statuses).toEqual([200, 200, 200, 400]);
+      expect(proxy.outputBudgetSpent).toBe(true);
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+    const rows = readProxyLog(logFile).sort((a, b) => a.seq - b.seq);
+    expect(rows[3]).toMatchObject({
+      status: 400,
+      error: 'mass proxy: the output budget of 100 completion tokens is spent',
+    });
     directory.remove();
   });
 });

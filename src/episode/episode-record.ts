@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+import { defineRecord } from '../store/record.js';
+import { EpisodeFailure } from './outcome.js';
+
+const TokenTotals = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  reasoningTokens: z.number().int().nonnegative(),
+});
+
+export const ProtectedAssetCheck = z.object({
+  path: z.string(),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+});
+
+/** `episode.json`: what one run of a team on one task did, written last, once everything else is on disk. */
+export const EpisodeRecord = defineRecord({
+  kind: 'episode',
+  version: 1,
+  schema: z.object({
+    episodeId: z.string(),
+    task: z.object({ id: z.string(), dir: z.string() }),
+    /** Null for a bare-task episode. */
+    workflowHash: z.string().nullable(),
+    teacher: z.boolean(),
+    seed: z.number().int(),
+    model: z.string(),
+    /** The model server's base URL; never a key. */
+    baseUrl: z.string(),
+    status: z.enum(['success', 'failure']),
+    failure: EpisodeFailure.nullable(),
+    timings: z.object({
+      startedAt: z.string(),
+      endedAt: z.string(),
+      durationMs: z.number(),
+      /** From the harness's start to its end, inside the sandbox. */
+      harnessMs: z.number(),
+    }),
+    usage: z.object({
+      total: TokenTotals,
+      perThread: z.array(
+        TokenTotals.extend({
+          threadId: z.string(),
+          role: z.enum(['orchestrator', 'subagent', 'auxiliary']),
+          calls: z.number().int(),
+        }),
+      ),
+    }),
+    modelCalls: z.number().int(),
+    failedModelCalls: z.number().int(),
+    delegations: z.number().int(),
+    integrity: z.object({
+      assets: z.array(ProtectedAssetCheck),
+      tampered: z.boolean(),
+      tamperedPaths: z.array(z.string()),
+    }),
+    sandbox: z.object({
+      enabled: z.boolean(),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      limitExceeded: z.enum(['wall-clock', 'cpu-time', 'memory']).nullable(),
+      cpuSeconds: z.number(),
+      peakMemoryBytes: z.number(),
+    }),
+    harness: z.object({ name: z.literal('qwen-code'), version: z.string() }),
+  }),
+});
+export type EpisodeRecord = z.infer<(typeof EpisodeRecord)['schema']>;

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+import type { ProxyLogRow } from '../proxy/log-row.js';
+import type { HarnessSummary, ToolCallSummary } from './harness-events.js';
+
+export const FailureKind = z.enum([
+  'timeout',
+  'api_error',
+  'harness_crash',
+  'output_budget',
+  'sandbox_violation',
+]);
+export type FailureKind = z.infer<typeof FailureKind>;
+
+export const EpisodeFailure = z.object({
+  kind: FailureKind,
+  detail: z.string(),
+  lastToolCalls: z.array(
+    z.object({ name: z.string(), input: z.string(), parentToolUseId: z.string().nullable() }),
+  ),
+});
+export type EpisodeFailure = z.infer<typeof EpisodeFailure>;
+
+export interface OutcomeEvidence {
+  harness: HarnessSummary;
+  process: {
+    exitCode: number | null;
+    signal: string | null;
+    timedOut: boolean;
+    limitExceeded: 'cpu' | 'memory' | null;
+  };
+  rows: ProxyLogRow[];
+  /** Protected assets that changed during the episode. */
+  tamperedPaths: string[];
+  /** The proxy refused calls once the episode's output budget was spent. */
+  outputBudgetSpent: boolean;
+}
+
+/** Text a harness prints as its last answer when a model call failed and it gave up. */
+const API_ERROR_TEXT = /^\s*(\[?API Error|Connection error|Request failed|Error: (4|5)\d\d)/i;
+
+/**
+ * Success only when the harness reports a final successful result and no model call failed; otherwise the first
+ * matching failure, most serious first: a changed protected asset, a time or CPU limit, the output budget, a failed
+ * model call, then anything else the harness did wrong.
+ */
+export function classifyOutcome(evidence: OutcomeEvidence): {
+  status: 'success' | 'failure';
+  failure: EpisodeFailure | null;
+} {
+  const failure = (kind: FailureKind, detail: string) => ({
+    status: 'failure' as const,
+    failure: { kind, detail, lastToolCalls: evidence.harness.lastToolCalls satisfies ToolCallSummary[] },
+  });
+  const { harness, process, rows } = evidence;
+  if (evidence.tamperedPaths.length > 0) {
+    return failure('sandbox_violation', `protected assets changed: ${evidence.tamperedPaths.join(', ')}`);
+  }
+  if (process.timedOut)
+    return failure('timeout', 'the episode ran past its wall-clock limit and was stopped');
+  if (process.limitExceeded === 'cpu')
+    return failure('timeout', 'the episode used up its CPU-time limit and was stopped');
+  if (evidence.outputBudgetSpent)
+    return failure('output_budget', "the episode's output-token budget was spent");
+  const failedCalls = rows.filter(
+    (row) => !row.clientDisconnected && (row.error !== null || row.status === null || row.status >= 400),
+  );
+  if (failedCalls.length > 0) {
+    const first = failedCalls[0]!;
+    return failure(
+      'api_error',
+      `${failedCalls.length} model call(s) failed; the first (#${first.seq}): ${first.status ?? 'no status'} ${first.error ?? ''}`.trim(),
+    );
+  }
+  if (harness.lastAssistantText && API_ERROR_TEXT.test(harness.lastAssistantText)) {
+    return failure(
+      'api_error',
+      `the harness ended on an API error: ${harness.lastAssistantText.slice(0, 300)}`,
+    );
+  }
+  if (process.limitExceeded === 'memory')
+    return failure('harness_crash', 'the episode went over its memory limit and was stopped');
+  if (!harness.result) {
+    const how = process.signal ? `was killed by ${process.signal}` : `exited with code ${process.exitCode}`;
+    return failure('harness_crash', `the harness ${how} without a final result`);
+  }
+  if (harness.result.subtype !== 'success' || harness.result.isError) {
+    return failure(
+      'harness_crash',
+      `the harness's final result is "${harness.result.subtype}"${harness.result.isError ? ' (an error)' : ''}`,
+    );
+  }
+  if (process.exitCode !== 0)
+    return failure('harness_crash', `the harness reported success but exited with code ${process.exitCode}`);
+  return { status: 'success', failure: null };
+}
