@@ -1,0 +1,148 @@
+import { z } from 'zod';
+
+/**
+ * The team workflow as data: agents (role, instruction, output contract) and hops between them.
+ *
+ * Tasks ship a v0 workflow in this shape. It depends on nothing in `src/tasks/` so that it can move to
+ * `src/workflow/` as it is; the checks that only concern task manifests (team size) live in `manifest.ts`.
+ */
+
+export const WORKFLOW_SCHEMA_VERSION = 1;
+
+const AgentId = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, 'agent ids use lowercase letters, digits and hyphens, starting with a letter');
+
+const FieldName = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'contract field names are identifiers: letters, digits and underscores, starting with a letter');
+
+export const ContractFieldType = z.enum(['string', 'number', 'integer', 'boolean', 'path', 'list', 'object']);
+export type ContractFieldType = z.infer<typeof ContractFieldType>;
+
+/** A field nested inside an `object` field; one level of nesting is enough for reports such as `validation_report`. */
+export const ContractLeafField = z
+  .object({
+    name: FieldName,
+    type: ContractFieldType.exclude(['object']),
+    description: z.string().min(1),
+  })
+  .strict();
+export type ContractLeafField = z.infer<typeof ContractLeafField>;
+
+export const ContractField = z
+  .object({
+    name: FieldName,
+    type: ContractFieldType,
+    description: z.string().min(1),
+    fields: z.array(ContractLeafField).min(1).optional(),
+  })
+  .strict()
+  .superRefine((field, context) => {
+    if (field.type === 'object' && !field.fields) {
+      context.addIssue({ code: 'custom', path: ['fields'], message: 'an object field lists its fields' });
+    }
+    if (field.type !== 'object' && field.fields) {
+      context.addIssue({ code: 'custom', path: ['fields'], message: 'only fields of type "object" have fields' });
+    }
+  });
+export type ContractField = z.infer<typeof ContractField>;
+
+/** A check the agent must run before it returns; it reports the outcome as a boolean named after the check. */
+export const ContractCheck = z
+  .object({
+    name: FieldName,
+    description: z.string().min(1),
+  })
+  .strict();
+export type ContractCheck = z.infer<typeof ContractCheck>;
+
+/** What a subagent must return to the orchestrator. */
+export const OutputContract = z
+  .object({
+    fields: z.array(ContractField).min(1),
+    checks: z.array(ContractCheck).default([]),
+  })
+  .strict();
+export type OutputContract = z.infer<typeof OutputContract>;
+
+export const WorkflowAgent = z
+  .object({
+    id: AgentId,
+    kind: z.enum(['orchestrator', 'subagent']),
+    role: z.string().min(1),
+    instruction: z.string().min(1),
+    contract: OutputContract.optional(),
+  })
+  .strict();
+export type WorkflowAgent = z.infer<typeof WorkflowAgent>;
+
+/** One call in the plan: `from` hands work to `to`; a condition makes it a conditional hop (e.g. a return for re-work). */
+export const WorkflowHop = z
+  .object({
+    from: AgentId,
+    to: AgentId,
+    condition: z.string().min(1).optional(),
+  })
+  .strict();
+export type WorkflowHop = z.infer<typeof WorkflowHop>;
+
+export const Workflow = z
+  .object({
+    schemaVersion: z.literal(WORKFLOW_SCHEMA_VERSION).default(WORKFLOW_SCHEMA_VERSION),
+    agents: z.array(WorkflowAgent).min(1),
+    hops: z.array(WorkflowHop).min(1),
+  })
+  .strict()
+  .superRefine((workflow, context) => {
+    for (const issue of workflowIssues(workflow)) context.addIssue({ code: 'custom', ...issue });
+  });
+export type Workflow = z.infer<typeof Workflow>;
+
+interface WorkflowIssue {
+  path: Array<string | number>;
+  message: string;
+}
+
+/** The structural rules every workflow obeys, whoever wrote it (a task author or the optimizer). */
+export function workflowIssues(workflow: Pick<Workflow, 'agents' | 'hops'>): WorkflowIssue[] {
+  const issues: WorkflowIssue[] = [];
+  const orchestrators = workflow.agents.filter((agent) => agent.kind === 'orchestrator');
+  if (orchestrators.length !== 1) {
+    issues.push({
+      path: ['agents'],
+      message: `a workflow has exactly one agent of kind "orchestrator" (found ${orchestrators.length})`,
+    });
+  }
+  const seen = new Set<string>();
+  workflow.agents.forEach((agent, index) => {
+    if (seen.has(agent.id)) {
+      issues.push({ path: ['agents', index, 'id'], message: `agent id "${agent.id}" is used twice` });
+    }
+    seen.add(agent.id);
+    if (agent.kind === 'subagent' && !agent.contract) {
+      issues.push({
+        path: ['agents', index, 'contract'],
+        message: `subagent "${agent.id}" needs an output contract (what it returns to the orchestrator)`,
+      });
+    }
+  });
+  const linked = new Set<string>();
+  workflow.hops.forEach((hop, index) => {
+    for (const end of ['from', 'to'] as const) {
+      if (!seen.has(hop[end])) {
+        issues.push({ path: ['hops', index, end], message: `hop names unknown agent "${hop[end]}"` });
+      }
+      linked.add(hop[end]);
+    }
+    if (hop.from === hop.to) {
+      issues.push({ path: ['hops', index], message: `hop from "${hop.from}" to itself` });
+    }
+  });
+  workflow.agents.forEach((agent, index) => {
+    if (agent.kind === 'subagent' && !linked.has(agent.id)) {
+      issues.push({ path: ['agents', index, 'id'], message: `subagent "${agent.id}" appears in no hop` });
+    }
+  });
+  return issues;
+}
