@@ -3,3 +3,4 @@ export * from './model/index.js';
 export * from './proxy/index.js';
 export * from './store/index.js';
 export * from './testing/index.js';
+export * from './tasks/index.js';

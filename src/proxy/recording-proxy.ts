@@ -43,6 +43,8 @@ export interface RecordingProxyOptions {
    * such as a sandboxed harness then never hold the real key. Scrubbed from the log like any client key.
    */
   upstreamApiKey?: string;
+  /** Called with each row (its request body left out: it can be large) once it is written, as requests end. */
+  onRow?: (row: ProxyLogRow) => void;
 }
 
 /** Text bodies (error pages and the like) are kept up to this many characters. */
@@ -213,6 +215,7 @@ export class RecordingProxy {
       error: exchange.error,
     };
     await this.log.append(redact(serializeRow(row, requestBytes, parsed), secrets));
+    this.options.onRow?.({ ...row, request: null });
   }
 
   private relay(
@@ -238,7 +241,12 @@ export class RecordingProxy {
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const upstream = send(target, {
         method: call.method,
-        headers: forwardedHeaders(request.headers, target, call.upstreamBody.length, this.options.upstreamApiKey),
+        headers: forwardedHeaders(
+          request.headers,
+          target,
+          call.upstreamBody.length,
+          this.options.upstreamApiKey,
+        ),
         agent: this.agent,
       });
 

@@ -15,7 +15,10 @@ const AgentId = z
 
 const FieldName = z
   .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'contract field names are identifiers: letters, digits and underscores, starting with a letter');
+  .regex(
+    /^[A-Za-z][A-Za-z0-9_]*$/,
+    'contract field names are identifiers: letters, digits and underscores, starting with a letter',
+  );
 
 export const ContractFieldType = z.enum(['string', 'number', 'integer', 'boolean', 'path', 'list', 'object']);
 export type ContractFieldType = z.infer<typeof ContractFieldType>;
@@ -43,7 +46,11 @@ export const ContractField = z
       context.addIssue({ code: 'custom', path: ['fields'], message: 'an object field lists its fields' });
     }
     if (field.type !== 'object' && field.fields) {
-      context.addIssue({ code: 'custom', path: ['fields'], message: 'only fields of type "object" have fields' });
+      context.addIssue({
+        code: 'custom',
+        path: ['fields'],
+        message: 'only fields of type "object" have fields',
+      });
     }
   });
 export type ContractField = z.infer<typeof ContractField>;

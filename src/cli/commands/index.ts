@@ -1,8 +1,16 @@
 import type { Command } from 'commander';
 
 import { registerDemo } from './demo.js';
+import { registerEpisode } from './episode.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
+import { registerTasks } from './tasks.js';
 
 /** Every `mass` subcommand registers itself here; one file per command in this folder. */
-export const commands: Array<(program: Command) => void> = [registerDemo, registerProxy, registerModels];
+export const commands: Array<(program: Command) => void> = [
+  registerDemo,
+  registerEpisode,
+  registerProxy,
+  registerModels,
+  registerTasks,
+];

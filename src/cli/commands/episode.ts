@@ -1,0 +1,122 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+
+import { UserError } from '../../errors.js';
+import { runEpisode } from '../../episode/run-episode.js';
+import { apiKeyFrom } from '../../model/create-model.js';
+import { Workflow } from '../../tasks/initial-workflow.js';
+import { loadTask } from '../../tasks/load-task.js';
+import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
+
+interface EpisodeFlags {
+  task: string;
+  workflow?: string;
+  teacher?: boolean;
+  model: string;
+  baseUrl: string;
+  apiKeyEnv?: string;
+  seed: string;
+  out: string;
+  timeout: string;
+  maxOutputTokens?: string;
+  outputBudget?: string;
+  sandbox: boolean;
+  json?: boolean;
+}
+
+export function registerEpisode(program: Command): void {
+  program
+    .command('episode')
+    .description('Run one episode: the team (qwen-code) on a task, sandboxed, every model call recorded')
+    .requiredOption('--task <dir>', 'the task folder (with task.yaml)')
+    .option(
+      '--workflow <file>',
+      'a team workflow (YAML or JSON), or "initial" for the task\'s own v0; default: the bare task',
+    )
+    .option('--teacher', 'append the teacher directive (for collecting training data)')
+    .requiredOption('--model <name>', 'the model name the server serves')
+    .requiredOption('--base-url <url>', 'the model server, OpenAI style, ending in /v1')
+    .option(
+      '--api-key-env <variable>',
+      'environment variable holding the API key (kept by the proxy, never shown to agents)',
+    )
+    .requiredOption('--seed <n>', 'the seed: task data and sampling')
+    .requiredOption('--out <dir>', 'the episode directory (re-running a finished one does nothing)')
+    .option('--timeout <duration>', 'wall-clock limit, e.g. 90s, 30m, 2h', '60m')
+    .option('--max-output-tokens <n>', 'completion tokens per model call', '32768')
+    .option(
+      '--output-budget <n>',
+      'completion tokens for the whole episode; past it, model calls are refused',
+    )
+    .option(
+      '--no-sandbox',
+      'run without bubblewrap (nothing is isolated: only for machines that cannot have it)',
+    )
+    .option('--json', 'print the episode record as JSON')
+    .action(async (flags: EpisodeFlags) => {
+      const workflow = await readWorkflow(flags.workflow, flags.task);
+      const { record, ran } = await runEpisode({
+        taskDir: flags.task,
+        workflow,
+        teacher: flags.teacher ?? false,
+        model: flags.model,
+        baseUrl: flags.baseUrl,
+        apiKey: apiKeyFrom(flags.apiKeyEnv),
+        seed: parsePositiveInteger(flags.seed, '--seed'),
+        outDir: flags.out,
+        timeoutSeconds: parseDurationSeconds(flags.timeout, '--timeout'),
+        maxOutputTokens: flags.maxOutputTokens
+          ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
+          : undefined,
+        outputBudget: flags.outputBudget
+          ? parsePositiveInteger(flags.outputBudget, '--output-budget')
+          : undefined,
+        sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
+        log: flags.json ? undefined : (message) => console.error(`mass: ${message}`),
+      });
+      if (flags.json) {
+        console.log(JSON.stringify(record, null, 2));
+      } else {
+        const out = resolve(flags.out);
+        console.log(
+          `${ran ? 'episode' : 'episode (already finished, nothing ran)'} ${record.episodeId}: ${record.status}`,
+        );
+        if (record.failure) console.log(`  failure: ${record.failure.kind}: ${record.failure.detail}`);
+        console.log(
+          `  ${record.modelCalls} model calls, ${record.delegations} delegations, ${record.usage.total.completionTokens} completion tokens`,
+        );
+        if (record.integrity.tampered)
+          console.log(`  protected files changed: ${record.integrity.tamperedPaths.join(', ')}`);
+        console.log(`  ${out}/ workspace/, requests.jsonl, threads.jsonl, events.jsonl, episode.json`);
+      }
+      if (record.status === 'failure') process.exitCode = 1;
+    });
+}
+
+async function readWorkflow(file: string | undefined, taskDir: string): Promise<Workflow | undefined> {
+  if (file === undefined) return undefined;
+  if (file === 'initial') return (await loadTask(taskDir)).manifest.workflow;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new UserError(`--workflow ${file}: cannot read the file`);
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new UserError(`--workflow ${file}: not YAML or JSON: ${(error as Error).message}`);
+  }
+  const parsed = Workflow.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`,
+    );
+    throw new UserError(`--workflow ${file} is not a valid workflow:\n  ${problems.join('\n  ')}`);
+  }
+  return parsed.data;
+}

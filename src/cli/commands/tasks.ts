@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import type { Command } from 'commander';
+
+import { UserError } from '../../errors.js';
+import {
+  checkSuite,
+  gradeWorkspace,
+  isFile,
+  listFiles,
+  loadSuite,
+  loadTask,
+  materializeWorkspace,
+  renderTaskPrompt,
+  TASK_FILE,
+  TASK_MANIFEST_SCHEMA_FILE,
+  taskManifestJsonSchema,
+  type Grade,
+  type LoadedTask,
+} from '../../tasks/index.js';
+
+function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+function parseSeed(value: string): number {
+  const seed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(seed)) {
+    throw new UserError(`--seed "${value}": use a non-negative integer`);
+  }
+  return seed;
+}
+
+export function registerTasks(program: Command): void {
+  const tasks = program
+    .command('tasks')
+    .description('Research tasks: list, inspect and validate suites, build workspaces, grade finished ones');
+
+  tasks
+    .command('list')
+    .description('List the tasks of a suite')
+    .argument('<suite>', 'suite folder, e.g. suites/research-12')
+    .option('--json', 'print JSON')
+    .action(async (suiteDir: string, options: { json?: boolean }) => {
+      const suite = await loadSuite(suiteDir);
+      const rows = suite.tasks.map(({ manifest }) => ({
+        id: manifest.id,
+        domain: manifest.domain,
+        split: manifest.split,
+        title: manifest.title,
+      }));
+      if (options.json) return print(JSON.stringify({ suite: suite.name, tasks: rows }, null, 2));
+      const width = Math.max(...rows.map((row) => row.id.length));
+      print(`${suite.name}: ${rows.length} tasks`);
+      for (const row of rows) {
+        print(`${row.id.padEnd(width)}  ${row.domain.padEnd(9)} ${row.split.padEnd(5)}  ${row.title}`);
+      }
+    });
+
+  tasks
+    .command('show')
+    .description('Show one task: deliverables, inputs, protected files, judge and initial workflow')
+    .argument('<task>', 'task folder (holding task.yaml)')
+    .option('--prompt', 'print only the task prompt exactly as the team sees it')
+    .option('--json', 'print the validated manifest and resolved judge as JSON')
+    .action(async (taskDir: string, options: { prompt?: boolean; json?: boolean }) => {
+      const task = await loadTask(taskDir);
+      if (options.prompt) return print(renderTaskPrompt(task));
+      if (options.json) return print(JSON.stringify({ ...task.manifest, judge: task.judge }, null, 2));
+      print(describeTask(task));
+    });
+
+  tasks
+    .command('validate')
+    .description('Validate a task folder or every task of a suite; exits with 2 if any is invalid')
+    .argument('<dir>', 'suite folder or task folder')
+    .option('--generators', 'also run every generator twice with one seed: it must be deterministic')
+    .option('--seed <n>', 'seed for --generators', '1')
+    .action(async (dir: string, options: { generators?: boolean; seed: string }) => {
+      const seed = parseSeed(options.seed);
+      const single = await isFile(path.join(dir, TASK_FILE));
+      const check = single ? undefined : await checkSuite(dir);
+      const outcomes = single
+        ? [await loadTask(dir).then((task) => ({ ok: true as const, dir, task }))]
+        : check!.outcomes;
+      const problems = [...(check?.suiteProblems ?? [])];
+      for (const problem of problems) print(`✗ ${problem}`);
+      for (const outcome of outcomes) {
+        if (!outcome.ok) {
+          problems.push(outcome.error);
+          print(`✗ ${path.basename(outcome.dir)}\n${indent(outcome.error)}`);
+          continue;
+        }
+        let note = '';
+        if (options.generators && outcome.task.manifest.inputs.generator) {
+          const determinism = await checkGeneratorDeterminism(outcome.task, seed);
+          if (!determinism.same) {
+            problems.push(`${outcome.task.manifest.id}: generator is not deterministic`);
+            print(`✗ ${outcome.task.manifest.id}: two runs with seed ${seed} wrote different files`);
+            continue;
+          }
+          note = ` (generator deterministic, ${determinism.files} files, ${determinism.seconds.toFixed(1)} s per run)`;
+        }
+        print(`✓ ${outcome.task.manifest.id}${note}`);
+      }
+      if (problems.length > 0) {
+        throw new UserError(`${problems.length} problem${problems.length === 1 ? '' : 's'} found in ${dir}`);
+      }
+      if (!single) print(`${check!.name}: ${outcomes.length} tasks valid`);
+    });
+
+  tasks
+    .command('materialize')
+    .description(
+      "Create a task's starting workspace for a seed (input files and generated data; never the oracle)",
+    )
+    .argument('<task>', 'task folder')
+    .argument('<workspace>', 'new or empty folder')
+    .requiredOption('--seed <n>', 'seed of the generated data (grading needs the same seed)')
+    .option('--json', 'print JSON')
+    .action(async (taskDir: string, workspaceDir: string, options: { seed: string; json?: boolean }) => {
+      const task = await loadTask(taskDir);
+      const workspace = await materializeWorkspace(task, { seed: parseSeed(options.seed), workspaceDir });
+      if (options.json) return print(JSON.stringify(workspace, null, 2));
+      print(
+        `${workspace.workspaceDir}: ${workspace.files.length} files for ${task.manifest.id}, seed ${workspace.seed}`,
+      );
+      for (const asset of workspace.protectedAssets) print(`protected ${asset.path} sha256 ${asset.sha256}`);
+    });
+
+  tasks
+    .command('grade')
+    .description(
+      "Grade a finished workspace with the task's withheld grader (outside measure; never shown to any role)",
+    )
+    .argument('<task>', 'task folder')
+    .argument('<workspace>', 'workspace folder')
+    .requiredOption('--seed <n>', 'the seed the workspace was materialised with')
+    .option('--json', 'print the grade as JSON')
+    .action(async (taskDir: string, workspaceDir: string, options: { seed: string; json?: boolean }) => {
+      const task = await loadTask(taskDir);
+      const grade = await gradeWorkspace(task, { workspaceDir, seed: parseSeed(options.seed) });
+      print(options.json ? JSON.stringify(grade, null, 2) : describeGrade(grade));
+    });
+
+  tasks
+    .command('schema')
+    .description(
+      `Print the JSON Schema of task.yaml, or write it (the committed copy is suites/${TASK_MANIFEST_SCHEMA_FILE})`,
+    )
+    .option('--write <file>', 'write the schema to this file instead of printing it')
+    .action(async (options: { write?: string }) => {
+      const schema = taskManifestJsonSchema();
+      if (!options.write) return print(schema);
+      await writeFile(options.write, schema);
+      print(`wrote ${options.write}`);
+    });
+}
+
+function describeTask(task: LoadedTask): string {
+  const { manifest } = task;
+  const lines = [
+    `${manifest.id}: ${manifest.title}`,
+    `domain ${manifest.domain}, split ${manifest.split}`,
+    `folder ${task.dir}`,
+    '',
+    'Deliverables:',
+    ...manifest.deliverables.map((deliverable) => `  ${deliverable.path} (${deliverable.kind})`),
+    '',
+    'Inputs:',
+    ...manifest.inputs.files.map((file) => `  ${file.from} -> ${file.to}`),
+  ];
+  const generator = manifest.inputs.generator;
+  if (generator) lines.push(`  generator ${generator.script} -> ${generator.outputDir}/ (per seed)`);
+  if (manifest.protected.length > 0) lines.push('', `Protected: ${manifest.protected.join(', ')}`);
+  lines.push('', `Judge: ${task.judge.persona}`, `Lens: ${task.judge.lens}`, '', 'Initial workflow:');
+  for (const agent of manifest.workflow.agents) lines.push(`  ${agent.id} (${agent.kind}): ${agent.role}`);
+  for (const hop of manifest.workflow.hops) {
+    lines.push(`  ${hop.from} -> ${hop.to}${hop.condition ? ` if ${hop.condition}` : ''}`);
+  }
+  lines.push(
+    '',
+    `Withheld (never shown to any role): ${task.withheldDirs.map((dir) => path.relative(process.cwd(), dir)).join(', ')}`,
+  );
+  return lines.join('\n');
+}
+
+function describeGrade(grade: Grade): string {
+  const width = Math.max(...grade.parts.map((part) => part.name.length));
+  const lines = [`${grade.task} (seed ${grade.seed}): ${grade.score.toFixed(1)} / 100`];
+  for (const part of grade.parts) {
+    const points = (part.score * 100).toFixed(0).padStart(3);
+    lines.push(`  ${part.name.padEnd(width)} ${points} %  weight ${part.weight.toFixed(2)}  ${part.reason}`);
+  }
+  for (const cap of grade.capsApplied) lines.push(`  capped at ${cap.cap} because ${cap.part} failed`);
+  return lines.join('\n');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
+
+/** Runs a task's generator twice with the same seed and compares every written file byte for byte. */
+async function checkGeneratorDeterminism(
+  task: LoadedTask,
+  seed: number,
+): Promise<{ same: boolean; files: number; seconds: number }> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'mass-determinism-'));
+  try {
+    const digests: string[] = [];
+    let files = 0;
+    const started = Date.now();
+    for (const run of ['first', 'second']) {
+      const workspaceDir = path.join(scratch, run);
+      await materializeWorkspace(task, { seed, workspaceDir });
+      const listed = await listFiles(workspaceDir);
+      files = listed.length;
+      const hash = createHash('sha256');
+      for (const file of listed) hash.update(file).update(await readFile(path.join(workspaceDir, file)));
+      digests.push(hash.digest('hex'));
+    }
+    return { same: digests[0] === digests[1], files, seconds: (Date.now() - started) / 2000 };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,19 @@
+import { UserError } from '../errors.js';
+
+const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/** `90`, `90s`, `30m`, `1.5h`, `500ms` as seconds. */
+export function parseDurationSeconds(text: string, flag: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UserError(`${flag} "${text}" is not a duration: use e.g. 90s, 30m or 2h`);
+  const seconds = Number(match[1]) * UNITS[match[2] ?? 's']!;
+  if (seconds <= 0) throw new UserError(`${flag} must be longer than zero`);
+  return seconds;
+}
+
+export function parsePositiveInteger(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new UserError(`${flag} "${text}" is not a whole number`);
+  return value;
+}

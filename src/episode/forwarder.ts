@@ -1,0 +1,92 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * The forwarder that runs inside the sandbox, where `--unshare-net` leaves only loopback: it listens on
+ * 127.0.0.1:<port> and relays every connection to the episode proxy's Unix socket, bind-mounted in. It is plain
+ * JavaScript on Node's built-ins, written to a file at run time, so it works alike from the sources under vitest
+ * and from the compiled package. Arguments: socket path, port, and optionally a file descriptor on which it
+ * writes `ready` once listening.
+ */
+export const FORWARDER_SOURCE = `// Written by mass (src/episode/forwarder.ts). Relays 127.0.0.1:<port> to the episode proxy's Unix socket.
+import { closeSync, writeSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+
+const [socketPath, portText, readyFd] = process.argv.slice(2);
+const server = createServer({ allowHalfOpen: true }, (client) => {
+  const upstream = createConnection({ path: socketPath, allowHalfOpen: true });
+  const closeBoth = () => {
+    client.destroy();
+    upstream.destroy();
+  };
+  upstream.on('error', (error) => {
+    process.stderr.write('mass forwarder: ' + socketPath + ': ' + error.message + '\\n');
+    closeBoth();
+  });
+  client.on('error', closeBoth);
+  client.on('close', closeBoth);
+  upstream.on('close', closeBoth);
+  client.pipe(upstream);
+  upstream.pipe(client);
+});
+server.on('error', (error) => {
+  process.stderr.write('mass forwarder: cannot listen on 127.0.0.1:' + portText + ': ' + error.message + '\\n');
+  process.exit(1);
+});
+server.listen(Number(portText), '127.0.0.1', () => {
+  if (readyFd === undefined) return;
+  writeSync(Number(readyFd), 'ready\\n');
+  closeSync(Number(readyFd));
+});
+`;
+
+export const FORWARDER_FILE_NAME = 'forwarder.mjs';
+
+/** Writes the forwarder into `directory` and returns its path. */
+export function writeForwarder(directory: string): string {
+  mkdirSync(directory, { recursive: true });
+  const path = join(directory, FORWARDER_FILE_NAME);
+  writeFileSync(path, FORWARDER_SOURCE);
+  return path;
+}
+
+export interface HostForwarder {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The same relay on the host, in this process, on a port the system picks: used when running without a sandbox,
+ * so that the harness reaches the proxy through a loopback URL in both modes.
+ */
+export async function startHostForwarder(socketPath: string): Promise<HostForwarder> {
+  const connections = new Set<Socket>();
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = createConnection({ path: socketPath, allowHalfOpen: true });
+    connections.add(client).add(upstream);
+    const closeBoth = (): void => {
+      client.destroy();
+      upstream.destroy();
+      connections.delete(client);
+      connections.delete(upstream);
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('error', closeBoth);
+      socket.on('close', closeBoth);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      for (const socket of connections) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

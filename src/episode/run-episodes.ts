@@ -1,0 +1,35 @@
+import { Semaphore } from '../model/concurrency.js';
+import { runEpisode, type EpisodeOptions, type EpisodeResult } from './run-episode.js';
+
+export type EpisodeOutcome =
+  { ok: true; result: EpisodeResult } | { ok: false; error: Error; options: EpisodeOptions };
+
+/**
+ * Runs many episodes, at most `concurrency` at once, in the order given. An episode that throws (a bad task, a full
+ * disk) does not stop the others: every outcome is returned, in input order.
+ */
+export async function runEpisodes(
+  episodes: EpisodeOptions[],
+  options: { concurrency: number; onFinished?: (outcome: EpisodeOutcome, index: number) => void },
+): Promise<EpisodeOutcome[]> {
+  const slots = new Semaphore(options.concurrency);
+  return Promise.all(
+    episodes.map(async (episode, index) => {
+      const release = await slots.acquire();
+      let outcome: EpisodeOutcome;
+      try {
+        outcome = { ok: true, result: await runEpisode(episode) };
+      } catch (error) {
+        outcome = {
+          ok: false,
+          error: error instanceof Error ? error : new Error(String(error)),
+          options: episode,
+        };
+      } finally {
+        release();
+      }
+      options.onFinished?.(outcome, index);
+      return outcome;
+    }),
+  );
+}

@@ -1,0 +1,156 @@
+import { execFile } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+
+import { UserError } from '../errors.js';
+
+export const SANDBOX_INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap) or pass --no-sandbox';
+
+/** What the sandbox shows of the host; every path is absolute, resolved, and mounted at the same path inside. */
+export interface BubblewrapMounts {
+  workspace: string;
+  writableDirectories: string[];
+  /** Inside the workspace: stay read-only, and cannot be deleted, renamed or moved away with their directory. */
+  readOnlyPaths: string[];
+  /** Host paths the sandbox needs to read although they sit under /tmp or a hidden directory. */
+  readOnlyMounts: string[];
+  hiddenDirectories: string[];
+  tmpSizeBytes: number;
+}
+
+/** bwrap on PATH, or the given path; a `UserError` saying what to do when there is none. */
+export function findBubblewrap(explicitPath?: string): string {
+  const candidates =
+    explicitPath !== undefined
+      ? [explicitPath]
+      : (process.env.PATH ?? '/usr/bin:/bin').split(':').map((directory) => join(directory, 'bwrap'));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Try the next one.
+    }
+  }
+  const where = explicitPath !== undefined ? `at ${explicitPath}` : 'on PATH';
+  throw new UserError(
+    `the sandbox needs bubblewrap, and there is no bwrap ${where}: ${SANDBOX_INSTALL_HINT}`,
+  );
+}
+
+const probes = new Map<string, Promise<void>>();
+
+/**
+ * Runs `true` under the same isolation as a real run, once per bwrap binary, so that a machine where bubblewrap
+ * cannot create namespaces (a container without user namespaces, say) fails before any episode starts.
+ */
+export function probeBubblewrap(bwrapPath: string): Promise<void> {
+  let probe = probes.get(bwrapPath);
+  if (!probe) {
+    probe = new Promise<void>((resolve, reject) => {
+      const args = [...isolationArguments(), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+      execFile(bwrapPath, [...args, '--', 'true'], { timeout: 30_000 }, (error, _stdout, stderr) => {
+        if (!error) return resolve();
+        const reason = stderr.trim() || error.message;
+        reject(
+          new UserError(
+            `bubblewrap (${bwrapPath}) cannot create a sandbox here: ${reason}; ${SANDBOX_INSTALL_HINT}`,
+          ),
+        );
+      });
+    });
+    probes.set(bwrapPath, probe);
+    probe.catch(() => probes.delete(bwrapPath));
+  }
+  return probe;
+}
+
+/**
+ * Namespaces and privileges. `--cap-drop ALL` matters when the caller is root: bwrap then keeps every capability
+ * inside, and `mount -o remount,rw /` undoes the read-only root (verified on this machine).
+ */
+function isolationArguments(): string[] {
+  return ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+}
+
+/** The bwrap command line that runs `command` (already wrapped by the launcher if any) in `cwd`. */
+export function bubblewrapArguments(mounts: BubblewrapMounts, cwd: string, command: string[]): string[] {
+  const args = [...isolationArguments(), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  // tmpfs lives in memory outside any process's resident set: cap it. /dev is a writable tmpfs too: make it
+  // read-only but for /dev/shm (Python's multiprocessing needs it).
+  args.push('--size', String(mounts.tmpSizeBytes), '--tmpfs', '/tmp');
+  args.push('--size', String(Math.min(mounts.tmpSizeBytes, 256 * 1024 * 1024)), '--tmpfs', '/dev/shm');
+  args.push('--remount-ro', '/dev');
+  for (const directory of mounts.hiddenDirectories) args.push('--tmpfs', directory);
+  for (const path of mounts.readOnlyMounts) args.push('--ro-bind', path, path);
+  for (const directory of [mounts.workspace, ...mounts.writableDirectories])
+    args.push('--bind', directory, directory);
+  // A mount point cannot be renamed: binding each directory between the workspace and a protected file onto
+  // itself stops `mv data elsewhere && echo forged > data/file`, which a read-only file alone allows.
+  const pinned = new Set<string>();
+  for (const path of mounts.readOnlyPaths) {
+    for (const directory of directoriesBetween(mounts.workspace, path)) {
+      if (pinned.has(directory)) continue;
+      pinned.add(directory);
+      args.push('--bind', directory, directory);
+    }
+  }
+  for (const path of mounts.readOnlyPaths) args.push('--ro-bind', path, path);
+  args.push('--chdir', cwd, '--', ...command);
+  return args;
+}
+
+/** Directories strictly between `root` and `path`, outermost first. */
+function directoriesBetween(root: string, path: string): string[] {
+  const directories: string[] = [];
+  for (
+    let directory = dirname(path);
+    directory !== root && isInside(root, directory);
+    directory = dirname(directory)
+  ) {
+    directories.unshift(directory);
+  }
+  return directories;
+}
+
+export function isInside(root: string, path: string): boolean {
+  const fromRoot = relative(root, path);
+  return fromRoot !== '' && fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot);
+}
+
+/**
+ * A POSIX shell prologue that starts the forwarder, waits until it listens (a FIFO it writes `ready` into), and
+ * then execs the command. The forwarder is started from a subshell that exits at once, so it is re-parented to
+ * the sandbox's init and never shows up as a child of the command; it dies with the sandbox.
+ */
+const LAUNCHER_SCRIPT = `node="$1"; forwarder="$2"; socket="$3"; port="$4"; shift 4
+ready=/tmp/.mass-forwarder-ready
+mkfifo "$ready" || exit 125
+( "$node" "$forwarder" "$socket" "$port" 3 3>"$ready" </dev/null >/dev/null & )
+read -r state <"$ready"
+rm -f "$ready"
+if [ "$state" != ready ]; then echo "mass sandbox: the proxy forwarder did not start" >&2; exit 125; fi
+exec "$@"`;
+
+export interface LauncherOptions {
+  nodePath: string;
+  forwarderPath: string;
+  socketPath: string;
+  port: number;
+}
+
+/** `command` preceded by the launcher that starts the forwarder first. */
+export function withForwarder(launcher: LauncherOptions, command: string[]): string[] {
+  const { nodePath, forwarderPath, socketPath, port } = launcher;
+  return [
+    '/bin/sh',
+    '-c',
+    LAUNCHER_SCRIPT,
+    'mass-launcher',
+    nodePath,
+    forwarderPath,
+    socketPath,
+    String(port),
+    ...command,
+  ];
+}

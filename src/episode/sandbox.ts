@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+
+import { UserError } from '../errors.js';
+import { startHostForwarder, writeForwarder, type HostForwarder } from './forwarder.js';
+import {
+  bubblewrapArguments,
+  findBubblewrap,
+  isInside,
+  probeBubblewrap,
+  withForwarder,
+  type BubblewrapMounts,
+  type LauncherOptions,
+} from './sandbox-bubblewrap.js';
+import { DEFAULT_SAMPLE_INTERVAL_MS, type SandboxLimits } from './sandbox-limits.js';
+import { runProcessTree, type OutputSink, type SandboxResult } from './sandbox-run.js';
+
+export type { OutputSink, SandboxResult } from './sandbox-run.js';
+export type { SandboxLimitName, SandboxLimits } from './sandbox-limits.js';
+
+/**
+ * `bubblewrap`: the isolation below. `unsandboxed` (the CLI's `--no-sandbox`): nothing is isolated, only the
+ * limits and the process-tree kill apply, and opening the sandbox warns so.
+ */
+export type SandboxMode = 'bubblewrap' | 'unsandboxed';
+
+/**
+ * Inside a bubblewrap sandbox: the host's / read-only, a private /dev and /proc, a fresh /tmp (a size-capped
+ * tmpfs; the host's /tmp is not visible), the workspace and the writable directories at their host paths (so
+ * paths, `cwd` and environment mean the same with and without a sandbox), no network but loopback and the
+ * forwarder to the proxy, no capabilities, its own pid, IPC, UTS and user namespaces. When the command exits,
+ * its namespace dies with everything it started.
+ */
+export interface SandboxOptions {
+  mode: SandboxMode;
+  /** The agents' workspace, writable. */
+  workspace: string;
+  /** Further writable directories, created when missing. */
+  writableDirectories?: string[];
+  /** HOME inside: writable; default `<stateDirectory>/home`. */
+  homeDirectory?: string;
+  /** Files or directories in the workspace (absolute, or relative to it) that must stay as they are. */
+  readOnlyPaths?: string[];
+  /**
+   * Directories outside the workspace replaced by an empty tmpfs inside (those that do not exist are skipped);
+   * /run is always hidden. The rest of the root stays readable, and code inside can connect to any Unix socket
+   * it can see (a read-only mount does not stop `connect`): hide the run directory, where other episodes' proxy
+   * sockets live, and the task suite with its reference solutions. This sandbox's own mounts show through.
+   */
+  hiddenDirectories?: string[];
+  /** Where the sandbox keeps its own files (the forwarder), e.g. `<episode dir>/sandbox`; mounted read-only. */
+  stateDirectory: string;
+  /** The episode proxy's Unix socket. Its directory is mounted read-only inside: give the socket one of its own. */
+  proxySocketPath?: string;
+  /** The forwarder's port on the sandbox's loopback; default 18080. Without a sandbox the system picks one. */
+  forwarderPort?: number;
+  /** The size cap of the private /tmp; default 1 GiB. */
+  tmpSizeBytes?: number;
+  /** Default: `bwrap` on PATH. */
+  bwrapPath?: string;
+  /** The Node that runs the forwarder inside; default this process's. */
+  nodePath?: string;
+  /** Where the unsandboxed-mode warning goes; default standard error. */
+  warn?: (message: string) => void;
+}
+
+export interface SandboxCommand {
+  command: string;
+  args?: string[];
+  /** The whole environment (nothing of this process's leaks in), on top of PATH, HOME, TMPDIR and LANG defaults.
+   * PATH always starts with /usr/bin and /bin (Debian's python3 before any other), and HOME is the home directory. */
+  env?: Record<string, string>;
+  /** Default: the workspace. */
+  cwd?: string;
+  stdin?: string;
+  stdout?: OutputSink;
+  stderr?: OutputSink;
+  limits?: SandboxLimits;
+  /** How often the watchdog samples the tree; default 100 ms. */
+  sampleIntervalMs?: number;
+  /** Kills the tree; the result then says `aborted`. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_FORWARDER_PORT = 18080;
+const DEFAULT_TMP_SIZE_BYTES = 1024 ** 3;
+export const RUN_MARKER_VARIABLE = 'MASS_SANDBOX_RUN';
+const FIRST_ON_PATH = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+/** System sockets (Docker's, D-Bus) live here, and nothing inside needs them. */
+const ALWAYS_HIDDEN = ['/run'];
+
+export const UNSANDBOXED_WARNING =
+  'running agent code WITHOUT a sandbox (--no-sandbox): it can read and write anything this user can, reach the ' +
+  'network and change protected files; only the CPU, memory and wall-clock limits and the process-tree kill apply';
+
+/**
+ * Where agent-executed code runs. Open one per episode, run the harness in it (`run` may be called more than
+ * once), close it. Code inside reaches the episode's proxy at `proxyBaseUrl`.
+ */
+export class Sandbox {
+  private constructor(
+    readonly mode: SandboxMode,
+    private readonly mounts: BubblewrapMounts,
+    readonly homeDirectory: string,
+    /** `http://127.0.0.1:<port>` for code inside, when a proxy socket was given. */
+    readonly proxyBaseUrl: string | null,
+    private readonly bwrapPath: string | null,
+    private readonly launcher: LauncherOptions | null,
+    private readonly hostForwarder: HostForwarder | null,
+  ) {}
+
+  static async open(options: SandboxOptions): Promise<Sandbox> {
+    const workspace = existingDirectory(options.workspace, 'workspace');
+    const stateDirectory = createdDirectory(options.stateDirectory);
+    const homeDirectory = createdDirectory(options.homeDirectory ?? join(stateDirectory, 'home'));
+    const writableDirectories = [...(options.writableDirectories ?? []).map(createdDirectory), homeDirectory];
+    const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => protectedPath(workspace, path));
+    const hiddenDirectories = [...ALWAYS_HIDDEN, ...(options.hiddenDirectories ?? [])].flatMap((path) => {
+      let real: string;
+      try {
+        real = realpathSync(path);
+      } catch {
+        return [];
+      }
+      const mountedOver = [workspace, ...writableDirectories].find((mounted) => isInside(mounted, real));
+      if (mountedOver) {
+        throw new UserError(
+          `cannot hide ${path}: it lies inside ${mountedOver}, which the sandbox mounts writable`,
+        );
+      }
+      return [real];
+    });
+    const proxySocketPath =
+      options.proxySocketPath === undefined ? null : socketInExistingDirectory(options.proxySocketPath);
+    const mounts: BubblewrapMounts = {
+      workspace,
+      writableDirectories,
+      readOnlyPaths,
+      readOnlyMounts:
+        proxySocketPath === null ? [stateDirectory] : [stateDirectory, dirname(proxySocketPath)],
+      hiddenDirectories,
+      tmpSizeBytes: options.tmpSizeBytes ?? DEFAULT_TMP_SIZE_BYTES,
+    };
+
+    if (options.mode === 'unsandboxed') {
+      (options.warn ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(UNSANDBOXED_WARNING);
+      const hostForwarder = proxySocketPath === null ? null : await startHostForwarder(proxySocketPath);
+      const proxyBaseUrl = hostForwarder && `http://127.0.0.1:${hostForwarder.port}`;
+      return new Sandbox('unsandboxed', mounts, homeDirectory, proxyBaseUrl, null, null, hostForwarder);
+    }
+    const bwrapPath = findBubblewrap(options.bwrapPath);
+    await probeBubblewrap(bwrapPath);
+    const port = options.forwarderPort ?? DEFAULT_FORWARDER_PORT;
+    const launcher =
+      proxySocketPath === null
+        ? null
+        : {
+            nodePath: options.nodePath ?? process.execPath,
+            forwarderPath: writeForwarder(stateDirectory),
+            socketPath: proxySocketPath,
+            port,
+          };
+    const proxyBaseUrl = launcher && `http://127.0.0.1:${port}`;
+    return new Sandbox('bubblewrap', mounts, homeDirectory, proxyBaseUrl, bwrapPath, launcher, null);
+  }
+
+  get workspace(): string {
+    return this.mounts.workspace;
+  }
+
+  run(command: SandboxCommand): Promise<SandboxResult> {
+    const cwd = resolve(this.mounts.workspace, command.cwd ?? '.');
+    const marker = { name: RUN_MARKER_VARIABLE, value: randomUUID() };
+    const env = {
+      TMPDIR: '/tmp',
+      LANG: 'C.UTF-8',
+      ...command.env,
+      HOME: this.homeDirectory,
+      PATH: sandboxPath(command.env?.PATH),
+      [marker.name]: marker.value,
+    };
+    const commandLine = [command.command, ...(command.args ?? [])];
+    const common = {
+      env,
+      marker,
+      stdin: command.stdin,
+      stdout: command.stdout,
+      stderr: command.stderr,
+      limits: command.limits ?? {},
+      sampleIntervalMs: command.sampleIntervalMs ?? DEFAULT_SAMPLE_INTERVAL_MS,
+      signal: command.signal,
+    };
+    if (this.bwrapPath === null) {
+      const [executable, ...args] = commandLine;
+      return runProcessTree({
+        ...common,
+        executable: executable!,
+        args,
+        cwd,
+        ownProcessGroup: true,
+        sandboxed: false,
+      });
+    }
+    const inside = this.launcher ? withForwarder(this.launcher, commandLine) : commandLine;
+    return runProcessTree({
+      ...common,
+      executable: this.bwrapPath,
+      args: bubblewrapArguments(this.mounts, cwd, inside),
+      cwd: this.mounts.workspace,
+      ownProcessGroup: false,
+      sandboxed: true,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.hostForwarder?.close();
+  }
+}
+
+/** /usr/bin and /bin first, then the caller's PATH (default: /usr/local/bin and this process's Node). */
+export function sandboxPath(callerPath: string | undefined): string {
+  const rest = (callerPath ?? `/usr/local/bin:${dirname(process.execPath)}`)
+    .split(':')
+    .filter((entry) => entry !== '' && !FIRST_ON_PATH.includes(entry));
+  return [...new Set([...FIRST_ON_PATH, ...rest])].join(':');
+}
+
+function existingDirectory(path: string, what: string): string {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    throw new UserError(`the ${what} ${path} does not exist`);
+  }
+  if (!statSync(real).isDirectory()) throw new UserError(`the ${what} ${path} is not a directory`);
+  return real;
+}
+
+/** The socket need not exist yet (the proxy may start later); its directory must, to be mounted. */
+function socketInExistingDirectory(socketPath: string): string {
+  return join(existingDirectory(dirname(socketPath), 'proxy socket directory'), basename(socketPath));
+}
+
+function createdDirectory(path: string): string {
+  mkdirSync(path, { recursive: true });
+  return realpathSync(path);
+}
+
+function protectedPath(workspace: string, path: string): string {
+  let real: string;
+  try {
+    real = realpathSync(resolve(workspace, path));
+  } catch {
+    throw new UserError(`protected path ${path} does not exist in the workspace ${workspace}`);
+  }
+  if (!isInside(workspace, real)) {
+    throw new UserError(`protected path ${path} is not inside the workspace ${workspace}`);
+  }
+  return real;
+}

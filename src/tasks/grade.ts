@@ -1,0 +1,131 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { z } from 'zod';
+
+import { SystemError, UserError } from '../errors.js';
+import { isDirectory, type LoadedTask } from './load-task.js';
+import { runPython } from './python.js';
+
+/**
+ * The outside measure of a finished workspace, from the task's withheld grader. It must never feed the loop: no role
+ * (executor, judge, optimizer) sees a grade; evaluation and tests do.
+ */
+
+export const GRADE_SCHEMA_VERSION = 1;
+
+export const GradePart = z
+  .object({
+    name: z.string().min(1),
+    weight: z.number().nonnegative(),
+    /** 0 (failed) to 1 (as good as the planted truth allows). */
+    score: z.number().min(0).max(1),
+    reason: z.string(),
+    /** When this part scores below 1, the total is capped at this many points (e.g. an edited protected simulator). */
+    cap: z.number().min(0).max(100).optional(),
+  })
+  .strict();
+export type GradePart = z.infer<typeof GradePart>;
+
+export const Grade = z
+  .object({
+    schemaVersion: z.literal(GRADE_SCHEMA_VERSION),
+    task: z.string(),
+    seed: z.number().int(),
+    /** 0 to 100: the weighted mean of the parts, then capped by failed gate parts. */
+    score: z.number().min(0).max(100),
+    parts: z.array(GradePart).min(1),
+    capsApplied: z.array(z.object({ part: z.string(), cap: z.number() }).strict()),
+  })
+  .strict();
+export type Grade = z.infer<typeof Grade>;
+
+export interface GradeOptions {
+  workspaceDir: string;
+  /** The seed the workspace was materialised with: the grader regenerates the planted truth from it. */
+  seed: number;
+  timeoutMs?: number;
+}
+
+/** What the grader is told about the task (never the other way round): deliverables and protected assets with their sources. */
+export function graderManifest(task: LoadedTask): unknown {
+  const { manifest } = task;
+  return {
+    id: manifest.id,
+    deliverables: manifest.deliverables,
+    protected: manifest.protected.map((workspacePath) => {
+      const source = manifest.inputs.files.find((file) => file.to === workspacePath);
+      return { path: workspacePath, source: source ? path.join(task.dir, source.from) : null };
+    }),
+  };
+}
+
+/** Runs the task's grader on one workspace and validates its JSON; a grader that crashes or prints garbage is a SystemError. */
+export async function gradeWorkspace(task: LoadedTask, options: GradeOptions): Promise<Grade> {
+  const [grade] = await gradeWorkspaces(task, {
+    workspaceDirs: [options.workspaceDir],
+    seed: options.seed,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  return grade!;
+}
+
+export interface GradeManyOptions {
+  /** Workspaces of the same task and seed (e.g. the episodes of one task); graded in one grader process. */
+  workspaceDirs: string[];
+  seed: number;
+  timeoutMs?: number;
+}
+
+/** Grades several workspaces of one task and seed in one grader process: the planted truth is computed once. */
+export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOptions): Promise<Grade[]> {
+  if (options.workspaceDirs.length === 0) return [];
+  const workspaceDirs = options.workspaceDirs.map((dir) => path.resolve(dir));
+  for (const workspaceDir of workspaceDirs) {
+    if (!(await isDirectory(workspaceDir))) {
+      throw new UserError(`${workspaceDir}: workspace folder not found; pass the folder the team worked in`);
+    }
+  }
+  const scratch = await mkdtemp(path.join(tmpdir(), 'mass-grade-'));
+  try {
+    const manifestFile = path.join(scratch, 'manifest.json');
+    await writeFile(manifestFile, JSON.stringify(graderManifest(task)));
+    const run = await runPython(
+      [
+        path.join(task.dir, task.manifest.oracle.grader),
+        ...workspaceDirs.flatMap((workspaceDir) => ['--workspace', workspaceDir]),
+        '--seed',
+        String(options.seed),
+        '--task-dir',
+        task.dir,
+        '--manifest',
+        manifestFile,
+      ],
+      { cwd: scratch, timeoutMs: options.timeoutMs ?? 60_000 + 30_000 * workspaceDirs.length },
+    );
+    const label = `task ${task.manifest.id}: grader ${task.manifest.oracle.grader}`;
+    if (run.exitCode !== 0) {
+      const why = run.timedOut ? 'timed out' : `exited with ${run.exitCode ?? run.signal}`;
+      throw new SystemError(`${label} ${why}:\n${run.stderr.trimEnd().split('\n').slice(-20).join('\n')}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(run.stdout);
+    } catch {
+      throw new SystemError(`${label} printed something that is not JSON:\n${run.stdout.slice(0, 2000)}`);
+    }
+    const grades = z
+      .array(Grade)
+      .length(workspaceDirs.length)
+      .safeParse(workspaceDirs.length === 1 ? [json] : json);
+    if (!grades.success) {
+      throw new SystemError(
+        `${label} printed grades that do not fit the schema: ${z.prettifyError(grades.error)}`,
+      );
+    }
+    return grades.data;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,51 @@
+import type { LoadedTask } from './load-task.js';
+import type { Deliverable } from './manifest.js';
+
+/**
+ * The task as the team sees it: the author's Markdown, then the deliverables, protected files and environment
+ * generated from the manifest, so the three cannot drift apart. Built from the manifest alone: no withheld file is read.
+ */
+export function renderTaskPrompt(task: LoadedTask): string {
+  const { manifest } = task;
+  const sections = [
+    task.prompt.trimEnd(),
+    '## Deliverables',
+    ...manifest.deliverables.map(describeDeliverable),
+  ];
+  if (manifest.protected.length > 0) {
+    sections.push(
+      '## Protected files',
+      `Read and run these, but do not modify, move or replace them; they are checked byte for byte after the run:\n${manifest.protected.map((file) => `- \`${file}\``).join('\n')}`,
+    );
+  }
+  const { environment } = manifest;
+  sections.push(
+    '## Environment',
+    `Python 3 (call \`python3\`) with ${environment.packages.join(', ')}. No network access: everything needed is in the workspace.`,
+  );
+  return `${sections.join('\n\n')}\n`;
+}
+
+function describeDeliverable(deliverable: Deliverable): string {
+  const head = `- \`${deliverable.path}\` (${deliverable.kind}): ${deliverable.description}`;
+  switch (deliverable.kind) {
+    case 'report':
+      return deliverable.requiredSections.length > 0
+        ? `${head} Sections: ${deliverable.requiredSections.join(', ')}.`
+        : head;
+    case 'metrics-json':
+      return `${head} A JSON object with the keys ${deliverable.requiredKeys.map((key) => `\`${key}\``).join(', ')}; numbers must be finite (no NaN or Infinity).`;
+    case 'json':
+      return deliverable.requiredKeys.length > 0
+        ? `${head} Keys: ${deliverable.requiredKeys.map((key) => `\`${key}\``).join(', ')}.`
+        : head;
+    case 'ablation-json':
+      return `${head} At least ${deliverable.minVariants} variants, each with its metrics.`;
+    case 'csv':
+      return `${head} Columns: ${deliverable.columns.map((column) => `\`${column}\``).join(', ')}.`;
+    case 'entry-point':
+      return `${head} Reproduce everything with \`${deliverable.command}\`.`;
+    case 'plot':
+      return `${head} PNG.`;
+  }
+}

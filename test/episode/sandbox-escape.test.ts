@@ -1,0 +1,208 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { SandboxResult } from '../../src/episode/sandbox.js';
+import {
+  LINGERING_PROCESSES_SCRIPT,
+  capture,
+  openSandbox,
+  processesMentioning,
+  uniqueMarker,
+  type SandboxFixture,
+} from './sandbox-helpers.js';
+
+const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Agent code that tries every escape it can and reports, per attempt, `ok` or the error it got. */
+const ADVERSARY_PYTHON = `
+import json, os, socket, sys
+targets = json.loads(sys.argv[1])
+results = {}
+
+def attempt(name, action):
+    try:
+        action()
+        results[name] = 'ok'
+    except Exception as error:
+        results[name] = type(error).__name__ + ': ' + str(error)
+
+def write(path, mode='w'):
+    def action():
+        with open(path, mode) as file:
+            file.write('escaped')
+    return action
+
+protected = targets['protected']
+attempt('workspace', write('output.txt'))
+attempt('beside-workspace', write(targets['beside']))
+attempt('repository', write(targets['repository']))
+attempt('etc', write(targets['etc']))
+attempt('real-tmp', write(targets['tmp']))
+attempt('host-port', lambda: socket.create_connection(('127.0.0.1', targets['port']), timeout=2).close())
+attempt('other-socket', lambda: socket.socket(socket.AF_UNIX).connect(targets['socket']))
+attempt('hidden-read', lambda: open(targets['hidden']).read())
+attempt('protected-write', write(protected))
+attempt('protected-append', write(protected, 'a'))
+attempt('protected-delete', lambda: os.remove(protected))
+attempt('protected-rename', lambda: os.rename(protected, protected + '.moved'))
+attempt('protected-parent-rename', lambda: os.rename(os.path.dirname(protected), os.path.dirname(protected) + '-moved'))
+attempt('protected-chmod', lambda: os.chmod(protected, 0o666))
+attempt('protected-hard-link', lambda: os.link(protected, 'linked.csv'))
+print(json.dumps(results))
+`;
+
+const ADVERSARY_SHELL = `
+touch /etc/"$MARKER"-touch && echo "touch-etc ok" || echo "touch-etc failed"
+mount -o remount,rw / 2>/dev/null && echo "remount ok" || echo "remount failed"
+umount "$PROTECTED" 2>/dev/null && echo "umount ok" || echo "umount failed"
+echo forged 2>/dev/null > "$PROTECTED" && echo "shell-protected-write ok" || echo "shell-protected-write failed"
+rm -f "$PROTECTED" 2>/dev/null && echo "shell-protected-delete ok" || echo "shell-protected-delete failed"
+/usr/bin/python3 adversary.py "$TARGETS"
+${LINGERING_PROCESSES_SCRIPT}
+`;
+
+describe('sandbox: agent code cannot escape', () => {
+  const marker = uniqueMarker();
+  // Outside /tmp (the sandbox has its own), where a git checkout ignores it should a run leave it behind.
+  const hiddenDirectory = join(repositoryRoot, 'node_modules', '.cache', marker);
+  let fixture: SandboxFixture;
+  let hostServer: Server;
+  let socketServer: Server;
+  let hostConnections = 0;
+  let result: SandboxResult;
+  let stdout: string;
+  let protectedPath: string;
+  let targets: Record<string, string | number>;
+
+  beforeAll(async () => {
+    hostServer = createServer((socket) => {
+      hostConnections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
+    mkdirSync(hiddenDirectory, { recursive: true });
+    writeFileSync(join(hiddenDirectory, 'solution.py'), 'print("the reference solution")\n');
+    // Another episode's proxy socket: a read-only mount would not stop a connection, hiding does.
+    socketServer = createServer((socket) => {
+      hostConnections++;
+      socket.destroy();
+    });
+    const socketPath = join(hiddenDirectory, 'proxy.sock');
+    await new Promise<void>((resolve) => socketServer.listen(socketPath, resolve));
+
+    fixture = await openSandbox('bubblewrap', ({ workspace }) => {
+      mkdirSync(join(workspace, 'data'));
+      protectedPath = join(workspace, 'data', 'prices.csv');
+      writeFileSync(protectedPath, 'day,price\n1,100\n');
+      return { readOnlyPaths: ['data/prices.csv'], hiddenDirectories: [hiddenDirectory] };
+    });
+
+    writeFileSync(join(fixture.workspace, 'adversary.py'), ADVERSARY_PYTHON);
+    targets = {
+      protected: protectedPath,
+      beside: join(fixture.root, `${marker}-beside.txt`),
+      repository: join(repositoryRoot, `${marker}.txt`),
+      etc: `/etc/${marker}`,
+      tmp: `/tmp/${marker}`,
+      port: (hostServer.address() as { port: number }).port,
+      hidden: join(hiddenDirectory, 'solution.py'),
+      socket: socketPath,
+    };
+    const output = capture();
+    const errors = capture();
+    result = await fixture.sandbox.run({
+      command: '/bin/sh',
+      args: ['-c', ADVERSARY_SHELL],
+      env: { MARKER: marker, PROTECTED: protectedPath, TARGETS: JSON.stringify(targets) },
+      stdout: output.sink,
+      stderr: errors.sink,
+      limits: { wallClockSeconds: 20 },
+    });
+    stdout = output.text();
+    if (result.exitCode !== 0) throw new Error(`adversary failed: ${errors.text()}`);
+  });
+
+  afterAll(async () => {
+    for (const path of [
+      targets.beside,
+      targets.repository,
+      targets.etc,
+      targets.tmp,
+      `/etc/${marker}-touch`,
+    ]) {
+      rmSync(String(path), { force: true });
+    }
+    await new Promise<void>((resolve) => hostServer.close(() => resolve()));
+    await new Promise<void>((resolve) => socketServer.close(() => resolve()));
+    await fixture.close();
+    rmSync(hiddenDirectory, { recursive: true, force: true });
+  });
+
+  it('can write in its workspace, and nowhere outside it', () => {
+    const attempts = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{'))!) as Record<
+      string,
+      string
+    >;
+    expect(attempts.workspace).toBe('ok');
+    expect(readFileSync(join(fixture.workspace, 'output.txt'), 'utf8')).toBe('escaped');
+    expect(attempts.repository).toMatch(/Read-only file system/);
+    expect(attempts.etc).toMatch(/Read-only file system/);
+    expect(stdout).toContain('touch-etc failed');
+    expect(stdout).toContain('remount failed');
+    // Beside the workspace and in /tmp the writes land in the sandbox's private /tmp, gone with it.
+    for (const path of [
+      targets.beside,
+      targets.repository,
+      targets.etc,
+      targets.tmp,
+      `/etc/${marker}-touch`,
+    ]) {
+      expect(existsSync(String(path)), String(path)).toBe(false);
+    }
+  });
+
+  it('reaches no host port, no hidden socket, and reads no hidden directory', () => {
+    const attempts = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{'))!) as Record<
+      string,
+      string
+    >;
+    expect(attempts['host-port']).toMatch(/ConnectionRefused|Network is unreachable|OSError/);
+    expect(attempts['other-socket']).toMatch(/FileNotFoundError/);
+    expect(hostConnections).toBe(0);
+    expect(attempts['hidden-read']).toMatch(/FileNotFoundError/);
+  });
+
+  it('cannot change, delete, rename or unmount a protected file, nor move its directory', () => {
+    const attempts = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{'))!) as Record<
+      string,
+      string
+    >;
+    for (const name of [
+      'protected-write',
+      'protected-append',
+      'protected-delete',
+      'protected-rename',
+      'protected-parent-rename',
+      'protected-chmod',
+      'protected-hard-link',
+    ]) {
+      expect(attempts[name], name).not.toBe('ok');
+    }
+    for (const name of ['umount', 'shell-protected-write', 'shell-protected-delete']) {
+      expect(stdout, name).toContain(`${name} failed`);
+    }
+    expect(readFileSync(protectedPath, 'utf8')).toBe('day,price\n1,100\n');
+    expect(statSync(protectedPath).mode & 0o777).toBe(0o644);
+    expect(existsSync(join(fixture.workspace, 'data-moved'))).toBe(false);
+  });
+
+  it('leaves no process behind: nohup, setsid and a double fork all die with the run', () => {
+    expect(result.exitCode).toBe(0);
+    expect(stdout).toContain('lingering processes: 3');
+    expect(processesMentioning(marker)).toEqual([]);
+  });
+});

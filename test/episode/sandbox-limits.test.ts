@@ -1,0 +1,3 @@
+import { describeLimits } from './sandbox-limits-cases.js';
+
+describeLimits('bubblewrap');
