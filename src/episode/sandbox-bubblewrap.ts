@@ -96,6 +96,9 @@ export function bubblewrapArguments(mounts: BubblewrapMounts, cwd: string, comma
     }
   }
   for (const path of mounts.readOnlyPaths) args.push('--ro-bind', path, path);
+  // The empty folders that hide directories stay read-only, so a write beside the workspace fails instead of
+  // vanishing with the sandbox; the mounts inside them keep their own flags.
+  for (const directory of mounts.hiddenDirectories) args.push('--remount-ro', directory);
   args.push('--chdir', cwd, '--', ...command);
   return args;
 }

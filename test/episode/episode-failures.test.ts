@@ -97,8 +97,7 @@ describe('an adversarial agent in the sandbox', () => {
     const shellOutput = JSON.stringify(
       threads[1]!.segments[0]!.messages.find((message) => message.role === 'tool')?.content,
     );
-    // `..` is the episode directory, hidden behind an empty in-memory folder: a write there never reaches the host.
-    for (const attempt of ['etc', 'connect', 'protected', 'delete']) {
+    for (const attempt of ['outside', 'etc', 'connect', 'protected', 'delete']) {
       expect(shellOutput).toMatch(new RegExp(`${attempt}=[1-9]`));
     }
     expect(existsSync(join(outDir, 'escaped.txt'))).toBe(false);
