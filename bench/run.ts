@@ -1,9 +1,13 @@
 // `npm run bench`: every benchmark, printed as JSON. Figures are ratios measured side by side in one run.
+import { benchEpisodes } from './episodes.bench.js';
 import { benchProxy } from './proxy.bench.js';
+import { benchRanking } from './ranking.bench.js';
 
 const only = process.argv[2];
 const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   proxy: () => benchProxy(),
+  ranking: () => benchRanking(),
+  episodes: () => benchEpisodes(),
 };
 
 for (const [name, run] of Object.entries(benchmarks)) {
