@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
+import { step } from '../../src/testing/steps.js';
+import { runMass } from '../support/cli.js';
+import { temporaryDirectory } from '../support/fixtures.js';
+
+const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+const directory = temporaryDirectory();
+let server: ScriptedServer | undefined;
+afterAll(async () => {
+  await server?.close();
+  directory.remove();
+});
+
+describe('mass episode', () => {
+  it('runs an episode with the task’s initial workflow and prints its record', async () => {
+    server = await startScriptedServer({
+      responder: () => step.text('Nothing to do.'),
+      models: ['qwen3-toy'],
+    });
+    const out = join(directory.path, 'e1');
+    const args = ['episode', '--task', taskDir, '--workflow', 'initial', '--teacher', '--model', 'qwen3-toy'];
+    const result = await runMass([
+      ...args,
+      '--base-url',
+      server.baseUrl,
+      '--seed',
+      '5',
+      '--out',
+      out,
+      '--timeout',
+      '2m',
+      '--json',
+    ]);
+    expect(result.stderr).not.toContain('Error');
+    expect(result.code).toBe(0);
+    const record = JSON.parse(result.stdout) as {
+      status: string;
+      seed: number;
+      teacher: boolean;
+      workflowHash: string | null;
+    };
+    expect(record).toMatchObject({ status: 'success', seed: 5, teacher: true });
+    expect(record.workflowHash).not.toBeNull();
+    const prompt = (server.requests[0]!.body as { messages: Array<{ content: unknown }> }).messages[1]!
+      .content;
+    expect(JSON.stringify(prompt)).toContain('## Team workflow');
+  }, 60_000);
+
+  it('names the flag and what to do for bad input', async () => {
+    const bad = await runMass([
+      'episode',
+      '--task',
+      taskDir,
+      '--model',
+      'm',
+      '--base-url',
+      'http://127.0.0.1:1/v1',
+      '--seed',
+      '1',
+      '--out',
+      join(directory.path, 'x'),
+      '--timeout',
+      'soon',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--timeout "soon" is not a duration');
+    const missing = await runMass([
+      'episode',
+      '--task',
+      join(directory.path, 'no-such-task'),
+      '--model',
+      'm',
+      '--base-url',
+      'http://127.0.0.1:1/v1',
+      '--seed',
+      '1',
+      '--out',
+      join(directory.path, 'y'),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no-such-task');
+  }, 60_000);
+});
