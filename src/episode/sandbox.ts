@@ -49,6 +49,8 @@ export interface SandboxOptions {
    * sockets live, and the task suite with its reference solutions. This sandbox's own mounts show through.
    */
   hiddenDirectories?: string[];
+  /** Directories shown read-only even when they lie inside a hidden one (the harness's own files, say). */
+  readableDirectories?: string[];
   /** Where the sandbox keeps its own files (the forwarder), e.g. `<episode dir>/sandbox`; mounted read-only. */
   stateDirectory: string;
   /** The episode proxy's Unix socket. Its directory is mounted read-only inside: give the socket one of its own. */
@@ -116,7 +118,7 @@ export class Sandbox {
     const homeDirectory = createdDirectory(options.homeDirectory ?? join(stateDirectory, 'home'));
     const writableDirectories = [...(options.writableDirectories ?? []).map(createdDirectory), homeDirectory];
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => protectedPath(workspace, path));
-    const hiddenDirectories = [...ALWAYS_HIDDEN, ...(options.hiddenDirectories ?? [])].flatMap((path) => {
+    const requestedHidden = [...ALWAYS_HIDDEN, ...(options.hiddenDirectories ?? [])].flatMap((path) => {
       let real: string;
       try {
         real = realpathSync(path);
@@ -131,14 +133,24 @@ export class Sandbox {
       }
       return [real];
     });
+    // A folder inside another hidden one is hidden already (and would not exist to mount over); /tmp is private
+    // to the sandbox anyway (an episode directory in /tmp asks to hide it).
+    const hiddenDirectories = [...new Set(requestedHidden)].filter(
+      (directory) => directory !== '/tmp' && !requestedHidden.some((other) => isInside(other, directory)),
+    );
     const proxySocketPath =
       options.proxySocketPath === undefined ? null : socketInExistingDirectory(options.proxySocketPath);
     const mounts: BubblewrapMounts = {
       workspace,
       writableDirectories,
       readOnlyPaths,
-      readOnlyMounts:
-        proxySocketPath === null ? [stateDirectory] : [stateDirectory, dirname(proxySocketPath)],
+      readOnlyMounts: [
+        stateDirectory,
+        ...(proxySocketPath === null ? [] : [dirname(proxySocketPath)]),
+        ...(options.readableDirectories ?? []).map((directory) =>
+          existingDirectory(directory, 'readable directory'),
+        ),
+      ],
       hiddenDirectories,
       tmpSizeBytes: options.tmpSizeBytes ?? DEFAULT_TMP_SIZE_BYTES,
     };

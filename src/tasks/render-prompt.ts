@@ -10,7 +10,7 @@ export function renderTaskPrompt(task: LoadedTask): string {
   const sections = [
     task.prompt.trimEnd(),
     '## Deliverables',
-    ...manifest.deliverables.map(describeDeliverable),
+    manifest.deliverables.map(describeDeliverable).join('\n'),
   ];
   if (manifest.protected.length > 0) {
     sections.push(
@@ -29,10 +29,11 @@ export function renderTaskPrompt(task: LoadedTask): string {
 function describeDeliverable(deliverable: Deliverable): string {
   const head = `- \`${deliverable.path}\` (${deliverable.kind}): ${deliverable.description}`;
   switch (deliverable.kind) {
-    case 'report':
-      return deliverable.requiredSections.length > 0
-        ? `${head} Sections: ${deliverable.requiredSections.join(', ')}.`
-        : head;
+    case 'report': {
+      const sections = deliverable.requiredSections;
+      const words = deliverable.minWords > 0 ? ` At least ${deliverable.minWords} words.` : '';
+      return `${head}${sections.length > 0 ? ` Sections: ${sections.join(', ')}.` : ''}${words}`;
+    }
     case 'metrics-json':
       return `${head} A JSON object with the keys ${deliverable.requiredKeys.map((key) => `\`${key}\``).join(', ')}; numbers must be finite (no NaN or Infinity).`;
     case 'json':

@@ -13,6 +13,8 @@ import { step } from '../../src/testing/steps.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+/** Reference solutions of the task suite: answers no agent may read. */
+const answers = fileURLToPath(new URL('../tasks/reference-solutions', import.meta.url));
 const directory = temporaryDirectory();
 const servers: ScriptedServer[] = [];
 afterAll(async () => {
@@ -55,6 +57,7 @@ describe('an adversarial agent in the sandbox', () => {
       `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${baitPort}), 2)" 2>/dev/null; echo "connect=$?"`,
       'echo forged >> simulate.py; echo "protected=$?"',
       'rm -f simulate.py; echo "delete=$?"',
+      `ls ${answers} >/dev/null 2>&1; echo "answers=$?"`,
       '(nohup sleep 1777 >/dev/null 2>&1 &); setsid sleep 1778 </dev/null >/dev/null 2>&1 & echo forked',
     ].join('\n');
     const team = scriptedTeam({
@@ -97,7 +100,7 @@ describe('an adversarial agent in the sandbox', () => {
     const shellOutput = JSON.stringify(
       threads[1]!.segments[0]!.messages.find((message) => message.role === 'tool')?.content,
     );
-    for (const attempt of ['outside', 'etc', 'connect', 'protected', 'delete']) {
+    for (const attempt of ['outside', 'etc', 'connect', 'protected', 'delete', 'answers']) {
       expect(shellOutput).toMatch(new RegExp(`${attempt}=[1-9]`));
     }
     expect(existsSync(join(outDir, 'escaped.txt'))).toBe(false);

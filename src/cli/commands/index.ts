@@ -4,6 +4,7 @@ import { registerDemo } from './demo.js';
 import { registerEpisode } from './episode.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
+import { registerRank } from './rank.js';
 import { registerTasks } from './tasks.js';
 
 /** Every `mass` subcommand registers itself here; one file per command in this folder. */
@@ -13,4 +14,5 @@ export const commands: Array<(program: Command) => void> = [
   registerProxy,
   registerModels,
   registerTasks,
+  registerRank,
 ];

@@ -102,7 +102,7 @@ export function registerTasks(program: Command): void {
             print(`✗ ${outcome.task.manifest.id}: two runs with seed ${seed} wrote different files`);
             continue;
           }
-          note = ` (generator deterministic, ${determinism.files} files, ${determinism.seconds.toFixed(1)} s per run)`;
+          note = ` (generator deterministic, ${determinism.files} file${determinism.files === 1 ? '' : 's'}, ${determinism.seconds.toFixed(1)} s per run)`;
         }
         print(`✓ ${outcome.task.manifest.id}${note}`);
       }

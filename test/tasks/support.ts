@@ -1,0 +1,72 @@
+import { cp, mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { loadTask, runPython, type LoadedTask } from '../../src/tasks/index.js';
+
+export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const suiteDir = path.join(repositoryRoot, 'suites', 'research-12');
+export const referenceSolutionsDir = fileURLToPath(new URL('./reference-solutions', import.meta.url));
+
+export const RESEARCH_12_TASK_IDS = [
+  'finance-garch-volatility',
+  'finance-min-variance',
+  'finance-pairs-trading',
+  'finance-signal-timing',
+  'pharmacy-dose-response',
+  'pharmacy-population-pk',
+  'pharmacy-treatment-effects',
+  'pharmacy-virtual-screening',
+  'robotics-grid-planning',
+  'robotics-pid-tuning',
+  'robotics-push-planning',
+  'robotics-state-estimation',
+] as const;
+
+export function loadResearchTask(taskId: string): Promise<LoadedTask> {
+  return loadTask(path.join(suiteDir, taskId));
+}
+
+export async function scratchDir(prefix: string): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), `mass-tasks-${prefix}-`));
+}
+
+/**
+ * Copies the task's reference solution (and the shared helper) into a workspace and runs it as an agent would:
+ * `python3 run.py` in the workspace root. `careless` makes it fall into the task's trap.
+ */
+export async function runReferenceSolution(
+  taskId: string,
+  workspaceDir: string,
+  careless = false,
+): Promise<void> {
+  const solutionDir = path.join(referenceSolutionsDir, taskId);
+  for (const entry of await readdir(solutionDir)) {
+    await cp(path.join(solutionDir, entry), path.join(workspaceDir, entry), { recursive: true });
+  }
+  await cp(path.join(referenceSolutionsDir, '_common', 'refkit.py'), path.join(workspaceDir, 'refkit.py'));
+  const run = await runPython(['run.py', ...(careless ? ['--careless'] : [])], {
+    cwd: workspaceDir,
+    timeoutMs: 120_000,
+  });
+  if (run.exitCode !== 0) {
+    throw new Error(`reference solution of ${taskId} failed (${run.exitCode}):\n${run.stderr.slice(-3000)}`);
+  }
+}
+
+/** Runs at most `limit` of the returned function's tasks at once, in call order. */
+export function limitConcurrency(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      return await task();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
