@@ -27,4 +27,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-npm ci --no-audit --no-fund
+# Not `npm ci`: qwen-code lists clipboard binaries for other platforms as optional dependencies, some registries
+# (this one) lack them, and `npm ci` then refuses the lock file; `npm install` keeps to the lock file all the same.
+npm install --no-audit --no-fund
