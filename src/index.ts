@@ -4,3 +4,5 @@ export * from './proxy/index.js';
 export * from './store/index.js';
 export * from './testing/index.js';
 export * from './tasks/index.js';
+export * from './workflow/index.js';
+export * from './optimizer/index.js';

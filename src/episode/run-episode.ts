@@ -14,7 +14,7 @@ import { sha256File } from '../tasks/integrity.js';
 import { loadTask } from '../tasks/load-task.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
-import type { Workflow } from '../tasks/initial-workflow.js';
+import type { Workflow } from '../workflow/workflow.js';
 import { renderWorkflow, workflowHash } from '../workflow/render.js';
 import { EpisodeRecord } from './episode-record.js';
 import { summariseHarnessEvents } from './harness-events.js';

@@ -1,4 +1,3 @@
-export * from './initial-workflow.js';
 export * from './manifest.js';
 export * from './suite-manifest.js';
 export * from './judge-defaults.js';

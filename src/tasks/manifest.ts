@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { Workflow } from './initial-workflow.js';
+import { Workflow } from '../workflow/workflow.js';
 
 /** `task.yaml`: everything the system knows about one research task. Zod is the single source of truth. */
 

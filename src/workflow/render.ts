@@ -2,7 +2,7 @@ import { canonicalJson } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
 
 import { DELEGATION_TOOL } from '../harness/qwen-code.js';
-import type { ContractField, Workflow, WorkflowAgent } from '../tasks/initial-workflow.js';
+import type { ContractField, Workflow, WorkflowAgent } from './workflow.js';
 
 /** The workflow as the orchestrator reads it in its prompt: the team, each agent's contract, and the call order. */
 export function renderWorkflow(workflow: Workflow): string {

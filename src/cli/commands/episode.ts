@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { UserError } from '../../errors.js';
 import { runEpisode } from '../../episode/run-episode.js';
 import { apiKeyFrom } from '../../model/create-model.js';
-import { Workflow } from '../../tasks/initial-workflow.js';
+import { Workflow } from '../../workflow/workflow.js';
 import { loadTask } from '../../tasks/load-task.js';
 import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
 

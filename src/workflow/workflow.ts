@@ -3,8 +3,8 @@ import { z } from 'zod';
 /**
  * The team workflow as data: agents (role, instruction, output contract) and hops between them.
  *
- * Tasks ship a v0 workflow in this shape. It depends on nothing in `src/tasks/` so that it can move to
- * `src/workflow/` as it is; the checks that only concern task manifests (team size) live in `manifest.ts`.
+ * Tasks ship a v0 workflow in this shape and the optimizer writes new versions of it. The checks that only
+ * concern task manifests (the initial team's size) live in `src/tasks/manifest.ts`.
  */
 
 export const WORKFLOW_SCHEMA_VERSION = 1;
@@ -106,13 +106,19 @@ export const Workflow = z
   });
 export type Workflow = z.infer<typeof Workflow>;
 
-interface WorkflowIssue {
+export interface WorkflowIssue {
   path: Array<string | number>;
   message: string;
 }
 
+/** The part of a workflow the structural rules look at; loose so that they can also explain a draft that fails the schema. */
+export interface WorkflowStructure {
+  agents: ReadonlyArray<{ id: string; kind: string; contract?: unknown }>;
+  hops: ReadonlyArray<{ from: string; to: string }>;
+}
+
 /** The structural rules every workflow obeys, whoever wrote it (a task author or the optimizer). */
-export function workflowIssues(workflow: Pick<Workflow, 'agents' | 'hops'>): WorkflowIssue[] {
+export function workflowIssues(workflow: WorkflowStructure): WorkflowIssue[] {
   const issues: WorkflowIssue[] = [];
   const orchestrators = workflow.agents.filter((agent) => agent.kind === 'orchestrator');
   if (orchestrators.length !== 1) {

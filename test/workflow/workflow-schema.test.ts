@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { Workflow, workflowIssues } from './initial-workflow.js';
-import { minimalManifest } from '../../test/tasks/toy-task.js';
+import { Workflow, workflowIssues } from '../../src/workflow/workflow.js';
+import { minimalManifest } from '../tasks/toy-task.js';
 
 const valid = () => structuredClone(minimalManifest().workflow) as Workflow;
 

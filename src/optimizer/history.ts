@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+import { Workflow } from '../workflow/workflow.js';
+import { ExecutionMetadata } from './execution-metadata.js';
+
+/** One side of a comparison: a version of the design, or the bare task (no workflow) for the reference run. */
+export const ComparedDesign = z.object({
+  /** How the search names it: `v3`, `reference`, `champion v2`. */
+  label: z.string().min(1),
+  design: Workflow.nullable(),
+});
+export type ComparedDesign = z.infer<typeof ComparedDesign>;
+
+/**
+ * One judged comparison in the search, in the optimizer's terms: the candidate is the design that was being tried,
+ * the opponent what it was compared with. The judge's A/B order is the caller's business.
+ */
+export const PairwiseComparison = z.object({
+  candidate: ComparedDesign,
+  opponent: ComparedDesign,
+  winner: z.enum(['candidate', 'opponent', 'tie']),
+  rationale: z.string(),
+  /** Which workspace the judge saw the candidate as, so that "A" and "B" in the rationale can be read. */
+  candidatePosition: z.enum(['A', 'B']).optional(),
+  /** How the candidate's run went, when known. */
+  candidateExecution: ExecutionMetadata.optional(),
+});
+export type PairwiseComparison = z.infer<typeof PairwiseComparison>;
