@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, printed as JSON. Figures are ratios measured side by side in one run.
+import { benchDataBuilder } from './data-builder.bench.js';
 import { benchEpisodes } from './episodes.bench.js';
 import { benchGenerators } from './generators.bench.js';
 import { benchProxy } from './proxy.bench.js';
@@ -10,6 +11,7 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   ranking: () => benchRanking(),
   generators: () => benchGenerators(),
   episodes: () => benchEpisodes(),
+  'data-builder': () => benchDataBuilder(),
 };
 
 for (const [name, run] of Object.entries(benchmarks)) {

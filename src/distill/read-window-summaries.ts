@@ -1,0 +1,13 @@
+import path from 'node:path';
+
+import { readJsonLines } from './read-json-lines.js';
+import { trainingDataFiles, WindowSummary, type DataSplit } from './training-records.js';
+
+/** The windows of one split of a built data directory, without their tokens (its `<split>.index.jsonl`). */
+export function readWindowSummaries(dataDirectory: string, split: DataSplit): Promise<WindowSummary[]> {
+  return readJsonLines(
+    path.join(dataDirectory, trainingDataFiles(split).index),
+    WindowSummary,
+    'a window summary (written by mass data build)',
+  );
+}
