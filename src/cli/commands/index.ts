@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { registerData } from './data.js';
 import { registerDemo } from './demo.js';
 import { registerEpisode } from './episode.js';
+import { registerJudge } from './judge.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
 import { registerRank } from './rank.js';
@@ -17,4 +18,5 @@ export const commands: Array<(program: Command) => void> = [
   registerTasks,
   registerRank,
   registerData,
+  registerJudge,
 ];

@@ -1,0 +1,171 @@
+import { writeFile } from 'node:fs/promises';
+
+import type { Command } from 'commander';
+
+import { ModelBehaviourError, UserError } from '../../errors.js';
+import {
+  buildWorkspaceBundle,
+  DEFAULT_BUNDLE_BUDGET,
+  DEFAULT_JUDGE_SAMPLING,
+  DEFAULT_MAX_REPAIR_ATTEMPTS,
+  judgePair,
+  locateWorkspace,
+  PairwiseJudgmentRecord,
+  type PairwiseJudgment,
+  type WorkspaceBundle,
+  type WorkspaceSource,
+} from '../../judge/index.js';
+import { apiKeyFrom } from '../../model/create-model.js';
+import { OpenAICompatibleModel } from '../../model/openai-compatible.js';
+import { loadTokenCounter } from '../../model/token-counter.js';
+import { loadTask } from '../../tasks/load-task.js';
+import { parsePositiveInteger } from '../duration.js';
+
+interface JudgeFlags {
+  task: string;
+  model: string;
+  baseUrl: string;
+  apiKeyEnv?: string;
+  mode: string;
+  seed: string;
+  repairs: string;
+  maxTokens: string;
+  temperature?: string;
+  thinking: boolean;
+  budget: string;
+  tokenizer?: string;
+  out?: string;
+  json?: boolean;
+}
+
+export function registerJudge(program: Command): void {
+  program
+    .command('judge')
+    .description('Compare two workspaces of one task with the pairwise judge: A, B or tie, and why')
+    .argument('<workspaceA>', 'an episode directory (episode.json, workspace/) or a workspace folder')
+    .argument('<workspaceB>', 'the other one')
+    .requiredOption('--task <dir>', 'the task folder (with task.yaml)')
+    .requiredOption('--model <name>', 'the judge model, as the server names it')
+    .requiredOption('--base-url <url>', 'the model server, OpenAI style, ending in /v1')
+    .option('--api-key-env <variable>', 'environment variable holding the API key')
+    .option(
+      '--mode <mode>',
+      'random: one judgment, A/B order drawn from the seed (official); both: both orders, disagreement is a tie',
+      'random',
+    )
+    .option('--seed <n>', 'draws the A/B order in random mode', '0')
+    .option(
+      '--repairs <n>',
+      'repair requests after an unusable reply before the judgment fails',
+      String(DEFAULT_MAX_REPAIR_ATTEMPTS),
+    )
+    .option('--max-tokens <n>', 'completion tokens per judge call', String(DEFAULT_JUDGE_SAMPLING.maxTokens))
+    .option('--temperature <t>', `sampling temperature (default ${DEFAULT_JUDGE_SAMPLING.temperature})`)
+    .option('--no-thinking', 'do not ask the server for thinking (chat_template_kwargs.enable_thinking)')
+    .option('--budget <tokens>', 'tokens per workspace bundle', String(DEFAULT_BUNDLE_BUDGET.totalTokens))
+    .option(
+      '--tokenizer <dir>',
+      'model directory with tokenizer.json and tokenizer_config.json (default: Qwen3)',
+    )
+    .option('--out <file>', 'also write the judgment record (JSON) to this file')
+    .option('--json', 'print the judgment record as JSON')
+    .action(async (workspaceA: string, workspaceB: string, flags: JudgeFlags) => {
+      if (flags.mode !== 'random' && flags.mode !== 'both') {
+        throw new UserError(`--mode "${flags.mode}": use random or both`);
+      }
+      const seed = parsePositiveInteger(flags.seed, '--seed');
+      const maxRepairAttempts = parsePositiveInteger(flags.repairs, '--repairs');
+      const maxTokens = parsePositiveInteger(flags.maxTokens, '--max-tokens');
+      const totalTokens = parsePositiveInteger(flags.budget, '--budget');
+      const temperature =
+        flags.temperature === undefined
+          ? DEFAULT_JUDGE_SAMPLING.temperature
+          : parseTemperature(flags.temperature);
+
+      const task = await loadTask(flags.task);
+      // Find both workspaces before the tokenizer takes its second or two to load.
+      const locationA = await locateWorkspace(workspaceA);
+      const locationB = await locateWorkspace(workspaceB);
+      const tokenCounter = await loadTokenCounter(flags.tokenizer);
+      const bundle = (location: WorkspaceSource) =>
+        buildWorkspaceBundle({ task, location, tokenCounter, budget: { totalTokens } });
+      const [bundleA, bundleB] = await Promise.all([bundle(locationA), bundle(locationB)]);
+
+      const model = new OpenAICompatibleModel({
+        baseUrl: flags.baseUrl,
+        apiKey: apiKeyFrom(flags.apiKeyEnv),
+      });
+      const judgment = await judgePair({
+        task,
+        x: { label: workspaceA, bundle: bundleA },
+        y: { label: workspaceB, bundle: bundleB },
+        model,
+        modelName: flags.model,
+        mode: flags.mode,
+        seed,
+        maxRepairAttempts,
+        sampling: {
+          ...DEFAULT_JUDGE_SAMPLING,
+          temperature,
+          maxTokens,
+          extra: flags.thinking ? DEFAULT_JUDGE_SAMPLING.extra : undefined,
+        },
+      });
+
+      const record = PairwiseJudgmentRecord.serialize(judgment);
+      if (flags.out) await writeFile(flags.out, record);
+      if (flags.json) process.stdout.write(record);
+      else console.log(describeJudgment(judgment, bundleA, bundleB));
+      if (judgment.status === 'failed') {
+        const error = new ModelBehaviourError(`the judge gave no valid verdict: ${judgment.failure}`);
+        console.error(`mass: ${error.message}`);
+        process.exitCode = error.exitCode;
+      }
+    });
+}
+
+function parseTemperature(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0) {
+    throw new UserError(`--temperature "${text}": use a number from 0 up, e.g. 0.6`);
+  }
+  return value;
+}
+
+function describeJudgment(
+  judgment: PairwiseJudgment,
+  bundleA: WorkspaceBundle,
+  bundleB: WorkspaceBundle,
+): string {
+  const label = (side: 'x' | 'y') => (side === 'x' ? judgment.x.label : judgment.y.label);
+  const outcome =
+    judgment.status === 'failed'
+      ? `no verdict (${judgment.failure})`
+      : judgment.winner === 'tie'
+        ? 'tie'
+        : `winner ${label(judgment.winner!)}`;
+  const lines = [`${judgment.task}: ${outcome}`];
+  judgment.judgments.forEach((single, index) => {
+    const verdict =
+      single.status === 'ok'
+        ? `verdict ${single.verdict!.winner}${single.winner === 'tie' ? '' : ` (${label(single.winner!)})`}`
+        : 'no valid verdict';
+    lines.push(
+      `  judgment ${index + 1}: ${label(single.shownAsA)} shown as A; ${verdict} after ${single.attempts.length} attempt(s)`,
+    );
+    if (single.verdict) lines.push(`    ${single.verdict.rationale}`);
+  });
+  if (judgment.mode === 'both' && judgment.ordersAgree === false) {
+    lines.push('  the two orders disagreed: counted as a tie');
+  }
+  const describeBundle = (name: string, bundle: WorkspaceBundle) => {
+    const ok = bundle.summary.preflight.filter((check) => check.status === 'ok').length;
+    const tampered = bundle.summary.integrity.tampered ? '; protected files changed' : '';
+    return `  bundle of ${name}: ${bundle.tokens} tokens; ${ok} of ${bundle.summary.preflight.length} deliverables pass the preflight${tampered}`;
+  };
+  lines.push(describeBundle(judgment.x.label, bundleA), describeBundle(judgment.y.label, bundleB));
+  lines.push(
+    `  usage: ${judgment.usage.promptTokens} prompt and ${judgment.usage.completionTokens} completion tokens`,
+  );
+  return lines.join('\n');
+}

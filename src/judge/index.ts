@@ -1,0 +1,33 @@
+export {
+  buildWorkspaceBundle,
+  BundleSection,
+  BundleSummary,
+  DEFAULT_BUNDLE_BUDGET,
+  type BuildBundleOptions,
+  type BundleBudget,
+  type WorkspaceBundle,
+} from './bundle.js';
+export { shrinkToTokens, omittedTokensMarker, type Excerpt } from './excerpt.js';
+export { DeliverableCheck, DeliverableStatus } from './preflight.js';
+export { ProtectedFileFinding } from './integrity-findings.js';
+export { locateWorkspace, type WorkspaceSource } from './workspace-source.js';
+export { Verdict, parseVerdict, type ParsedVerdict } from './verdict.js';
+export { RUBRIC, judgeSystemPrompt, judgeUserPrompt, repairPrompt } from './judge-prompt.js';
+export {
+  JudgeAttempt,
+  JudgeMode,
+  JudgeUsage,
+  PairSide,
+  PairWinner,
+  PairwiseJudgmentRecord,
+  SingleJudgment,
+  type PairwiseJudgment,
+} from './judgment-record.js';
+export {
+  DEFAULT_JUDGE_SAMPLING,
+  DEFAULT_MAX_REPAIR_ATTEMPTS,
+  judgePair,
+  randomOrder,
+  type JudgePairOptions,
+  type JudgedWorkspace,
+} from './pairwise-judge.js';

@@ -1,0 +1,150 @@
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+import type { EpisodeRecord } from '../episode/episode-record.js';
+import { Thread } from '../episode/threads.js';
+import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
+import type { TokenCounter } from '../model/token-counter.js';
+import { shrinkToTokens } from './excerpt.js';
+import { formatCount, plural } from './format.js';
+
+/** One call of the orchestrator to a subagent, with what the subagent returned. */
+export interface Delegation {
+  description: string;
+  subagentType: string;
+  prompt: string;
+  /** The subagent's report as the orchestrator received it; null when the call never returned. */
+  result: string | null;
+}
+
+/**
+ * How the run went, from the episode record: outcome, failure, effort and delegation counts. Nothing that would
+ * identify the run (model, endpoint, seed, workflow hash, folder) reaches the judge.
+ */
+export function renderEpisodeSummary(record: EpisodeRecord): string {
+  const lines: string[] = [];
+  lines.push(
+    record.status === 'success'
+      ? 'Run outcome: finished successfully.'
+      : `Run outcome: FAILED (${record.failure?.kind ?? 'unknown'}${record.failure ? `: ${oneLine(record.failure.detail, 300)}` : ''}).`,
+  );
+  const roles = new Map<string, number>();
+  for (const thread of record.usage.perThread) roles.set(thread.role, (roles.get(thread.role) ?? 0) + 1);
+  const threadText = ['orchestrator', 'subagent', 'auxiliary']
+    .filter((role) => roles.has(role))
+    .map((role) => `${roles.get(role)} ${role}`)
+    .join(', ');
+  lines.push(
+    `Model calls: ${formatCount(record.modelCalls)}${record.failedModelCalls > 0 ? ` (${formatCount(record.failedModelCalls)} failed)` : ''}; delegations by the orchestrator: ${formatCount(record.delegations)}${threadText ? `; conversations: ${threadText}` : ''}.`,
+  );
+  const { total } = record.usage;
+  lines.push(
+    `Output tokens: ${formatCount(total.completionTokens)} (of which reasoning ${formatCount(total.reasoningTokens)}); wall clock ${formatDuration(record.timings.durationMs)}.`,
+  );
+  if (record.sandbox.limitExceeded) lines.push(`The run hit its ${record.sandbox.limitExceeded} limit.`);
+  const lastCalls = record.failure?.lastToolCalls ?? [];
+  if (record.status === 'failure' && lastCalls.length > 0) {
+    lines.push('Last tool calls before the failure:');
+    for (const call of lastCalls.slice(-5)) lines.push(`- ${call.name} ${oneLine(call.input, 200)}`);
+  }
+  return lines.join('\n');
+}
+
+/** The orchestrator's delegations, from the episode's `threads.jsonl`; undefined when there is no such file. */
+export async function readDelegations(episodeDir: string): Promise<Delegation[] | undefined> {
+  const file = path.join(episodeDir, 'threads.jsonl');
+  const delegations = new Map<string, Delegation>();
+  try {
+    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const thread = Thread.safeParse(decoded);
+      if (!thread.success || thread.data.role !== 'orchestrator') continue;
+      collectDelegations(thread.data, delegations);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return [...delegations.values()];
+}
+
+function collectDelegations(thread: Thread, delegations: Map<string, Delegation>): void {
+  // Every segment repeats the history before it: a call is known by its id, and a later segment may add its result.
+  for (const segment of thread.segments) {
+    for (const message of segment.messages) {
+      if (message.role === 'assistant') {
+        for (const call of message.tool_calls ?? []) {
+          if (call.function.name !== DELEGATION_TOOL || delegations.has(call.id)) continue;
+          const input = parseArguments(call.function.arguments);
+          delegations.set(call.id, {
+            description: stringField(input, 'description'),
+            subagentType: stringField(input, 'subagent_type') || 'subagent',
+            prompt: stringField(input, 'prompt'),
+            result: null,
+          });
+        }
+      } else if (message.role === 'tool') {
+        const delegation = delegations.get(message.tool_call_id);
+        if (delegation && delegation.result === null) delegation.result = contentText(message.content);
+      }
+    }
+  }
+}
+
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return { prompt: text };
+  }
+}
+
+function stringField(input: Record<string, unknown>, name: string): string {
+  const value = input[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** The delegations as a numbered list, each prompt and report cut to a few lines, within `maxTokens`. */
+export function renderDelegations(
+  counter: TokenCounter,
+  delegations: Delegation[],
+  maxTokens: number,
+): string {
+  if (delegations.length === 0) return 'The orchestrator delegated nothing: it did the work alone.';
+  const perDelegation = Math.max(48, Math.floor((maxTokens - 40) / delegations.length));
+  const askedTokens = Math.floor(perDelegation * 0.4);
+  const returnedTokens = perDelegation - askedTokens - 16;
+  const items = delegations.map((delegation, index) => {
+    const asked = shrinkToTokens(counter, oneLine(delegation.prompt, 20_000), askedTokens, 0.8).text;
+    const returned =
+      delegation.result === null
+        ? '(no report came back)'
+        : shrinkToTokens(counter, oneLine(delegation.result, 40_000), returnedTokens, 0.5).text;
+    const title = delegation.description ? ` “${oneLine(delegation.description, 120)}”` : '';
+    return `${index + 1}. ${delegation.subagentType}${title}\n   asked: ${asked}\n   returned: ${returned}`;
+  });
+  const text = `${plural(delegations.length, 'delegation')} by the orchestrator, in order:\n${items.join('\n')}`;
+  return shrinkToTokens(counter, text, maxTokens, 0.5).text;
+}
+
+function oneLine(text: string, maxCharacters: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > maxCharacters ? `${flat.slice(0, maxCharacters)}…` : flat;
+}
+
+function formatDuration(milliseconds: number): string {
+  const seconds = Math.round(milliseconds / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

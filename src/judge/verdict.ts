@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/** The judge's answer in the prompt's terms: A and B are the workspaces as shown. */
+export const Verdict = z.object({
+  // Models write "Tie" or "a" often enough that a repair round for letter case alone would be waste.
+  winner: z.preprocess(
+    (value) => (typeof value === 'string' ? normaliseWinner(value) : value),
+    z.enum(['A', 'B', 'tie']),
+  ),
+  rationale: z.string().trim().min(1, 'the rationale is empty'),
+});
+export type Verdict = z.infer<typeof Verdict>;
+
+export type ParsedVerdict = { ok: true; value: Verdict } | { ok: false; error: string };
+
+function normaliseWinner(value: string): string {
+  const trimmed = value.trim();
+  if (/^a$/i.test(trimmed)) return 'A';
+  if (/^b$/i.test(trimmed)) return 'B';
+  if (/^tie$/i.test(trimmed)) return 'tie';
+  return trimmed;
+}
+
+/** How many `{` positions, counted from the end, are tried as the start of a JSON object. */
+const MAX_CANDIDATE_STARTS = 400;
+
+/**
+ * Reads the verdict from a reply: the last JSON object in it that is a valid verdict, whether bare, inside a code
+ * fence, or after reasoning text. An object that is JSON but not a verdict is reported as such, so the repair message
+ * can say what was wrong.
+ */
+export function parseVerdict(reply: string): ParsedVerdict {
+  const starts: number[] = [];
+  for (let index = reply.length - 1; index >= 0 && starts.length < MAX_CANDIDATE_STARTS; index--) {
+    if (reply[index] === '{') starts.push(index);
+  }
+  let best: { start: number; end: number; value: Verdict } | undefined;
+  let lastJsonProblem: { end: number; error: string } | undefined;
+  let lastSyntaxError: string | undefined;
+  for (const start of starts) {
+    const end = matchingBrace(reply, start);
+    if (end === undefined) continue;
+    if (best && (end < best.end || (end === best.end && start > best.start))) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(reply.slice(start, end + 1));
+    } catch (error) {
+      lastSyntaxError ??= error instanceof Error ? error.message.split('\n')[0] : String(error);
+      continue;
+    }
+    const verdict = Verdict.safeParse(value);
+    if (verdict.success) {
+      if (!best || end > best.end || (end === best.end && start < best.start)) {
+        best = { start, end, value: verdict.data };
+      }
+    } else if (!lastJsonProblem || end > lastJsonProblem.end) {
+      lastJsonProblem = { end, error: describeVerdictIssues(verdict.error) };
+    }
+  }
+  if (best) return { ok: true, value: best.value };
+  if (lastJsonProblem)
+    return { ok: false, error: `the JSON object is not a verdict: ${lastJsonProblem.error}` };
+  if (lastSyntaxError) return { ok: false, error: `no valid JSON object found (${lastSyntaxError})` };
+  if (reply.trim() === '') return { ok: false, error: 'the reply is empty' };
+  return { ok: false, error: 'no JSON object found in the reply' };
+}
+
+/** The index of the `}` closing the object opened at `start`, skipping braces inside strings. */
+function matchingBrace(text: string, start: number): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index++) {
+    const character = text[index];
+    if (inString) {
+      if (character === '\\') index++;
+      else if (character === '"') inString = false;
+      continue;
+    }
+    if (character === '"') inString = true;
+    else if (character === '{') depth++;
+    else if (character === '}') {
+      depth--;
+      if (depth === 0) return index;
+    }
+  }
+  return undefined;
+}
+
+function describeVerdictIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.join('.') || 'the object';
+      if (issue.path[0] === 'winner') return `"winner" must be "A", "B" or "tie"`;
+      if (issue.path[0] === 'rationale') return `"rationale" must be a non-empty string`;
+      return `${field}: ${issue.message}`;
+    })
+    .join('; ');
+}
