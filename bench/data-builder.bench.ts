@@ -2,9 +2,9 @@
 // against the tokenizer alone on the same rendered text: is the builder limited by tokenisation or by its own code?
 import {
   buildTrainingData,
-  loadChatModel,
+  loadChatTemplateModel,
   toTemplateMessage,
-  type ChatModel,
+  type ChatTemplateModel,
   type EpisodeSource,
   type TrainingDataSink,
 } from '../src/distill/index.js';
@@ -17,7 +17,7 @@ const TARGET_TOKENS = Number(process.env.MASS_BENCH_DATA_TOKENS ?? 10_000_000);
 const CHARACTERS_PER_TOKEN = 2.6;
 
 export async function benchDataBuilder(): Promise<Record<string, unknown>> {
-  const model = await loadChatModel();
+  const model = await loadChatTemplateModel();
   const random = seededRandom(20_261_129);
   const lexicon = makeLexicon(random, 20_000);
   const episodes = generateEpisodes(random, lexicon, TARGET_TOKENS * CHARACTERS_PER_TOKEN);
@@ -82,7 +82,7 @@ export async function benchDataBuilder(): Promise<Record<string, unknown>> {
   };
 }
 
-function renderAll(episodes: EpisodeSource[], model: ChatModel): string[] {
+function renderAll(episodes: EpisodeSource[], model: ChatTemplateModel): string[] {
   return episodes.flatMap((episode) =>
     episode.threads.map((thread) => {
       const segment = thread.segments[0]!;
@@ -91,7 +91,7 @@ function renderAll(episodes: EpisodeSource[], model: ChatModel): string[] {
   );
 }
 
-function tokenise(texts: string[], model: ChatModel): number {
+function tokenise(texts: string[], model: ChatTemplateModel): number {
   let tokens = 0;
   for (const text of texts) tokens += model.encode(text).length;
   return tokens;

@@ -6,3 +6,8 @@ export * from './testing/index.js';
 export * from './tasks/index.js';
 export * from './workflow/index.js';
 export * from './optimizer/index.js';
+export * from './judge/index.js';
+export * from './distill/index.js';
+export * from './ranking/index.js';
+export * from './search/champion.js';
+export * from './config/run-config.js';

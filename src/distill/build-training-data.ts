@@ -1,5 +1,5 @@
 import { UserError } from '../errors.js';
-import type { ChatModel } from './chat-model.js';
+import type { ChatTemplateModel } from './chat-template-model.js';
 import type { EpisodeSource } from './episode-source.js';
 import { DEFAULT_WINDOW_LIMITS, planWindows, windowTokens, type WindowLimits } from './pack-windows.js';
 import { querySegments, type QuerySegment } from './query-segments.js';
@@ -17,7 +17,7 @@ export interface TrainingDataSink {
 }
 
 export interface BuildTrainingDataOptions {
-  model: ChatModel;
+  model: ChatTemplateModel;
   limits?: Partial<WindowLimits>;
   /**
    * `team` (default): every thread, the orchestrator's workflow prompt replaced by the bare task. `single-agent`:

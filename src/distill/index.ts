@@ -1,6 +1,6 @@
 export * from './bare-tasks.js';
 export * from './build-training-data.js';
-export * from './chat-model.js';
+export * from './chat-template-model.js';
 export * from './chatml-blocks.js';
 export * from './episode-source.js';
 export * from './pack-windows.js';

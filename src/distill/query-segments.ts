@@ -1,4 +1,4 @@
-import type { ChatModel } from './chat-model.js';
+import type { ChatTemplateModel } from './chat-template-model.js';
 import { assistantParts, splitTurns, type RenderedBlock } from './chatml-blocks.js';
 import { toTemplateMessage, type TemplateMessage } from './template-messages.js';
 import type { TokenCache } from './token-cache.js';
@@ -56,7 +56,7 @@ export interface QuerySegmentOptions {
  */
 export function querySegments(
   conversation: TrainingConversation,
-  model: ChatModel,
+  model: ChatTemplateModel,
   tokens: TokenCache,
   options: QuerySegmentOptions = {},
 ): QuerySegmentResult[] {
@@ -101,7 +101,7 @@ interface SegmentSpec {
 function renderSegment(
   allMessages: TemplateMessage[],
   tools: readonly unknown[],
-  model: ChatModel,
+  model: ChatTemplateModel,
   tokens: TokenCache,
   spec: SegmentSpec,
 ): QuerySegment {

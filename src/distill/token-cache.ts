@@ -1,4 +1,4 @@
-import type { ChatModel } from './chat-model.js';
+import type { ChatTemplateModel } from './chat-template-model.js';
 
 /**
  * Token ids by text. The same turn recurs in every query segment and thread segment of a thread (system prompt,
@@ -10,7 +10,7 @@ export class TokenCache {
   /** Characters actually tokenised (cache misses), for throughput figures. */
   tokenisedCharacters = 0;
 
-  constructor(private readonly model: Pick<ChatModel, 'encode'>) {}
+  constructor(private readonly model: Pick<ChatTemplateModel, 'encode'>) {}
 
   encode(text: string): number[] {
     let ids = this.ids.get(text);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { BareTasks } from './bare-tasks.js';
 import { buildTrainingData, type BuildTrainingDataOptions } from './build-training-data.js';
-import { loadChatModel } from './chat-model.js';
+import { loadChatTemplateModel } from './chat-template-model.js';
 import { readEpisodeSource, type EpisodeSource } from './episode-source.js';
 import { JsonLinesWriter } from './json-lines-writer.js';
 import { TrainingDataStats } from './training-data-stats.js';
@@ -36,7 +36,7 @@ export async function writeTrainingData(options: WriteTrainingDataOptions): Prom
   const directories = options.episodes.map((episode) => path.resolve(episode.dir));
   const repeated = directories.find((directory, index) => directories.indexOf(directory) !== index);
   if (repeated) throw new UserError(`${repeated} is given twice; each episode belongs to one split, once`);
-  const model = await loadChatModel(options.modelDirectory);
+  const model = await loadChatTemplateModel(options.modelDirectory);
   const bareTasks = new BareTasks(options.taskDirectories);
   await mkdir(options.outDir, { recursive: true });
   await rm(path.join(options.outDir, STATS_FILE), { force: true });

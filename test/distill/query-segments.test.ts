@@ -4,7 +4,7 @@ import {
   conversationsOfThread,
   querySegments,
   TokenCache,
-  type ChatModel,
+  type ChatTemplateModel,
   type QuerySegment,
 } from '../../src/distill/index.js';
 import type { ChatMessage } from '../../src/model/types.js';
@@ -31,7 +31,7 @@ const messages: ChatMessage[] = [
 ];
 
 describe('one segment per user query', () => {
-  let model: ChatModel;
+  let model: ChatTemplateModel;
   let segments: QuerySegment[];
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import {
   conversationsOfThread,
   querySegments,
   TokenCache,
-  type ChatModel,
+  type ChatTemplateModel,
   type QuerySegment,
   type TrainingConversation,
 } from '../../src/distill/index.js';
@@ -24,7 +24,7 @@ const recordedLogs: Array<[string, () => Thread[]]> = [
   ['the qwen-code 0.24.4 log (orchestrator and two subagents)', qwenCodeThreads],
 ];
 
-function segmentsOf(conversation: TrainingConversation, model: ChatModel): QuerySegment[] {
+function segmentsOf(conversation: TrainingConversation, model: ChatTemplateModel): QuerySegment[] {
   const results = querySegments(conversation, model, new TokenCache(model), { verify: 'every-turn' });
   return results.map((result) => {
     if (!result.ok) throw new Error(result.error);
@@ -33,7 +33,7 @@ function segmentsOf(conversation: TrainingConversation, model: ChatModel): Query
 }
 
 describe.each(recordedLogs)('query segments of %s', (_name, threadsOf) => {
-  let model: ChatModel;
+  let model: ChatTemplateModel;
   let conversations: TrainingConversation[];
 
   beforeAll(async () => {

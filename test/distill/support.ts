@@ -6,9 +6,9 @@ import { Template } from '@huggingface/jinja';
 import {
   buildTrainingData,
   defaultModelDirectory,
-  loadChatModel,
+  loadChatTemplateModel,
   type BuildTrainingDataOptions,
-  type ChatModel,
+  type ChatTemplateModel,
   type EpisodeSource,
   type SftConversation,
   type TrainingDataStats,
@@ -22,10 +22,10 @@ export const fixtures = fileURLToPath(new URL('../fixtures/distill', import.meta
 export const tasksDirectory = fileURLToPath(new URL('../fixtures/tasks', import.meta.url));
 const qwenCodeLog = fileURLToPath(new URL('../fixtures/qwen-code-0.24.4/requests.jsonl', import.meta.url));
 
-let model: Promise<ChatModel> | undefined;
+let model: Promise<ChatTemplateModel> | undefined;
 /** Qwen3's template and tokenizer, loaded once per test file. */
-export function qwen3(): Promise<ChatModel> {
-  return (model ??= loadChatModel());
+export function qwen3(): Promise<ChatTemplateModel> {
+  return (model ??= loadChatTemplateModel());
 }
 
 /** Qwen3's chat template on its own, straight from its file: the reference the builder's text is compared with. */
@@ -75,7 +75,7 @@ export interface Collected {
 /** Runs the builder into memory. */
 export async function collect(
   episodes: EpisodeSource[],
-  options: Omit<BuildTrainingDataOptions, 'sink' | 'model'> & { model?: ChatModel } = {},
+  options: Omit<BuildTrainingDataOptions, 'sink' | 'model'> & { model?: ChatTemplateModel } = {},
 ): Promise<Collected> {
   const windows: TrainingWindow[] = [];
   const conversations: SftConversation[] = [];

@@ -6,7 +6,7 @@ import {
   querySegments,
   TokenCache,
   windowTokens,
-  type ChatModel,
+  type ChatTemplateModel,
   type QuerySegment,
   type WindowLimits,
 } from '../../src/distill/index.js';
@@ -60,7 +60,7 @@ const limitCases: WindowLimits[] = [
 ];
 
 describe('windows', () => {
-  let model: ChatModel;
+  let model: ChatTemplateModel;
   const segments: QuerySegment[] = [];
 
   beforeAll(async () => {

