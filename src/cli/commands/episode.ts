@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 
 import { UserError } from '../../errors.js';
 import { runEpisode } from '../../episode/run-episode.js';
 import { apiKeyFrom } from '../../model/create-model.js';
-import { Workflow } from '../../workflow/workflow.js';
+import { parseWorkflow } from '../../workflow/parse-workflow.js';
+import type { Workflow } from '../../workflow/workflow.js';
 import { loadTask } from '../../tasks/load-task.js';
 import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
 
@@ -105,18 +105,8 @@ async function readWorkflow(file: string | undefined, taskDir: string): Promise<
   } catch {
     throw new UserError(`--workflow ${file}: cannot read the file`);
   }
-  let data: unknown;
-  try {
-    data = parseYaml(text);
-  } catch (error) {
-    throw new UserError(`--workflow ${file}: not YAML or JSON: ${(error as Error).message}`);
-  }
-  const parsed = Workflow.safeParse(data);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`,
-    );
-    throw new UserError(`--workflow ${file} is not a valid workflow:\n  ${problems.join('\n  ')}`);
-  }
-  return parsed.data;
+  const parsed = parseWorkflow(text, `--workflow ${file}`);
+  if (!parsed.ok)
+    throw new UserError(`--workflow ${file} is not a valid workflow:\n  ${parsed.errors.join('\n  ')}`);
+  return parsed.workflow;
 }
