@@ -15,3 +15,4 @@ export * from './training-data-stats.js';
 export * from './training-records.js';
 export * from './window-sampler.js';
 export * from './write-training-data.js';
+export * from './selection.js';
