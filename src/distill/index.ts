@@ -16,3 +16,4 @@ export * from './training-records.js';
 export * from './window-sampler.js';
 export * from './write-training-data.js';
 export * from './selection.js';
+export * from './collect.js';

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+
+import type { EpisodeOptions } from '../episode/run-episode.js';
+import { runEpisodes } from '../episode/run-episodes.js';
+
+/**
+ * Collection for the outer loop: the champion workflow run `runs` times (default 18) with distinct seeds. When fewer
+ * succeed than selection needs, bounded top-ups run instead of aborting (the official code stops on a missing 16th
+ * success). Episodes live at `<outDir>/<prefix>-<index>` with seed `firstSeed + index`, so a re-run skips what is
+ * finished and redoes what is half done.
+ */
+
+export interface CollectionOptions {
+  /** Everything of an episode but its seed and directory: task, champion workflow, teacher directive, model… */
+  episode: Omit<EpisodeOptions, 'seed' | 'outDir'>;
+  outDir: string;
+  /** Episode directory names are `<prefix>-<index>`. */
+  prefix: string;
+  runs?: number;
+  /** Successes that selection needs (default 16). */
+  needed?: number;
+  /** At most this many runs beyond `runs` (default 6). */
+  maxTopUps?: number;
+  firstSeed?: number;
+  concurrency?: number;
+}
+
+export interface CollectedEpisode {
+  episodeId: string;
+  dir: string;
+  seed: number;
+  status: 'success' | 'failure' | 'error';
+  /** Why it failed: the failure kind and detail, or the error that stopped it. */
+  reason: string | null;
+}
+
+export interface Collection {
+  episodes: CollectedEpisode[];
+  successes: number;
+  topUps: number;
+  /** Enough successes for selection. */
+  enough: boolean;
+}
+
+export async function collectChampionRuns(options: CollectionOptions): Promise<Collection> {
+  const runs = options.runs ?? 18;
+  const needed = options.needed ?? 16;
+  const maxTopUps = options.maxTopUps ?? 6;
+  const firstSeed = options.firstSeed ?? 0;
+  const episodes: CollectedEpisode[] = [];
+  const runBatch = async (indices: number[]) => {
+    const batch = indices.map((index) => ({
+      ...options.episode,
+      seed: firstSeed + index,
+      outDir: join(options.outDir, `${options.prefix}-${index}`),
+    }));
+    const outcomes = await runEpisodes(batch, { concurrency: options.concurrency ?? 4 });
+    outcomes.forEach((outcome, position) => {
+      const { seed, outDir } = batch[position]!;
+      const episodeId = `${options.prefix}-${indices[position]}`;
+      if (!outcome.ok) {
+        episodes.push({ episodeId, dir: outDir, seed, status: 'error', reason: outcome.error.message });
+        return;
+      }
+      const { record } = outcome.result;
+      const reason = record.failure ? `${record.failure.kind}: ${record.failure.detail}` : null;
+      episodes.push({ episodeId, dir: outDir, seed, status: record.status, reason });
+    });
+  };
+
+  await runBatch(Array.from({ length: runs }, (_, index) => index));
+  let topUps = 0;
+  const successes = () => episodes.filter((episode) => episode.status === 'success').length;
+  while (successes() < needed && topUps < maxTopUps) {
+    const count = Math.min(needed - successes(), maxTopUps - topUps);
+    await runBatch(Array.from({ length: count }, (_, offset) => runs + topUps + offset));
+    topUps += count;
+  }
+  return { episodes, successes: successes(), topUps, enough: successes() >= needed };
+}
