@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { z } from 'zod';
 
 import { OpenAICompatibleModel } from '../model/openai-compatible.js';
 import type { ChatMessage, ChatModel, ChatResponse } from '../model/types.js';
-import { ProxyLogRow } from '../proxy/log-row.js';
+import { readProxyLog } from '../proxy/log-row.js';
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
 import { openRun } from '../store/run-store.js';
 import { startScriptedServer, type ScriptedRequest } from '../testing/scripted-server.js';
@@ -142,11 +141,8 @@ export async function runFoundationDemo(options: {
   }
 }
 
-function summarise(logFile: string): DemoSummary {
-  const rows = readFileSync(logFile, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => ProxyLogRow.parse(JSON.parse(line)));
+async function summarise(logFile: string): Promise<DemoSummary> {
+  const rows = await readProxyLog(logFile);
   const threads: Record<string, number> = {};
   const tokens: DemoSummary['tokens'] = {};
   for (const row of rows) {

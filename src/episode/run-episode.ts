@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
 import { QWEN_CODE_VERSION } from '../harness/qwen-code.js';
 import { DEFAULT_SAMPLING, qwenSettings, type QwenSamplingSettings } from '../harness/qwen-settings.js';
-import { ProxyLogRow } from '../proxy/log-row.js';
+import { readProxyLog, type ProxyLogRow } from '../proxy/log-row.js';
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
 import { sha256File } from '../tasks/integrity.js';
 import { loadTask } from '../tasks/load-task.js';
@@ -22,7 +22,6 @@ import { classifyOutcome } from './outcome.js';
 import { episodePrompt } from './prompt.js';
 import { Sandbox, type SandboxMode } from './sandbox.js';
 import { buildThreads } from './threads.js';
-import { readFile } from 'node:fs/promises';
 
 export interface EpisodeOptions {
   taskDir: string;
@@ -205,7 +204,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     assets.push({ path: asset.path, before: asset.sha256, after });
   }
   const tamperedPaths = assets.filter((asset) => asset.after !== asset.before).map((asset) => asset.path);
-  const rows = await readProxyRows(logFile);
+  const rows = await readProxyLog(logFile);
   const threads = buildThreads(rows);
   await writeFile(
     join(outDir, 'threads.jsonl'),
@@ -306,24 +305,6 @@ function harnessCommand(model: string): { node: string; args: string[] } {
     node: process.execPath,
     args: [cli, '--model', model, '--approval-mode', 'yolo', '--output-format', 'stream-json'],
   };
-}
-
-async function readProxyRows(logFile: string): Promise<ProxyLogRow[]> {
-  let text: string;
-  try {
-    text = await readFile(logFile, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line, index) => {
-      const parsed = ProxyLogRow.safeParse(JSON.parse(line));
-      if (!parsed.success)
-        throw new UserError(`${logFile}: row ${index + 1} is not a proxy log row: ${parsed.error.message}`);
-      return parsed.data;
-    });
 }
 
 function assertSameEpisode(existing: EpisodeRecord, options: EpisodeOptions, recordPath: string): void {

@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
+
 import { z } from 'zod';
 
+import { UserError } from '../errors.js';
 import { AssistantMessage, WireUsage } from '../model/types.js';
 
 const ReassembledCompletion = z.object({
@@ -45,3 +48,30 @@ export const ProxyLogRow = z.object({
   error: z.string().nullable(),
 });
 export type ProxyLogRow = z.infer<typeof ProxyLogRow>;
+
+/** Every row of a proxy log file, validated; a missing file has none. A bad row is named by file and line. */
+export async function readProxyLog(file: string): Promise<ProxyLogRow[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return text
+    .split('\n')
+    .map((line, index) => ({ line, number: index + 1 }))
+    .filter(({ line }) => line !== '')
+    .map(({ line, number }) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new UserError(`${file}:${number}: not JSON: the proxy log is corrupt`);
+      }
+      const parsed = ProxyLogRow.safeParse(value);
+      if (!parsed.success)
+        throw new UserError(`${file}:${number}: not a proxy log row: ${parsed.error.message}`);
+      return parsed.data;
+    });
+}
