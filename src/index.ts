@@ -9,5 +9,5 @@ export * from './optimizer/index.js';
 export * from './judge/index.js';
 export * from './distill/index.js';
 export * from './ranking/index.js';
-export * from './search/champion.js';
+export * from './search/index.js';
 export * from './config/run-config.js';

@@ -1,0 +1,7 @@
+export * from './champion.js';
+export * from './search-config.js';
+export * from './search-progress.js';
+export * from './search-records.js';
+export * from './search-task.js';
+export * from './search-tasks.js';
+export * from './stabiliser.js';

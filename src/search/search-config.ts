@@ -1,0 +1,99 @@
+import { UserError } from '../errors.js';
+import { apiKeyFrom, createChatModel } from '../model/create-model.js';
+import type { SamplingParams } from '../model/types.js';
+import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
+import { loadSuite } from '../tasks/load-suite.js';
+import type { ExecutorEndpoint, RoleModel, SearchSettings } from './search-task.js';
+
+/** The search's settings as the run configuration gives them. */
+export function searchSettings(config: RunConfig): SearchSettings {
+  const { search, budgets, sampling } = config;
+  return {
+    iterations: search.iterations,
+    championRule: search.championRule,
+    judgeMode: search.judgeMode,
+    judgeRepairAttempts: search.judgeRepairAttempts,
+    optimizerRepairAttempts: search.optimizerRepairAttempts,
+    stabiliser: search.stabiliser,
+    seed: config.seed,
+    episode: {
+      timeoutSeconds: budgets.episodeTimeoutSeconds,
+      maxOutputTokens: budgets.maxOutputTokensPerCall,
+      outputBudget: budgets.episodeOutputBudget,
+      contextWindowSize: budgets.contextWindowSize,
+      sampling: {
+        temperature: sampling.temperature,
+        topP: sampling.topP,
+        topK: sampling.topK,
+        enableThinking: sampling.enableThinking,
+      },
+      sandbox: config.sandbox,
+    },
+  };
+}
+
+/** Judge and optimizer calls: the run's sampling with their own output budgets. */
+export function roleSampling(config: RunConfig, maxTokens: number): SamplingParams {
+  const { sampling } = config;
+  return {
+    temperature: sampling.temperature,
+    topP: sampling.topP,
+    topK: sampling.topK,
+    maxTokens,
+    extra: { chat_template_kwargs: { enable_thinking: sampling.enableThinking } },
+  };
+}
+
+export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutSeconds: number): RoleModel {
+  return {
+    model: createChatModel({ ...endpoint, timeoutMs: timeoutSeconds * 1000 }),
+    modelName: endpoint.model,
+    sampling,
+  };
+}
+
+/** The judge's and optimizer's models and the executor's endpoint; keys are read from the named variables. */
+export function searchRoles(config: RunConfig): {
+  executor: ExecutorEndpoint;
+  judge: RoleModel;
+  optimizer: RoleModel;
+} {
+  const endpoints = roleEndpoints(config);
+  const { executor } = endpoints;
+  if (executor.provider !== 'openai-compatible' || !executor.baseUrl) {
+    throw new UserError(
+      'roles.executor: the team runs in qwen-code, which needs an OpenAI-compatible endpoint: set provider: openai-compatible and baseUrl',
+    );
+  }
+  const callTimeout = config.budgets.episodeTimeoutSeconds;
+  return {
+    executor: { model: executor.model, baseUrl: executor.baseUrl, apiKey: apiKeyFrom(executor.apiKeyEnv) },
+    judge: roleModel(endpoints.judge, roleSampling(config, config.budgets.judgeMaxTokens), callTimeout),
+    optimizer: roleModel(
+      endpoints.optimizer,
+      roleSampling(config, config.budgets.optimizerMaxTokens),
+      callTimeout,
+    ),
+  };
+}
+
+/** The task folders to search: the configuration's list (in its order), or every train task of the suite. */
+export async function searchTaskDirs(
+  suiteDir: string,
+  taskIds: readonly string[] | undefined,
+): Promise<string[]> {
+  const suite = await loadSuite(suiteDir);
+  if (!taskIds) {
+    const train = suite.tasks.filter((task) => task.manifest.split === 'train');
+    if (train.length === 0) throw new UserError(`suite ${suite.dir} has no train tasks to search`);
+    return train.map((task) => task.dir);
+  }
+  const known = new Map(suite.tasks.map((task) => [task.manifest.id, task.dir]));
+  const unknown = taskIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new UserError(
+      `tasks: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in suite ${suite.dir}. Its tasks: ${[...known.keys()].join(', ')}`,
+    );
+  }
+  return taskIds.map((id) => known.get(id)!);
+}

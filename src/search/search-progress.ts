@@ -1,0 +1,8 @@
+/** What a search reports as it goes, for a live display; nothing depends on it. */
+export type SearchProgressEvent =
+  | { kind: 'episode-started' | 'episode-finished'; task: string; version: string; ok?: boolean }
+  | { kind: 'judgment'; task: string; version: string; result: string }
+  | { kind: 'proposal'; task: string; version: string; ok: boolean }
+  | { kind: 'champion'; task: string; version: string; champion: string }
+  | { kind: 'task-finished'; task: string; champion: string; beatsReference: boolean }
+  | { kind: 'task-failed'; task: string; error: string };
