@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 
+import { registerConfig } from './config.js';
 import { registerData } from './data.js';
 import { registerDemo } from './demo.js';
 import { registerEpisode } from './episode.js';
@@ -7,6 +8,7 @@ import { registerJudge } from './judge.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
 import { registerRank } from './rank.js';
+import { registerSearch } from './search.js';
 import { registerTasks } from './tasks.js';
 
 /** Every `mass` subcommand registers itself here; one file per command in this folder. */
@@ -19,4 +21,6 @@ export const commands: Array<(program: Command) => void> = [
   registerRank,
   registerData,
   registerJudge,
+  registerSearch,
+  registerConfig,
 ];

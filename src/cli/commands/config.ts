@@ -1,0 +1,30 @@
+import { writeFile } from 'node:fs/promises';
+
+import type { Command } from 'commander';
+
+import { loadRunConfig, roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
+
+export function registerConfig(program: Command): void {
+  const config = program.command('config').description('The run configuration file (`mass search --config`)');
+  config
+    .command('schema')
+    .description('Print the JSON Schema of the configuration file, for editors ($schema) and validators')
+    .option('--out <file>', 'write it to this file instead')
+    .action(async (flags: { out?: string }) => {
+      const text = `${JSON.stringify(runConfigJsonSchema(), null, 2)}\n`;
+      if (flags.out) await writeFile(flags.out, text);
+      else process.stdout.write(text);
+    });
+  config
+    .command('check')
+    .description('Validate a configuration file and print it with every default filled in')
+    .argument('<file>', 'the YAML configuration')
+    .action(async (file: string) => {
+      const loaded = await loadRunConfig(file);
+      const roles = roleEndpoints(loaded);
+      console.log(JSON.stringify(loaded, null, 2));
+      console.error(
+        `${file}: valid. executor ${roles.executor.model}, judge ${roles.judge.model}, optimizer ${roles.optimizer.model}`,
+      );
+    });
+}

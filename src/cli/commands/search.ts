@@ -1,0 +1,117 @@
+import type { Command } from 'commander';
+
+import { SystemError } from '../../errors.js';
+import { loadTokenCounter } from '../../model/token-counter.js';
+import { searchRoles, searchSettings, searchTaskDirs } from '../../search/search-config.js';
+import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
+import { openConfiguredRun } from '../configured-run.js';
+import { parsePositiveInteger } from '../duration.js';
+import { SearchProgressDisplay } from '../search-progress-display.js';
+
+interface SearchFlags {
+  config: string;
+  runs: string;
+  tasks?: string;
+  iterations?: string;
+  generation: string;
+  overrideConfig?: boolean;
+  json?: boolean;
+}
+
+export function registerSearch(program: Command): void {
+  program
+    .command('search')
+    .description(
+      'The inner loop: per task, a bare reference run, the task’s own workflow (v0), then optimizer → episode → judge iterations keeping a champion',
+    )
+    .requiredOption('--config <file>', 'the run configuration (YAML; schema: `mass config schema`)')
+    .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
+    .option('--tasks <ids>', 'comma-separated task ids (default: the configuration’s, else every train task)')
+    .option('--iterations <n>', 'optimizer iterations after v0 (default: the configuration’s, 11)')
+    .option(
+      '--generation <label>',
+      'the generation playing every role, part of every step and episode id',
+      'L0',
+    )
+    .option(
+      '--override-config',
+      'continue a run whose frozen configuration differs (e.g. more iterations); the old one is kept beside it',
+    )
+    .option('--json', 'print the results as JSON')
+    .action(async (flags: SearchFlags) => {
+      const iterations =
+        flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, '--iterations');
+      const tasks = flags.tasks
+        ?.split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
+      const { run, suiteDir } = await openConfiguredRun({
+        configFile: flags.config,
+        runsDirectory: flags.runs,
+        overrideConfig: flags.overrideConfig,
+        command: 'mass search',
+        adjust: (config) => ({
+          ...config,
+          ...(tasks ? { tasks } : {}),
+          search: { ...config.search, ...(iterations === undefined ? {} : { iterations }) },
+        }),
+      });
+      const display = new SearchProgressDisplay();
+      let summary: SearchSummary;
+      try {
+        const { config } = run;
+        const taskDirs = await searchTaskDirs(suiteDir, config.tasks);
+        process.stderr.write(
+          `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
+        );
+        summary = await searchTasks({
+          run,
+          generation: flags.generation,
+          taskDirs,
+          concurrency: config.concurrency,
+          ...searchRoles(config),
+          settings: searchSettings(config),
+          tokenCounter: await loadTokenCounter(),
+          hiddenDirectories: [run.directory],
+          onProgress: display.onEvent,
+        });
+      } finally {
+        display.stop();
+        run.close();
+      }
+      if (flags.json) console.log(JSON.stringify(summary, null, 2));
+      else console.log(describeSummary(summary, run.directory, flags.generation));
+      if (summary.failures.length > 0) {
+        throw new SystemError(
+          `${summary.failures.length} task search(es) stopped: ${summary.failures
+            .map((failure) => `${failure.taskDir}: ${failure.error}`)
+            .join('; ')}. Run the same command again to resume; finished steps are kept.`,
+        );
+      }
+    });
+}
+
+function describeSummary(summary: SearchSummary, runDirectory: string, generation: string): string {
+  const rows = summary.results.map((result) => {
+    const { counts } = result;
+    return [
+      result.task,
+      result.champion,
+      result.beatsReference ? 'yes' : 'no',
+      `${counts.episodes} (${counts.failedEpisodes} failed)`,
+      `${counts.judgments} (${counts.failedJudgments} failed)`,
+      String(counts.failedProposals),
+    ];
+  });
+  const header = ['task', 'champion', 'beats reference', 'episodes', 'judgments', 'failed proposals'];
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const format = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ');
+  return [
+    format(header),
+    ...rows.map(format),
+    '',
+    `Champions, designs, verdicts and optimizer calls: ${runDirectory}/search/${generation}/<task>/`,
+  ].join('\n');
+}

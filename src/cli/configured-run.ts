@@ -1,0 +1,35 @@
+import { dirname, resolve } from 'node:path';
+
+import { loadRunConfig, parseRunConfig, RunConfig } from '../config/run-config.js';
+import { openRun, type Run } from '../store/run-store.js';
+
+export interface ConfiguredRunOptions {
+  configFile: string;
+  /** The folder holding runs (default `runs`); the run is `<runs>/<config name>/`. */
+  runsDirectory?: string;
+  /** Changes the command line makes to the file's configuration, before it is frozen or compared. */
+  adjust?: (config: RunConfig) => RunConfig;
+  overrideConfig?: boolean;
+  command: string;
+}
+
+export interface ConfiguredRun {
+  run: Run<RunConfig>;
+  /** The suite folder: a relative `suite` is read from the configuration file's folder. */
+  suiteDir: string;
+}
+
+/** Reads a run configuration and opens (or resumes) its run directory. */
+export async function openConfiguredRun(options: ConfiguredRunOptions): Promise<ConfiguredRun> {
+  const loaded = await loadRunConfig(options.configFile);
+  const config = parseRunConfig(options.adjust ? options.adjust(loaded) : loaded, options.configFile);
+  const run = openRun({
+    runsDirectory: options.runsDirectory ?? 'runs',
+    name: config.name,
+    configSchema: RunConfig,
+    config,
+    overrideConfig: options.overrideConfig,
+    command: options.command,
+  });
+  return { run, suiteDir: resolve(dirname(resolve(options.configFile)), run.config.suite) };
+}
