@@ -43,6 +43,7 @@ describe('search end to end: two tasks × three iterations, with faults', () => 
         judgeMode: 'random',
         judgeRepairAttempts: 1,
         optimizerRepairAttempts: 1,
+        stabiliser: { initialMaxChange: 0.8, decay: 0.5 },
         seed: 7,
         episode: { timeoutSeconds: 120 },
       },
@@ -152,6 +153,16 @@ describe('search end to end: two tasks × three iterations, with faults', () => 
       join(base, 'tiny-sum', 'v3', 'judgments', 'v3-vs-v1.json'),
     );
     expect(failed).toMatchObject({ status: 'failed', winner: null });
+
+    // The stabiliser's bound halves each iteration, and the optimizer was told it.
+    expect(byTask('tiny-sum').iterations.map((iteration) => iteration.maxChangeFraction)).toEqual([
+      null,
+      0.8,
+      0.4,
+      0.2,
+    ]);
+    expect(refused.outcome.maxChangeFraction).toBe(0.4);
+    expect(refused.outcome.prompt.user).toContain('40%');
 
     // The optimizer saw the history: its v3 prompt holds the judge's rationale of v1's win.
     const third = await OptimizerCallRecord.read(join(base, 'tiny-sum', 'v3', 'optimizer.json'));
