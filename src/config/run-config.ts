@@ -109,6 +109,59 @@ export const RunConfig = z
         optimizerRepairAttempts: 2,
       }),
     sandbox: z.enum(['bubblewrap', 'unsandboxed']).default('bubblewrap'),
+    distill: z
+      .object({
+        runs: z
+          .number()
+          .int()
+          .positive()
+          .default(18)
+          .describe('champion runs per task, each with its own seed'),
+        needed: z
+          .number()
+          .int()
+          .positive()
+          .default(16)
+          .describe('successful runs selection needs; fewer start bounded top-up runs'),
+        maxTopUps: z.number().int().min(0).default(6).describe('extra runs per task at most'),
+        schedule: z.enum(['ring', 'round-robin', 'adaptive']).default('ring'),
+        ringOpponents: z.number().int().min(2).default(6).describe('opponents per episode in the ring'),
+        adaptive: z
+          .object({
+            initialOpponents: z.number().int().min(2).default(4).describe('the ring played first'),
+            rounds: z.number().int().min(0).default(3),
+            batchSize: z.number().int().positive().default(6).describe('pairs per round at most'),
+            window: z.number().int().positive().default(6).describe('players on each side of the cut'),
+            maxMeetings: z.number().int().positive().default(2).describe('judgments of one pair at most'),
+          })
+          .strict()
+          .default({ initialOpponents: 4, rounds: 3, batchSize: 6, window: 6, maxMeetings: 2 })
+          .describe('used by schedule: adaptive; the defaults spend the ring’s 54 judgments for 18 episodes'),
+        judgeMode: z.enum(['random', 'both']).default('random'),
+        judgeRepairAttempts: z.number().int().min(0).default(2),
+        prior: z.number().gt(0).default(0.5).describe('Bradley–Terry virtual wins and losses per episode'),
+        train: z.number().int().positive().default(15).describe('ranks 1..train are trained on'),
+        validation: z.number().int().min(0).default(1).describe('the next ranks are for validation'),
+        windowTokens: z.number().int().positive().default(49_152),
+        maxContextTokens: z.number().int().min(0).default(8_192),
+      })
+      .strict()
+      .default({
+        runs: 18,
+        needed: 16,
+        maxTopUps: 6,
+        schedule: 'ring',
+        ringOpponents: 6,
+        adaptive: { initialOpponents: 4, rounds: 3, batchSize: 6, window: 6, maxMeetings: 2 },
+        judgeMode: 'random',
+        judgeRepairAttempts: 2,
+        prior: 0.5,
+        train: 15,
+        validation: 1,
+        windowTokens: 49_152,
+        maxContextTokens: 8_192,
+      })
+      .describe('the outer loop: champion runs, tournament, Bradley–Terry, selection, training windows'),
   })
   .strict();
 export type RunConfig = z.infer<typeof RunConfig>;

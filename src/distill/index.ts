@@ -17,3 +17,4 @@ export * from './window-sampler.js';
 export * from './write-training-data.js';
 export * from './selection.js';
 export * from './collect.js';
+export * from './generation/index.js';

@@ -1,0 +1,71 @@
+import { join, relative } from 'node:path';
+
+import { EpisodeRecord } from '../../episode/episode-record.js';
+import { workflowHash } from '../../workflow/render.js';
+import { collectChampionRuns } from '../collect.js';
+import type { GenerationContext, GenerationTask } from './generation-context.js';
+import { CollectionRecord } from './generation-records.js';
+
+/**
+ * The champion workflow run `runs` times with the teacher directive, as one step: episodes live at
+ * `episodes/<generation>-distill-<task>-<index>`, and `runEpisode` skips a finished episode directory, so a
+ * collection interrupted half-way redoes only the episodes that had not finished.
+ */
+export async function collectStep(
+  context: GenerationContext,
+  task: GenerationTask,
+): Promise<CollectionRecord> {
+  const { run, settings, executor } = context;
+  const file = join(task.base, 'collection.json');
+  return run.step(
+    `${task.base}/collect`,
+    async () => {
+      const collection = await collectChampionRuns({
+        episode: {
+          ...settings.episode,
+          taskDir: task.task.dir,
+          workflow: task.championWorkflow,
+          teacher: true,
+          model: executor.model,
+          baseUrl: executor.baseUrl,
+          apiKey: executor.apiKey,
+          hiddenDirectories: context.hiddenDirectories,
+        },
+        outDir: run.path('episodes'),
+        prefix: `${context.generation}-distill-${task.id}`,
+        runs: settings.collection.runs,
+        needed: settings.collection.needed,
+        maxTopUps: settings.collection.maxTopUps,
+        firstSeed: settings.seed,
+        concurrency: settings.concurrency.episodes,
+      });
+      const episodes = [];
+      for (const episode of collection.episodes) {
+        const record =
+          episode.status === 'error'
+            ? undefined
+            : await EpisodeRecord.readIfPresent(join(episode.dir, 'episode.json'));
+        episodes.push({
+          episodeId: episode.episodeId,
+          dir: relative(run.directory, episode.dir),
+          seed: episode.seed,
+          status: episode.status,
+          reason: episode.reason,
+          tampered: record?.integrity.tampered ?? false,
+        });
+      }
+      const summary: CollectionRecord = {
+        generation: context.generation,
+        task: task.id,
+        workflowHash: workflowHash(task.championWorkflow),
+        episodes,
+        successes: collection.successes,
+        topUps: collection.topUps,
+        enough: collection.enough,
+      };
+      await CollectionRecord.write(run.path(file), summary);
+      return summary;
+    },
+    { output: CollectionRecord.schema, produces: [file] },
+  );
+}

@@ -1,0 +1,170 @@
+import { UserError } from '../../errors.js';
+import { Semaphore } from '../../model/concurrency.js';
+import type { TokenCounter } from '../../model/token-counter.js';
+import type { Run } from '../../store/run-store.js';
+import { loadTask } from '../../tasks/load-task.js';
+import type { Workflow } from '../../workflow/workflow.js';
+import type { Selection } from '../selection.js';
+import { collectStep } from './collect-step.js';
+import { datasetStep } from './dataset-step.js';
+import type { DistillSettings } from './distill-settings.js';
+import type {
+  DistillExecutor,
+  DistillJudge,
+  GenerationContext,
+  GenerationTask,
+} from './generation-context.js';
+import type {
+  CollectionRecord,
+  DatasetSummary,
+  DistillProgressEvent,
+  MatchOutcome,
+  TaskRankingRecord,
+} from './generation-records.js';
+import { fitStep, selectStep } from './rank-and-select.js';
+import { playTournament, tournamentEntrants } from './tournament.js';
+import { WorkGate } from './work-gate.js';
+
+export interface DistillTask {
+  taskDir: string;
+  /** The task's champion from the inner loop: a search whose champion beat the bare-task reference. */
+  championWorkflow: Workflow;
+}
+
+export interface DistillGenerationOptions {
+  /** An open run; everything lands in it, and every stage is one of its steps. */
+  run: Run<unknown>;
+  /** The generation whose model plays every role (`L0`, `L1`…): part of every step key, path and episode id. */
+  generation: string;
+  tasks: readonly DistillTask[];
+  executor: DistillExecutor;
+  judge: DistillJudge;
+  settings: DistillSettings;
+  /** The judge model's tokenizer, for the bundles' budgets. */
+  tokenCounter: TokenCounter;
+  /** The model directory whose chat template and tokenizer make the training data (default: Qwen3's). */
+  modelDirectory?: string;
+  /** Further directories the agents must not see; the run directory is always hidden. */
+  hiddenDirectories?: readonly string[];
+  /** Progress for a display; an exception thrown here stops the generation like any failure. */
+  onProgress?: (event: DistillProgressEvent) => void;
+  /** Stops starting new work and cancels the judge calls in flight; episodes already running finish. */
+  signal?: AbortSignal;
+}
+
+export interface DistilledTask {
+  task: string;
+  taskDir: string;
+  collection: CollectionRecord;
+  /** Indexed by pair index. */
+  matches: MatchOutcome[];
+  ranking: TaskRankingRecord;
+  selection: Selection;
+}
+
+export interface DistillGenerationResult {
+  generation: string;
+  perTask: DistilledTask[];
+  /** `dir` relative to the run directory, `path` absolute. */
+  dataset: DatasetSummary & { path: string };
+}
+
+const generationPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * One generation's outer-loop data (MASS.md §4): for each task, the champion run with the teacher directive
+ * (collection), a tournament judged by the generation's own model, Bradley–Terry, and the selection of ranks
+ * 1..train and the validation ranks; then the training windows of every selected episode together.
+ *
+ * Every stage is a step of the run store, keyed `distill/<generation>/<task>/…`, so calling this again after a
+ * crash, an abort or a failure redoes only what had not finished, and after completion it makes no model call and
+ * returns the same result. Tasks are collected one after another; each task's tournament runs while the next one
+ * collects. Settings are read when a step first runs: a done step keeps what it stored.
+ */
+export async function distillGeneration(options: DistillGenerationOptions): Promise<DistillGenerationResult> {
+  const { run, generation, settings } = options;
+  if (!generationPattern.test(generation)) {
+    throw new UserError(`generation "${generation}": use letters, digits, ".", "_" and "-" (e.g. L0)`);
+  }
+  if (options.tasks.length === 0) {
+    throw new UserError(`generation ${generation}: no task to distil (no search beat its reference)`);
+  }
+  const tasks = await loadTasks(generation, options.tasks);
+  const gate = new WorkGate(options.signal);
+  const context: GenerationContext = {
+    run,
+    generation,
+    executor: options.executor,
+    judge: options.judge,
+    settings,
+    tokenCounter: options.tokenCounter,
+    hiddenDirectories: [run.directory, ...(options.hiddenDirectories ?? [])],
+    judgeSlots: new Semaphore(settings.concurrency.judgments),
+    gate,
+    signal: options.signal,
+    progress: (event) => options.onProgress?.(event),
+  };
+
+  const ranked: Array<Promise<DistilledTask | undefined>> = [];
+  for (const task of tasks) {
+    if (gate.stopped) break;
+    const collection = await gate.track(() => collect(context, task));
+    if (collection === undefined) break;
+    ranked.push(gate.track(() => rankAndSelect(context, task, collection)));
+  }
+  const perTask = await Promise.all(ranked);
+  gate.throwIfStopped();
+  const distilled = perTask.map((entry) => entry!);
+
+  context.progress({ kind: 'stage', stage: 'dataset', task: null });
+  const dataset = await datasetStep(
+    context,
+    distilled.map((entry, index) => ({
+      task: tasks[index]!,
+      collection: entry.collection,
+      selection: entry.selection,
+    })),
+    options.modelDirectory,
+  );
+  return { generation, perTask: distilled, dataset: { ...dataset, path: run.path(dataset.dir) } };
+}
+
+async function loadTasks(generation: string, inputs: readonly DistillTask[]): Promise<GenerationTask[]> {
+  const tasks: GenerationTask[] = [];
+  for (const input of inputs) {
+    const task = await loadTask(input.taskDir);
+    const id = task.manifest.id;
+    if (tasks.some((other) => other.id === id)) {
+      throw new UserError(`generation ${generation}: task "${id}" is given twice; give each task once`);
+    }
+    tasks.push({ task, id, championWorkflow: input.championWorkflow, base: `distill/${generation}/${id}` });
+  }
+  return tasks;
+}
+
+async function collect(context: GenerationContext, task: GenerationTask): Promise<CollectionRecord> {
+  const { runs } = context.settings.collection;
+  context.progress({ kind: 'stage', stage: 'collect', task: task.id });
+  context.progress({ kind: 'episodes', task: task.id, done: 0, total: runs });
+  const collection = await collectStep(context, task);
+  const total = collection.episodes.length;
+  context.progress({ kind: 'episodes', task: task.id, done: total, total });
+  return collection;
+}
+
+async function rankAndSelect(
+  context: GenerationContext,
+  task: GenerationTask,
+  collection: CollectionRecord,
+): Promise<DistilledTask> {
+  const entrants = tournamentEntrants(collection);
+  const directories = new Map(collection.episodes.map((episode) => [episode.episodeId, episode.dir]));
+  context.progress({ kind: 'stage', stage: 'tournament', task: task.id });
+  const matches = await playTournament(context, task, entrants.players, directories);
+  context.gate.throwIfStopped();
+  context.progress({ kind: 'stage', stage: 'fit', task: task.id });
+  const ranking = await fitStep(context, task, entrants, matches);
+  context.progress({ kind: 'stage', stage: 'select', task: task.id });
+  const selection = await selectStep(context, task, collection, ranking);
+  return { task: task.id, taskDir: task.task.dir, collection, matches, ranking, selection };
+}

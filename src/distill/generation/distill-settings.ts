@@ -1,0 +1,98 @@
+import type { RunConfig } from '../../config/run-config.js';
+import type { EpisodeOptions } from '../../episode/run-episode.js';
+import type { BundleBudget } from '../../judge/bundle.js';
+import type { JudgeMode } from '../../judge/judgment-record.js';
+import type { WindowLimits } from '../pack-windows.js';
+
+export type ScheduleKind = 'ring' | 'round-robin' | 'adaptive';
+
+/** The adaptive schedule: a ring first, then rounds of the pairs whose order across the selection cut is least sure. */
+export interface AdaptiveRounds {
+  /** Opponents per episode in the ring played first. */
+  initialOpponents: number;
+  /** Rounds after the ring at most; fewer when every pair across the cut is settled. */
+  rounds: number;
+  batchSize: number;
+  /** Players considered on each side of the cut. */
+  window: number;
+  /** A pair is judged at most this many times. */
+  maxMeetings: number;
+}
+
+/** Everything of one generation's outer loop that is not a model or a path (MASS.md §4). */
+export interface DistillSettings {
+  collection: {
+    /** Champion runs per task (the paper: 18). */
+    runs: number;
+    /** Successful runs selection needs (16); fewer start bounded top-ups. */
+    needed: number;
+    maxTopUps: number;
+  };
+  schedule: {
+    kind: ScheduleKind;
+    /** Opponents per episode in the ring (6: 54 pairs for 18 episodes). */
+    ringOpponents: number;
+    adaptive: AdaptiveRounds;
+  };
+  judge: {
+    mode: JudgeMode;
+    repairAttempts: number;
+    bundleBudget?: Partial<BundleBudget>;
+  };
+  /** Bradley–Terry prior: virtual wins and losses against a mean player (0.5). */
+  prior: number;
+  /** Ranks 1..train train, the next `validation` ranks validate (15 and 1). */
+  selection: { train: number; validation: number };
+  windows: Pick<WindowLimits, 'windowTokens' | 'maxContextTokens'>;
+  /** Run i of a task gets seed `seed + i`; the schedules and the judge's A/B orders draw from it too. */
+  seed: number;
+  concurrency: {
+    /** Episodes of one task at once (tasks are collected one after another). */
+    episodes: number;
+    /** Judge calls at once, over every task. */
+    judgments: number;
+  };
+  episode: Pick<
+    EpisodeOptions,
+    | 'timeoutSeconds'
+    | 'maxOutputTokens'
+    | 'outputBudget'
+    | 'sampling'
+    | 'contextWindowSize'
+    | 'sandbox'
+    | 'cpuSeconds'
+    | 'memoryBytes'
+  >;
+}
+
+/** The outer loop's settings as the run configuration gives them. */
+export function distillSettings(config: RunConfig): DistillSettings {
+  const { distill, budgets, sampling } = config;
+  return {
+    collection: { runs: distill.runs, needed: distill.needed, maxTopUps: distill.maxTopUps },
+    schedule: {
+      kind: distill.schedule,
+      ringOpponents: distill.ringOpponents,
+      adaptive: { ...distill.adaptive },
+    },
+    judge: { mode: distill.judgeMode, repairAttempts: distill.judgeRepairAttempts },
+    prior: distill.prior,
+    selection: { train: distill.train, validation: distill.validation },
+    windows: { windowTokens: distill.windowTokens, maxContextTokens: distill.maxContextTokens },
+    seed: config.seed,
+    concurrency: { episodes: config.concurrency.episodes, judgments: config.concurrency.judgments },
+    episode: {
+      timeoutSeconds: budgets.episodeTimeoutSeconds,
+      maxOutputTokens: budgets.maxOutputTokensPerCall,
+      outputBudget: budgets.episodeOutputBudget,
+      contextWindowSize: budgets.contextWindowSize,
+      sampling: {
+        temperature: sampling.temperature,
+        topP: sampling.topP,
+        topK: sampling.topK,
+        enableThinking: sampling.enableThinking,
+      },
+      sandbox: config.sandbox,
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { Semaphore } from '../../model/concurrency.js';
+import type { TokenCounter } from '../../model/token-counter.js';
+import type { ChatModel, SamplingParams } from '../../model/types.js';
+import type { Run } from '../../store/run-store.js';
+import type { LoadedTask } from '../../tasks/load-task.js';
+import type { Workflow } from '../../workflow/workflow.js';
+import type { DistillSettings } from './distill-settings.js';
+import type { DistillProgressEvent } from './generation-records.js';
+import type { WorkGate } from './work-gate.js';
+
+/** Where the team's episodes send their calls (each through its own recording proxy). */
+export interface DistillExecutor {
+  model: string;
+  /** OpenAI style, ending in `/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+}
+
+/** The evaluator role: the generation's own model, judging pairs of its workspaces. */
+export interface DistillJudge {
+  model: ChatModel;
+  /** The name the server serves the model under. */
+  modelName: string;
+  /** Default: the official judge settings (`DEFAULT_JUDGE_SAMPLING`). */
+  sampling?: SamplingParams;
+}
+
+/** What every stage of one generation shares. */
+export interface GenerationContext {
+  run: Run<unknown>;
+  generation: string;
+  executor: DistillExecutor;
+  judge: DistillJudge;
+  settings: DistillSettings;
+  tokenCounter: TokenCounter;
+  /** Hidden from the agents: the run directory always, and whatever the caller adds. */
+  hiddenDirectories: string[];
+  /** Judge calls at once, over every task. */
+  judgeSlots: Semaphore;
+  gate: WorkGate;
+  signal?: AbortSignal;
+  progress: (event: DistillProgressEvent) => void;
+}
+
+/** A task of the generation, loaded once. */
+export interface GenerationTask {
+  task: LoadedTask;
+  id: string;
+  championWorkflow: Workflow;
+  /** `distill/<generation>/<task>`: the prefix of its step keys and its folder in the run directory. */
+  base: string;
+}

@@ -1,0 +1,15 @@
+export {
+  distillGeneration,
+  type DistillGenerationOptions,
+  type DistillGenerationResult,
+  type DistillTask,
+  type DistilledTask,
+} from './distill-generation.js';
+export {
+  distillSettings,
+  type AdaptiveRounds,
+  type DistillSettings,
+  type ScheduleKind,
+} from './distill-settings.js';
+export type { DistillExecutor, DistillJudge } from './generation-context.js';
+export * from './generation-records.js';
