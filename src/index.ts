@@ -11,3 +11,4 @@ export * from './distill/index.js';
 export * from './ranking/index.js';
 export * from './search/index.js';
 export * from './config/run-config.js';
+export * from './train/index.js';

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+import { TrainingMetrics } from './training-metrics.js';
+
+export const GENERATION_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * One generation of the model: L0 is the base, each later one the parent fine-tuned on the parent's own best team
+ * runs. Its weights are full weights (`mergedPath`: the base model, or the parent with an adapter merged in), a LoRA
+ * adapter over the parent's full weights (`adapterPath`), or both.
+ */
+export const ModelGeneration = z
+  .object({
+    name: z.string().regex(GENERATION_NAME, 'letters, digits, ".", "_" and "-"'),
+    /** The generation it was trained from; `null` for the base. */
+    parent: z.string().nullable(),
+    adapterPath: z.string().min(1).optional(),
+    /** For the base: a model directory, or a model id that the trainer's loader resolves. */
+    mergedPath: z.string().min(1).optional(),
+    /** The training data it was trained on (e.g. `distill/L0/dataset`); `null` for the base. */
+    datasetId: z.string().min(1).nullable(),
+    metrics: TrainingMetrics.nullable(),
+    /** The model name the inference server serves it under: what every role asks for. */
+    servedAs: z.string().min(1),
+    createdAt: z.iso.datetime(),
+  })
+  .refine((generation) => generation.adapterPath !== undefined || generation.mergedPath !== undefined, {
+    message: 'a generation needs its weights: adapterPath, mergedPath or both',
+    path: ['mergedPath'],
+  });
+export type ModelGeneration = z.infer<typeof ModelGeneration>;

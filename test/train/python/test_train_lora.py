@@ -1,0 +1,215 @@
+"""Unit tests of src/train/python/train_lora.py's data side: no torch needed.
+
+    /usr/bin/python3 -m unittest discover -s test/train/python
+
+test/train/python-script.test.ts runs them with MASS_TRAIN_DATASET set to a dataset that our own writeTrainingData
+built; without it, the tests that need one are skipped.
+"""
+
+import contextlib
+import io
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src", "train", "python"))
+
+import train_lora  # noqa: E402
+
+DATASET = os.environ.get("MASS_TRAIN_DATASET")
+
+# src/train/hyperparameters.ts's defaults.
+HYPER = {
+    "loraRank": 64, "loraAlpha": 128, "loraDropout": 0.05,
+    "loraTargetModules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+    "learningRate": 3e-5, "adamBetas": [0.9, 0.95], "weightDecay": 0, "warmupSteps": 5,
+    "minLearningRateRatio": 0.1, "maxGradNorm": 1, "steps": 1624, "batchSize": 2, "orchestratorProbability": 1 / 3,
+    "evalEvery": 150, "checkpointEvery": 150, "mergeIntoParent": True, "gradientCheckpointing": True,
+    "dtype": "bfloat16",
+}
+
+
+def window(task, role, supervised=10):
+    return {"id": f"{task}-{role}", "task": task, "role": role, "supervisedTokens": supervised}
+
+
+class SeededRandomTest(unittest.TestCase):
+    def test_matches_the_typescript_generator(self):
+        # seededRandom(seed) from src/ranking/seeded-random.ts, first four values.
+        expected = {
+            0: [0.26642920868471265, 0.0003297457005828619, 0.2232720274478197, 0.1462021479383111],
+            42: [0.6011037519201636, 0.44829055899754167, 0.8524657934904099, 0.6697340414393693],
+            2**40 + 7: [0.9863897771574557, 0.7226464082486928, 0.6228301273658872, 0.016262162942439318],
+        }
+        for seed, values in expected.items():
+            random = train_lora.SeededRandom(seed)
+            self.assertEqual([random() for _ in range(4)], values)
+
+    def test_refuses_negative_seeds(self):
+        with self.assertRaises(train_lora.DataError):
+            train_lora.SeededRandom(-1)
+
+
+class SamplerTest(unittest.TestCase):
+    def test_pools_sort_tasks_and_give_one_kind_tasks_that_kind(self):
+        windows = [window("b", "orchestrator"), window("a", "subagent"), window("b", "auxiliary"),
+                   window("c", "orchestrator")]
+        pools = train_lora.sampler_pools(windows, 1 / 3)
+        self.assertEqual([p.task for p in pools], ["a", "b", "c"])
+        self.assertEqual([p.orchestrator_chance for p in pools], [0.0, 1 / 3, 1.0])
+        self.assertEqual((pools[1].orchestrator, pools[1].others), ([0], [2]))
+
+    def test_draws_follow_the_probabilities(self):
+        windows = [window("a", "orchestrator"), window("a", "subagent"), window("a", "subagent"),
+                   window("b", "subagent")]
+        draws = train_lora.sample_windows(windows, steps=3000, batch_size=2, seed=5, orchestrator_probability=1 / 3)
+        self.assertEqual(len(draws), 6000)
+        share = [draws.count(index) / len(draws) for index in range(4)]
+        # Task a half the time: its orchestrator a third of that, each subagent window a third.
+        for observed, expected in zip(share, [1 / 6, 1 / 6, 1 / 6, 1 / 2]):
+            self.assertAlmostEqual(observed, expected, delta=0.02)
+        self.assertEqual(draws, train_lora.sample_windows(windows, 3000, 2, 5, 1 / 3))
+
+    def test_refuses_no_windows_and_bad_probabilities(self):
+        with self.assertRaises(train_lora.DataError):
+            train_lora.sample_windows([], 1, 1, 0, 1 / 3)
+        with self.assertRaises(train_lora.DataError):
+            train_lora.sampler_pools([window("a", "subagent")], 1.5)
+
+
+class ScheduleTest(unittest.TestCase):
+    def test_warms_up_then_decays_by_cosine_to_a_tenth(self):
+        rate = lambda step: train_lora.learning_rate_at(step, HYPER)  # noqa: E731
+        self.assertAlmostEqual(rate(0), 3e-5 / 5)
+        self.assertAlmostEqual(rate(4), 3e-5)
+        self.assertAlmostEqual(rate(5), 3e-5)
+        self.assertAlmostEqual(rate(1623), 3e-6)
+        middle = 5 + (1623 - 5) / 2
+        self.assertAlmostEqual(rate(int(middle)), 3e-6 + 2.7e-5 * 0.5 * (1 + math.cos(math.pi * 0.5)), delta=1e-7)
+        rates = [rate(step) for step in range(5, 1624)]
+        self.assertTrue(all(a >= b for a, b in zip(rates, rates[1:])))
+
+    def test_evaluates_and_checkpoints_on_schedule_and_after_the_last_step(self):
+        self.assertEqual(train_lora.evaluation_steps(HYPER), list(range(150, 1501, 150)) + [1624])
+        self.assertEqual(train_lora.checkpoint_steps({**HYPER, "checkpointEvery": 300}),
+                         list(range(300, 1501, 300)) + [1624])
+
+
+class ConfigTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.directory)
+
+    def write(self, config):
+        path = os.path.join(self.directory, "config.json")
+        with open(path, "w") as handle:
+            json.dump(config, handle)
+        return path
+
+    def test_reads_a_complete_configuration(self):
+        config = train_lora.read_config(self.write({"parentModel": "/m", "seed": 1, "hyper": HYPER}))
+        self.assertEqual(config["hyper"]["loraRank"], 64)
+
+    def test_names_what_is_missing_unknown_or_inconsistent(self):
+        hyper = {key: value for key, value in HYPER.items() if key != "steps"}
+        with self.assertRaisesRegex(train_lora.DataError, r"missing \['steps'\] and has unknown \['epochs'\]"):
+            train_lora.read_config(self.write({"parentModel": "/m", "seed": 1, "hyper": {**hyper, "epochs": 2}}))
+        with self.assertRaisesRegex(train_lora.DataError, "must be a multiple of evalEvery"):
+            train_lora.read_config(self.write({"parentModel": "/m", "seed": 1,
+                                               "hyper": {**HYPER, "checkpointEvery": 100}}))
+        with self.assertRaisesRegex(train_lora.DataError, 'no "seed"'):
+            train_lora.read_config(self.write({"parentModel": "/m", "hyper": HYPER}))
+
+
+@unittest.skipUnless(DATASET, "MASS_TRAIN_DATASET names a dataset built by writeTrainingData")
+class DatasetTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.directory)
+
+    def copy(self):
+        copy = os.path.join(self.directory, "dataset")
+        shutil.copytree(DATASET, copy)
+        return copy
+
+    def test_loads_both_splits_and_checks_each_window(self):
+        dataset = train_lora.load_dataset(DATASET)
+        self.assertEqual([w["role"] for w in dataset.train.summaries], ["orchestrator", "subagent", "subagent"])
+        self.assertEqual(len(dataset.validation), 1)
+        for index in range(len(dataset.train)):
+            loaded = dataset.train.load(index)
+            self.assertEqual(loaded["id"], dataset.train.summaries[index]["id"])
+            self.assertEqual(len(loaded["input_ids"]), loaded["tokens"]["total"])
+
+    def test_refuses_an_unfinished_build(self):
+        copy = self.copy()
+        os.remove(os.path.join(copy, "stats.json"))
+        with self.assertRaisesRegex(train_lora.DataError, "has no stats.json"):
+            train_lora.load_dataset(copy)
+
+    def test_refuses_windows_that_do_not_match_their_index(self):
+        copy = self.copy()
+        path = os.path.join(copy, "train.index.jsonl")
+        with open(path) as handle:
+            lines = handle.readlines()
+        with open(path, "w") as handle:
+            handle.writelines([lines[1], lines[0]] + lines[2:])
+        dataset = train_lora.load_dataset(copy)
+        with self.assertRaisesRegex(train_lora.DataError, "its index line says"):
+            dataset.train.load(0)
+
+    def test_refuses_a_label_that_is_not_its_token(self):
+        copy = self.copy()
+        path = os.path.join(copy, "validation.windows.jsonl")
+        with open(path) as handle:
+            record = json.loads(handle.readline())
+        position = next(i for i, label in enumerate(record["labels"]) if label != -100)
+        record["labels"][position] = record["input_ids"][position] + 1
+        with open(path, "w") as handle:
+            handle.write(json.dumps(record) + "\n")
+        with self.assertRaisesRegex(train_lora.DataError, "a label differs from its input id"):
+            train_lora.load_dataset(copy).validation.load(0)
+
+    def test_a_dry_run_writes_the_plan_without_torch(self):
+        config = os.path.join(self.directory, "config.json")
+        with open(config, "w") as handle:
+            json.dump({"parentModel": "/models/base", "seed": 3, "hyper": {**HYPER, "steps": 20, "evalEvery": 5,
+                                                                             "checkpointEvery": 10}}, handle)
+        out = os.path.join(self.directory, "out")
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            status = train_lora.main(["--data", DATASET, "--out", out, "--config", config, "--dry-run"])
+        self.assertEqual(status, 0)
+        self.assertNotIn("torch", sys.modules)
+        self.assertIn("dry run: 3 training and 1 validation windows check out", printed.getvalue())
+        with open(os.path.join(out, "plan.json")) as handle:
+            plan = json.load(handle)
+        self.assertEqual(len(plan["draws"]), 40)
+        self.assertEqual(plan["evaluationSteps"], [5, 10, 15, 20])
+        self.assertEqual(plan["checkpointSteps"], [10, 20])
+        self.assertEqual(plan["train"]["tasks"], {"tiny-sum": {"orchestratorWindows": 1, "otherWindows": 2,
+                                                               "orchestratorChance": 1 / 3}})
+        self.assertFalse(os.path.exists(os.path.join(out, "report.json")))
+
+    def test_bad_data_exits_with_status_2_and_a_message(self):
+        copy = self.copy()
+        os.remove(os.path.join(copy, "train.windows.jsonl"))
+        config = os.path.join(self.directory, "config.json")
+        with open(config, "w") as handle:
+            json.dump({"parentModel": "/m", "seed": 0, "hyper": HYPER}, handle)
+        with contextlib.redirect_stderr(io.StringIO()) as errors:
+            status = train_lora.main(["--data", copy, "--out", self.directory, "--config", config, "--dry-run"])
+        self.assertEqual(status, 2)
+        self.assertRegex(errors.getvalue(), r"^error: .*train\.windows\.jsonl is missing")
+
+
+if __name__ == "__main__":
+    unittest.main()
