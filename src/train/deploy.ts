@@ -73,6 +73,15 @@ export async function loadLoraAdapter(options: DeployOptions): Promise<Deploymen
         `${parent.name}), whose weights ${generation.name}'s adapter was trained over: serve ${parent.name} there first`,
     );
   }
+  const parentEntry = parent && models.find((model) => model.id === parent.servedAs);
+  if (parentEntry?.parent) {
+    throw new UserError(
+      `${parent!.servedAs} (generation ${parent!.name}) is itself an adapter over ${parentEntry.parent} on ` +
+        `${serverRoot(server.baseUrl)}, and vLLM applies every adapter to its base weights, not to another adapter: ` +
+        `${generation.name}'s adapter, trained over ${parent!.name}'s merged weights, would run on the wrong weights. ` +
+        'Deploy later generations with a restart command on the merged weights (rsi.deploy.kind: restart)',
+    );
+  }
   const existing = models.find((model) => model.id === generation.servedAs);
   if (existing) {
     if (sameAdapter(existing, generation.adapterPath)) {

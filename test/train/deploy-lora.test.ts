@@ -97,6 +97,22 @@ describe('deploying an adapter by vLLM runtime LoRA loading', () => {
     );
   });
 
+  it('refuses to load an adapter trained over a parent that is itself an adapter on the server', async () => {
+    const server = await vllm();
+    await deploy(server);
+    const l2: ModelGeneration = {
+      ...l1,
+      name: 'L2',
+      parent: 'L1',
+      adapterPath: '/runs/r/train/L2/a',
+      servedAs: 'mass-L2',
+    };
+    const error = await failure(deploy(server, l2, l1));
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.message).toMatch(/mass-L1 \(generation L1\) is itself an adapter over qwen3/);
+    expect(error.message).toMatch(/rsi\.deploy\.kind: restart/);
+  });
+
   it('says how to start vLLM when the endpoint is missing (404), here on the scripted server', async () => {
     const scripted = await startScriptedServer({ models: ['qwen3'] });
     servers.push(scripted);
