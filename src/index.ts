@@ -12,3 +12,4 @@ export * from './ranking/index.js';
 export * from './search/index.js';
 export * from './config/run-config.js';
 export * from './train/index.js';
+export * from './rsi/index.js';

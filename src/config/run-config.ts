@@ -13,7 +13,10 @@ import { UserError } from '../errors.js';
 
 const Endpoint = z
   .object({
-    provider: z.enum(['openai-compatible', 'anthropic']).default('openai-compatible'),
+    provider: z
+      .enum(['openai-compatible', 'anthropic', 'toy'])
+      .default('openai-compatible')
+      .describe('toy: the built-in rule-based toy model, started by mass itself (the demo)'),
     baseUrl: z.string().url().describe('OpenAI style, ending in /v1 (for anthropic: optional)').optional(),
     model: z.string().min(1),
     apiKeyEnv: z
@@ -32,6 +35,76 @@ const Sampling = z
     topP: z.number().gt(0).max(1).default(0.95),
     topK: z.number().int().default(20),
     enableThinking: z.boolean().default(true),
+  })
+  .strict();
+
+const Trainer = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('toy') }).strict(),
+  z
+    .object({
+      kind: z.literal('python'),
+      python: z
+        .string()
+        .min(1)
+        .default('python3')
+        .describe('a Python with src/train/python/requirements.txt'),
+      env: z.record(z.string(), z.string()).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('command'),
+      argv: z.array(z.string()).min(1).describe('program and arguments with placeholders ({train}, {out}…)'),
+      cwd: z.string().optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      adapterPath: z.string().optional().describe('where the command leaves an adapter, e.g. {out}/adapter'),
+      mergedPath: z.string().optional().describe('where the command leaves merged weights'),
+    })
+    .strict(),
+]);
+
+const Deploy = z.discriminatedUnion('kind', [
+  z
+    .object({ kind: z.literal('lora') })
+    .strict()
+    .describe("vLLM's runtime LoRA loading"),
+  z
+    .object({
+      kind: z.literal('restart'),
+      argv: z.array(z.string()).min(1).describe('restarts the server on {model_path} as {served_as}'),
+      timeoutSeconds: z.number().positive().default(900),
+    })
+    .strict(),
+  z
+    .object({ kind: z.literal('toy') })
+    .strict()
+    .describe('the toy model, served by mass itself'),
+]);
+
+const Rsi = z
+  .object({
+    baseModel: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "L0's full weights for the trainer (a model directory or hub id); default: the executor's model",
+      ),
+    modelDirectory: z
+      .string()
+      .optional()
+      .describe('chat template and tokenizer for the training data (tokenizer_config.json); default Qwen3'),
+    trainer: Trainer.default({ kind: 'python', python: 'python3' }),
+    hyperparameters: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('changes to the paper’s training recipe (src/train/hyperparameters.ts)'),
+    deploy: Deploy.default({ kind: 'lora' }),
+    servedAs: z
+      .string()
+      .regex(/\{generation\}/, 'must contain {generation}')
+      .default('{run}-{generation}')
+      .describe('the name each trained generation is served under'),
   })
   .strict();
 
@@ -109,6 +182,11 @@ export const RunConfig = z
         optimizerRepairAttempts: 2,
       }),
     sandbox: z.enum(['bubblewrap', 'unsandboxed']).default('bubblewrap'),
+    rsi: Rsi.default({
+      trainer: { kind: 'python', python: 'python3' },
+      deploy: { kind: 'lora' },
+      servedAs: '{run}-{generation}',
+    }).describe('generations (mass rsi): training, deployment and served names'),
     distill: z
       .object({
         runs: z
@@ -163,7 +241,33 @@ export const RunConfig = z
       })
       .describe('the outer loop: champion runs, tournament, Bradley–Terry, selection, training windows'),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    const toy = config.roles.executor.provider === 'toy';
+    if (toy !== (config.rsi.trainer.kind === 'toy')) {
+      context.addIssue({
+        code: 'custom',
+        path: ['rsi', 'trainer', 'kind'],
+        message: toy
+          ? 'the toy model is trained by the toy trainer: set rsi.trainer.kind: toy'
+          : 'the toy trainer trains only the toy model: set roles.executor.provider: toy, or choose python or command',
+      });
+    }
+    if (toy && config.rsi.deploy.kind !== 'toy') {
+      context.addIssue({
+        code: 'custom',
+        path: ['rsi', 'deploy', 'kind'],
+        message: 'the toy model is deployed as toy',
+      });
+    }
+    if (config.distill.needed < config.distill.train + config.distill.validation) {
+      context.addIssue({
+        code: 'custom',
+        path: ['distill', 'needed'],
+        message: `selection needs train + validation = ${config.distill.train + config.distill.validation} successful runs; needed is ${config.distill.needed}`,
+      });
+    }
+  });
 export type RunConfig = z.infer<typeof RunConfig>;
 
 /** The endpoint of each role, the executor's standing in for a role that names none. */

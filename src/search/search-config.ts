@@ -45,21 +45,29 @@ export function roleSampling(config: RunConfig, maxTokens: number): SamplingPara
 }
 
 export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutSeconds: number): RoleModel {
+  const { provider } = endpoint;
+  if (provider === 'toy') throw toyNotStarted();
   return {
-    model: createChatModel({ ...endpoint, timeoutMs: timeoutSeconds * 1000 }),
+    model: createChatModel({ ...endpoint, provider, timeoutMs: timeoutSeconds * 1000 }),
     modelName: endpoint.model,
     sampling,
   };
 }
 
-/** The judge's and optimizer's models and the executor's endpoint; keys are read from the named variables. */
-export function searchRoles(config: RunConfig): {
+/**
+ * The judge's and optimizer's models and the executor's endpoint; keys are read from the named variables. `endpoints`
+ * default to the configuration's; a generation loop gives its own (the toy model's address, a trained model's name).
+ */
+export function searchRoles(
+  config: RunConfig,
+  endpoints: Record<'executor' | 'judge' | 'optimizer', Endpoint> = roleEndpoints(config),
+): {
   executor: ExecutorEndpoint;
   judge: RoleModel;
   optimizer: RoleModel;
 } {
-  const endpoints = roleEndpoints(config);
   const { executor } = endpoints;
+  if (executor.provider === 'toy') throw toyNotStarted();
   if (executor.provider !== 'openai-compatible' || !executor.baseUrl) {
     throw new UserError(
       'roles.executor: the team runs in qwen-code, which needs an OpenAI-compatible endpoint: set provider: openai-compatible and baseUrl',
@@ -96,4 +104,8 @@ export async function searchTaskDirs(
     );
   }
   return taskIds.map((id) => known.get(id)!);
+}
+
+function toyNotStarted(): Error {
+  return new Error('the toy model must be started, and its address given, before its roles are used');
 }

@@ -313,7 +313,12 @@ class TaskSearch {
             kind: 'judgment',
             task: this.id,
             version,
-            result: judgment.winner ?? 'failed',
+            result:
+              judgment.winner === null
+                ? 'failed'
+                : judgment.winner === 'tie'
+                  ? 'tie'
+                  : `${judgment.winner === 'x' ? first : second} won`,
           });
           if (judgment.status === 'failed') return 'failed';
           return judgment.winner === 'x' ? 'first' : judgment.winner === 'y' ? 'second' : 'tie';

@@ -17,3 +17,4 @@ export * from './python-trainer.js';
 export * from './registry.js';
 export * from './trainer.js';
 export * from './training-metrics.js';
+export * from './toy-trainer.js';

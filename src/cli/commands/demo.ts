@@ -2,35 +2,56 @@ import { basename, dirname, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { runFoundationDemo } from '../../demo/foundation-demo.js';
+import { RunConfig } from '../../config/run-config.js';
+import { DEMO_SUITE, demoConfig } from '../../demo/demo-config.js';
+import { openRun } from '../../store/run-store.js';
+import { loadToyWeights, TOY_BEHAVIOURS } from '../../testing/toy-model/weights.js';
+import { ModelRegistry } from '../../train/registry.js';
+import { describeRsi, runRsi } from './rsi.js';
+
+const DEMO_ROUNDS = 2;
 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(
-      'Run the demo on the built-in toy model: a small team, every model call recorded, in a resumable run',
+      'The whole loop on the built-in toy model: two generations of search, tournament, training data and training',
     )
     .option('--out <dir>', 'the run directory', 'runs/demo')
     .option('--json', 'print the summary as JSON')
     .action(async (options: { out: string; json?: boolean }) => {
       const out = resolve(options.out);
-      const summary = await runFoundationDemo({ runsDirectory: dirname(out), name: basename(out) });
+      const run = openRun({
+        runsDirectory: dirname(out),
+        name: basename(out),
+        configSchema: RunConfig,
+        config: demoConfig(basename(out)),
+        command: 'mass demo',
+      });
+      const summary = await runRsi(run, DEMO_SUITE, DEMO_ROUNDS);
+      const registry = await ModelRegistry.open(out);
+      const weights = await Promise.all(
+        registry.list().map(async (generation) => ({
+          generation: generation.name,
+          weights: await loadToyWeights(generation.mergedPath!),
+        })),
+      );
       if (options.json) {
-        console.log(JSON.stringify({ run: out, ...summary }, null, 2));
+        console.log(JSON.stringify({ directory: out, ...summary, toyWeights: weights }, null, 2));
         return;
       }
-      console.log(`mass demo: toy model, run directory ${out}`);
       console.log(
-        `  model calls recorded: ${summary.requests} (${Object.entries(summary.threads)
-          .map(([role, count]) => `${count} ${role}`)
-          .join(', ')})`,
+        'mass demo: the toy model (rule-based, no GPU; everything it writes is marked "toy output")',
       );
-      for (const [model, tokens] of Object.entries(summary.tokens)) {
-        console.log(
-          `  tokens for ${model}: ${tokens.prompt} prompt, ${tokens.completion} completion (${tokens.reasoning} reasoning)`,
-        );
+      console.log(describeRsi(summary, out));
+      console.log('The toy model’s behaviour, generation by generation (what toy training changed):');
+      console.log(
+        `  ${'behaviour'.padEnd(22)}${weights.map((entry) => entry.generation.padStart(8)).join('')}`,
+      );
+      for (const behaviour of TOY_BEHAVIOURS) {
+        const values = weights.map((entry) => entry.weights[behaviour].toFixed(3).padStart(8)).join('');
+        console.log(`  ${behaviour.padEnd(22)}${values}`);
       }
-      console.log(`  trajectories: ${resolve(out, summary.logFile)}`);
-      console.log('  run it again: finished steps are skipped; delete the run directory to start over.');
+      console.log('Run it again: finished steps are skipped. Delete the run directory to start over.');
     });
 }

@@ -8,6 +8,7 @@ import { registerJudge } from './judge.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
 import { registerRank } from './rank.js';
+import { registerRsi } from './rsi.js';
 import { registerSearch } from './search.js';
 import { registerTasks } from './tasks.js';
 
@@ -22,5 +23,6 @@ export const commands: Array<(program: Command) => void> = [
   registerData,
   registerJudge,
   registerSearch,
+  registerRsi,
   registerConfig,
 ];

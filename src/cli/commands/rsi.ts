@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+
+import type { RunConfig } from '../../config/run-config.js';
+import { runGenerations } from '../../rsi/run-generations.js';
+import type { RsiSummary } from '../../rsi/rsi-records.js';
+import { searchTaskDirs } from '../../search/search-config.js';
+import type { Run } from '../../store/run-store.js';
+import { openConfiguredRun } from '../configured-run.js';
+import { parsePositiveInteger } from '../duration.js';
+import { RsiProgressDisplay } from '../rsi-progress-display.js';
+
+interface RsiFlags {
+  config: string;
+  rounds: string;
+  runs: string;
+  overrideConfig?: boolean;
+  json?: boolean;
+}
+
+export function registerRsi(program: Command): void {
+  program
+    .command('rsi')
+    .description(
+      'The whole loop, generation after generation: search → collect → rank → select → build data → train → deploy',
+    )
+    .requiredOption('--config <file>', 'the run configuration (YAML; schema: `mass config schema`)')
+    .option('--rounds <r>', 'generations to train (L0 plays first; the run ends with L<r>)', '1')
+    .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
+    .option(
+      '--override-config',
+      'continue a run whose frozen configuration differs; the old one is kept beside it',
+    )
+    .option('--json', 'print the summary as JSON')
+    .action(async (flags: RsiFlags) => {
+      const rounds = parsePositiveInteger(flags.rounds, '--rounds');
+      const { run, suiteDir } = await openConfiguredRun({
+        configFile: flags.config,
+        runsDirectory: flags.runs,
+        overrideConfig: flags.overrideConfig,
+        command: 'mass rsi',
+      });
+      const summary = await runRsi(run, suiteDir, rounds);
+      if (flags.json) console.log(JSON.stringify(summary, null, 2));
+      else console.log(describeRsi(summary, run.directory));
+    });
+}
+
+/** Runs the loop with the live display, closing the run however it ends. */
+export async function runRsi(run: Run<RunConfig>, suiteDir: string, rounds: number): Promise<RsiSummary> {
+  try {
+    const { config } = run;
+    const tasks = (await searchTaskDirs(suiteDir, config.tasks)).length;
+    const perRound = tasks * (config.search.iterations + 2 + config.distill.runs);
+    const display = new RsiProgressDisplay(perRound * rounds);
+    process.stderr.write(
+      `mass rsi: ${rounds} generation(s), ${tasks} task(s), ${config.search.iterations} search iterations, ${config.distill.runs} champion runs per task; run ${run.directory}\n`,
+    );
+    return await runGenerations({ run, suiteDir, rounds, onProgress: display.onEvent });
+  } finally {
+    run.close();
+  }
+}
+
+export function describeRsi(summary: RsiSummary, runDirectory: string): string {
+  const lines = [`Run ${runDirectory}: ${summary.generations.length} generation(s) played`];
+  for (const generation of summary.generations) {
+    const won = generation.tasks.filter((task) => task.beatsReference).length;
+    lines.push(
+      `  ${generation.generation} (${generation.servedAs}): searches beat the reference in ${won}/${generation.tasks.length} tasks`,
+    );
+    if (generation.dataset) {
+      const { dataset } = generation;
+      lines.push(
+        `    data: ${dataset.trainEpisodes} train + ${dataset.validationEpisodes} validation episodes, ${dataset.trainWindows} windows, ${dataset.supervisedTokens} supervised tokens (${dataset.dir})`,
+      );
+    }
+    if (generation.trained) {
+      const { metrics } = generation.trained;
+      const validation = metrics.chosenCheckpoint?.validationLoss ?? metrics.validationLoss.at(-1)?.loss;
+      lines.push(
+        `    trained ${generation.trained.generation}, served as ${generation.trained.servedAs}` +
+          `${metrics.steps === null ? '' : `: ${metrics.steps} steps`}` +
+          `${validation === undefined ? '' : `, validation loss ${validation.toFixed(4)}`}`,
+      );
+    }
+  }
+  lines.push(`Generations: ${summary.registry.map((generation) => generation.name).join(' → ')}`);
+  lines.push(`Registry: ${runDirectory}/train/registry.json; summary: ${runDirectory}/rsi-summary.json`);
+  return lines.join('\n');
+}

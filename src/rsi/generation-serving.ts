@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+
+import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
+import { startToyModel } from '../testing/toy-model/toy-model.js';
+import { loadToyWeights } from '../testing/toy-model/weights.js';
+import { deployGeneration } from '../train/deploy.js';
+import { checkServedModel } from '../train/inference-server.js';
+import type { ModelGeneration } from '../train/model-generation.js';
+import type { ModelRegistry } from '../train/registry.js';
+
+export type RoleEndpoints = Record<'executor' | 'judge' | 'optimizer', Endpoint>;
+
+/** A generation being served: the endpoints every role uses while it plays them. */
+export interface ServedGeneration {
+  endpoints: RoleEndpoints;
+  close(): Promise<void>;
+}
+
+/**
+ * Puts a generation where the roles can reach it. The toy model is started in this process with the generation's
+ * weights; a real model is deployed on the configured server (runtime LoRA loading or a restart command) and checked
+ * to answer. The generation plays every role, except a role the configuration gives a model of its own (the paper's
+ * ablations keep that role fixed across generations).
+ */
+export async function serveGeneration(options: {
+  config: RunConfig;
+  runDirectory: string;
+  registry: ModelRegistry;
+  generation: ModelGeneration;
+}): Promise<ServedGeneration> {
+  const { config, generation, registry } = options;
+  const configured = roleEndpoints(config);
+  const own = (role: 'judge' | 'optimizer') => config.roles[role] !== undefined;
+
+  if (configured.executor.provider === 'toy') {
+    const server = await startToyModel({
+      weights: await loadToyWeights(generation.mergedPath!),
+      modelName: generation.servedAs,
+      seed: config.seed,
+    });
+    const toyEndpoint = (endpoint: Endpoint): Endpoint =>
+      endpoint.provider === 'toy'
+        ? { ...endpoint, provider: 'openai-compatible', baseUrl: server.baseUrl }
+        : endpoint;
+    const executor = toyEndpoint({ ...configured.executor, model: generation.servedAs });
+    return {
+      endpoints: {
+        executor,
+        judge: own('judge') ? toyEndpoint(configured.judge) : executor,
+        optimizer: own('optimizer') ? toyEndpoint(configured.optimizer) : executor,
+      },
+      close: () => server.close(),
+    };
+  }
+
+  const server = { baseUrl: configured.executor.baseUrl!, apiKeyEnv: configured.executor.apiKeyEnv };
+  if (generation.parent === null) {
+    await checkServedModel(server, generation.servedAs);
+  } else {
+    const { deploy } = config.rsi;
+    await deployGeneration({
+      server,
+      generation,
+      parent: registry.require(generation.parent),
+      method:
+        deploy.kind === 'restart'
+          ? {
+              kind: 'restart',
+              argv: deploy.argv,
+              logFile: join(options.runDirectory, 'train', generation.name, 'deploy.log'),
+              timeoutMs: deploy.timeoutSeconds * 1000,
+            }
+          : { kind: 'lora' },
+    });
+  }
+  const executor = { ...configured.executor, model: generation.servedAs };
+  return {
+    endpoints: {
+      executor,
+      judge: own('judge') ? configured.judge : executor,
+      optimizer: own('optimizer') ? configured.optimizer : executor,
+    },
+    close: async () => {},
+  };
+}
