@@ -10,6 +10,8 @@ export class RsiProgressDisplay {
   private episodesDone = 0;
   private judgeCalls = 0;
   private stage = 'starting';
+  /** Champion runs counted so far per generation and task. */
+  private readonly collected = new Map<string, number>();
 
   constructor(
     private readonly plannedEpisodes: number,
@@ -45,8 +47,12 @@ export class RsiProgressDisplay {
         const distill = event.event;
         if (distill.kind === 'stage') {
           this.line(`${event.generation} ${distill.stage}${distill.task ? ` ${distill.task}` : ''}`);
-        } else if (distill.kind === 'episodes' && distill.done > 0) {
-          this.episodesDone += distill.done;
+        } else if (distill.kind === 'episodes') {
+          const key = `${event.generation}/${distill.task}`;
+          const added = distill.done - (this.collected.get(key) ?? 0);
+          if (added <= 0) return;
+          this.collected.set(key, distill.done);
+          this.episodesDone += added;
           this.line(`${distill.task}: ${distill.done}/${distill.total} champion runs`);
         } else if (distill.kind === 'judgments' && distill.done > 0) {
           this.judgeCalls++;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 import type { EpisodeOptions } from '../episode/run-episode.js';
-import { runEpisodes } from '../episode/run-episodes.js';
+import { runEpisodes, type EpisodeOutcome } from '../episode/run-episodes.js';
 
 /**
  * Collection for the outer loop: the champion workflow run `runs` times (default 18) with distinct seeds. When fewer
@@ -23,6 +23,8 @@ export interface CollectionOptions {
   maxTopUps?: number;
   firstSeed?: number;
   concurrency?: number;
+  /** Called as each episode finishes (or is found finished), in the order they finish. */
+  onEpisodeFinished?: (episode: CollectedEpisode) => void;
 }
 
 export interface CollectedEpisode {
@@ -54,18 +56,20 @@ export async function collectChampionRuns(options: CollectionOptions): Promise<C
       seed: firstSeed + index,
       outDir: join(options.outDir, `${options.prefix}-${index}`),
     }));
-    const outcomes = await runEpisodes(batch, { concurrency: options.concurrency ?? 4 });
-    outcomes.forEach((outcome, position) => {
+    const collected = (outcome: EpisodeOutcome, position: number): CollectedEpisode => {
       const { seed, outDir } = batch[position]!;
       const episodeId = `${options.prefix}-${indices[position]}`;
-      if (!outcome.ok) {
-        episodes.push({ episodeId, dir: outDir, seed, status: 'error', reason: outcome.error.message });
-        return;
-      }
+      if (!outcome.ok)
+        return { episodeId, dir: outDir, seed, status: 'error', reason: outcome.error.message };
       const { record } = outcome.result;
       const reason = record.failure ? `${record.failure.kind}: ${record.failure.detail}` : null;
-      episodes.push({ episodeId, dir: outDir, seed, status: record.status, reason });
+      return { episodeId, dir: outDir, seed, status: record.status, reason };
+    };
+    const outcomes = await runEpisodes(batch, {
+      concurrency: options.concurrency ?? 4,
+      onFinished: (outcome, position) => options.onEpisodeFinished?.(collected(outcome, position)),
     });
+    episodes.push(...outcomes.map(collected));
   };
 
   await runBatch(Array.from({ length: runs }, (_, index) => index));

@@ -1,3 +1,4 @@
+import { episodeSettings } from '../config/episode-settings.js';
 import { UserError } from '../errors.js';
 import { apiKeyFrom, createChatModel } from '../model/create-model.js';
 import type { SamplingParams } from '../model/types.js';
@@ -7,7 +8,7 @@ import type { ExecutorEndpoint, RoleModel, SearchSettings } from './search-task.
 
 /** The search's settings as the run configuration gives them. */
 export function searchSettings(config: RunConfig): SearchSettings {
-  const { search, budgets, sampling } = config;
+  const { search } = config;
   return {
     iterations: search.iterations,
     championRule: search.championRule,
@@ -16,19 +17,7 @@ export function searchSettings(config: RunConfig): SearchSettings {
     optimizerRepairAttempts: search.optimizerRepairAttempts,
     stabiliser: search.stabiliser,
     seed: config.seed,
-    episode: {
-      timeoutSeconds: budgets.episodeTimeoutSeconds,
-      maxOutputTokens: budgets.maxOutputTokensPerCall,
-      outputBudget: budgets.episodeOutputBudget,
-      contextWindowSize: budgets.contextWindowSize,
-      sampling: {
-        temperature: sampling.temperature,
-        topP: sampling.topP,
-        topK: sampling.topK,
-        enableThinking: sampling.enableThinking,
-      },
-      sandbox: config.sandbox,
-    },
+    episode: episodeSettings(config),
   };
 }
 

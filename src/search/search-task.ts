@@ -11,7 +11,8 @@ import { executionMetadata } from '../optimizer/execution-metadata.js';
 import type { PairwiseComparison } from '../optimizer/history.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { proposeWorkflow } from '../optimizer/propose-workflow.js';
-import { runEpisode, type EpisodeOptions } from '../episode/run-episode.js';
+import type { EpisodeSettings } from '../config/episode-settings.js';
+import { runEpisode } from '../episode/run-episode.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Run } from '../store/run-store.js';
 import { loadTask, type LoadedTask } from '../tasks/load-task.js';
@@ -61,17 +62,7 @@ export interface SearchSettings {
   stabiliser?: Stabiliser;
   /** Every episode of the search uses this seed: same data, so the designs are what differs. */
   seed: number;
-  episode: Pick<
-    EpisodeOptions,
-    | 'timeoutSeconds'
-    | 'maxOutputTokens'
-    | 'outputBudget'
-    | 'sampling'
-    | 'contextWindowSize'
-    | 'sandbox'
-    | 'cpuSeconds'
-    | 'memoryBytes'
-  >;
+  episode: EpisodeSettings;
   bundleBudget?: Partial<BundleBudget>;
   /** Tokens of workspace evidence shown to the optimizer (default 8,000). */
   evidenceTokens?: number;

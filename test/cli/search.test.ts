@@ -56,7 +56,7 @@ describe('mass search', () => {
   it('killed with SIGKILL at random moments, resumes each time and finishes with no step done twice', async () => {
     const seen = new Map<string, StepRow>();
     const delays: number[] = [];
-    for (let kill = 0; kill < 3; kill++) {
+    for (let kill = 0; kill < 2; kill++) {
       const delay = 1_500 + Math.floor(Math.random() * 5_000);
       delays.push(delay);
       const { child, finished } = startMass(['search', '--config', configFile, '--runs', runs]);

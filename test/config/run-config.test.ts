@@ -69,4 +69,27 @@ describe('the run configuration', () => {
     );
     expect(schema.required).toEqual(expect.arrayContaining(['name', 'suite', 'roles']));
   });
+  it('pairs the toy model with the toy trainer, and needs enough runs for selection', () => {
+    expect(parseRunConfig(minimal, 'c.yaml').rsi).toEqual({
+      trainer: { kind: 'python', python: 'python3' },
+      deploy: { kind: 'lora' },
+      servedAs: '{run}-{generation}',
+    });
+    const toy = { ...minimal, roles: { executor: { provider: 'toy', model: 'mass-toy' } } };
+    expect(() => parseRunConfig(toy, 'c.yaml')).toThrow(
+      /c\.yaml: rsi\.trainer\.kind: the toy model is trained by the toy trainer/,
+    );
+    expect(() => parseRunConfig({ ...minimal, rsi: { trainer: { kind: 'toy' } } }, 'c.yaml')).toThrow(
+      /rsi\.trainer\.kind: the toy trainer trains only the toy model/,
+    );
+    expect(
+      parseRunConfig({ ...toy, rsi: { trainer: { kind: 'toy' }, deploy: { kind: 'toy' } } }, 'c.yaml').rsi,
+    ).toMatchObject({ trainer: { kind: 'toy' } });
+    expect(() => parseRunConfig({ ...minimal, distill: { needed: 10 } }, 'c.yaml')).toThrow(
+      /distill\.needed: selection needs train \+ validation = 16 successful runs; needed is 10/,
+    );
+    expect(() => parseRunConfig({ ...minimal, rsi: { servedAs: 'mine' } }, 'c.yaml')).toThrow(
+      /rsi\.servedAs: must contain \{generation\}/,
+    );
+  });
 });

@@ -25,6 +25,7 @@ describe('collecting champion runs', () => {
           ? step.status(400, { message: 'context length exceeded' })
           : step.text('Done.'),
     });
+    const finished: string[] = [];
     const options = {
       episode: { taskDir, model: 'm', baseUrl: server.baseUrl, teacher: true, timeoutSeconds: 120 },
       outDir: directory.path,
@@ -34,6 +35,7 @@ describe('collecting champion runs', () => {
       maxTopUps: 2,
       firstSeed: 100,
       concurrency: 2,
+      onEpisodeFinished: (episode: { episodeId: string }) => finished.push(episode.episodeId),
     };
     const collection = await collectChampionRuns(options);
     expect(collection).toMatchObject({ successes: 3, topUps: 1, enough: true });
@@ -44,6 +46,9 @@ describe('collecting champion runs', () => {
       [103, 'success'],
     ]);
     expect(collection.episodes[1]!.reason).toMatch(/^api_error: /);
+    // Reported one by one as they finish: the three first runs, then the top-up.
+    expect(finished.slice(0, 3).sort()).toEqual(['tiny-sum-0', 'tiny-sum-1', 'tiny-sum-2']);
+    expect(finished[3]).toBe('tiny-sum-3');
 
     const calls = server.requests.length;
     const again = await collectChampionRuns(options);

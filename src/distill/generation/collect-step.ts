@@ -14,6 +14,7 @@ import { CollectionRecord } from './generation-records.js';
 export async function collectStep(
   context: GenerationContext,
   task: GenerationTask,
+  onEpisodeFinished?: () => void,
 ): Promise<CollectionRecord> {
   const { run, settings, executor } = context;
   const file = join(task.base, 'collection.json');
@@ -38,6 +39,7 @@ export async function collectStep(
         maxTopUps: settings.collection.maxTopUps,
         firstSeed: settings.seed,
         concurrency: settings.concurrency.episodes,
+        onEpisodeFinished: () => onEpisodeFinished?.(),
       });
       const episodes = [];
       for (const episode of collection.episodes) {

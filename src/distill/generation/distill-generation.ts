@@ -146,7 +146,10 @@ async function collect(context: GenerationContext, task: GenerationTask): Promis
   const { runs } = context.settings.collection;
   context.progress({ kind: 'stage', stage: 'collect', task: task.id });
   context.progress({ kind: 'episodes', task: task.id, done: 0, total: runs });
-  const collection = await collectStep(context, task);
+  let done = 0;
+  const collection = await collectStep(context, task, () =>
+    context.progress({ kind: 'episodes', task: task.id, done: ++done, total: Math.max(runs, done) }),
+  );
   const total = collection.episodes.length;
   context.progress({ kind: 'episodes', task: task.id, done: total, total });
   return collection;

@@ -1,5 +1,5 @@
 import type { RunConfig } from '../../config/run-config.js';
-import type { EpisodeOptions } from '../../episode/run-episode.js';
+import { episodeSettings, type EpisodeSettings } from '../../config/episode-settings.js';
 import type { BundleBudget } from '../../judge/bundle.js';
 import type { JudgeMode } from '../../judge/judgment-record.js';
 import type { WindowLimits } from '../pack-windows.js';
@@ -52,22 +52,12 @@ export interface DistillSettings {
     /** Judge calls at once, over every task. */
     judgments: number;
   };
-  episode: Pick<
-    EpisodeOptions,
-    | 'timeoutSeconds'
-    | 'maxOutputTokens'
-    | 'outputBudget'
-    | 'sampling'
-    | 'contextWindowSize'
-    | 'sandbox'
-    | 'cpuSeconds'
-    | 'memoryBytes'
-  >;
+  episode: EpisodeSettings;
 }
 
 /** The outer loop's settings as the run configuration gives them. */
 export function distillSettings(config: RunConfig): DistillSettings {
-  const { distill, budgets, sampling } = config;
+  const { distill } = config;
   return {
     collection: { runs: distill.runs, needed: distill.needed, maxTopUps: distill.maxTopUps },
     schedule: {
@@ -81,18 +71,6 @@ export function distillSettings(config: RunConfig): DistillSettings {
     windows: { windowTokens: distill.windowTokens, maxContextTokens: distill.maxContextTokens },
     seed: config.seed,
     concurrency: { episodes: config.concurrency.episodes, judgments: config.concurrency.judgments },
-    episode: {
-      timeoutSeconds: budgets.episodeTimeoutSeconds,
-      maxOutputTokens: budgets.maxOutputTokensPerCall,
-      outputBudget: budgets.episodeOutputBudget,
-      contextWindowSize: budgets.contextWindowSize,
-      sampling: {
-        temperature: sampling.temperature,
-        topP: sampling.topP,
-        topK: sampling.topK,
-        enableThinking: sampling.enableThinking,
-      },
-      sandbox: config.sandbox,
-    },
+    episode: episodeSettings(config),
   };
 }

@@ -147,7 +147,7 @@ export type DistillStage = 'collect' | 'tournament' | 'fit' | 'select' | 'datase
 /** What a generation reports as it goes, for a live display; an exception thrown here stops the generation. */
 export type DistillProgressEvent =
   | { kind: 'stage'; stage: DistillStage; task: string | null }
-  /** Before a task's collection (`done` 0) and after it; the total grows by the top-ups. */
+  /** Before a task's collection (`done` 0), as each of its episodes finishes, and after it; the total grows by the top-ups. */
   | { kind: 'episodes'; task: string; done: number; total: number }
   /** After each match, counting those found done; the total grows with each adaptive round. */
   | { kind: 'judgments'; task: string; done: number; total: number };
