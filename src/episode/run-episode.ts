@@ -172,6 +172,9 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
           QWEN_HOME: home,
           QWEN_TELEMETRY_ENABLED: 'false',
           QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+          // qwen-code otherwise starts a second copy of itself to raise the heap limit: a second start-up on every
+          // episode. The watchdog bounds memory instead.
+          QWEN_CODE_NO_RELAUNCH: 'true',
           [HARNESS_KEY_VARIABLE]: HARNESS_KEY_PLACEHOLDER,
         },
         stdin: prompt,

@@ -1,7 +1,9 @@
 /**
  * The settings qwen-code reads from `<QWEN_HOME>/settings.json`, built from an episode's configuration: one
  * OpenAI-compatible provider (the episode's recording proxy), the sampling parameters, the output bound, and the
- * harness's own extras turned off (telemetry, managed memory).
+ * harness's own extras turned off: telemetry, usage statistics (qwen-code 0.24.4 otherwise sends them to an
+ * outside host even with telemetry off), managed memory, and the bundled ripgrep (installed without its run bit, it
+ * is probed and refused on every start; the built-in grep is used either way).
  */
 
 export interface QwenSamplingSettings {
@@ -64,8 +66,9 @@ export function qwenSettings(options: QwenSettingsOptions): Record<string, unkno
     },
     security: { auth: { selectedType: 'openai' } },
     model: { name: options.model },
-    tools: { shell: { defaultTimeoutMs: options.shellTimeoutMs } },
+    tools: { shell: { defaultTimeoutMs: options.shellTimeoutMs }, useRipgrep: false },
     memory: { enableManagedAutoMemory: false },
     telemetry: { enabled: false },
+    privacy: { usageStatisticsEnabled: false },
   };
 }
