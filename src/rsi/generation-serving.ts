@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
 import { startToyModel } from '../testing/toy-model/toy-model.js';
-import { loadToyWeights } from '../testing/toy-model/weights.js';
+import { loadToyWeights, type ToyWeights } from '../testing/toy-model/weights.js';
 import { deployGeneration } from '../train/deploy.js';
 import { checkServedModel } from '../train/inference-server.js';
 import type { ModelGeneration } from '../train/model-generation.js';
@@ -14,6 +14,31 @@ export type RoleEndpoints = Record<'executor' | 'judge' | 'optimizer', Endpoint>
 export interface ServedGeneration {
   endpoints: RoleEndpoints;
   close(): Promise<void>;
+}
+
+/**
+ * Starts the toy model in this process under `servedAs`, with the given weights, and points every toy role at it.
+ */
+export async function serveToyModel(
+  config: RunConfig,
+  weights: ToyWeights,
+  servedAs: string,
+): Promise<ServedGeneration> {
+  const configured = roleEndpoints(config);
+  const server = await startToyModel({ weights, modelName: servedAs, seed: config.seed });
+  const toyEndpoint = (endpoint: Endpoint): Endpoint =>
+    endpoint.provider === 'toy'
+      ? { ...endpoint, provider: 'openai-compatible', baseUrl: server.baseUrl }
+      : endpoint;
+  const executor = toyEndpoint({ ...configured.executor, model: servedAs });
+  return {
+    endpoints: {
+      executor,
+      judge: config.roles.judge ? toyEndpoint(configured.judge) : executor,
+      optimizer: config.roles.optimizer ? toyEndpoint(configured.optimizer) : executor,
+    },
+    close: () => server.close(),
+  };
 }
 
 /**
@@ -33,24 +58,7 @@ export async function serveGeneration(options: {
   const own = (role: 'judge' | 'optimizer') => config.roles[role] !== undefined;
 
   if (configured.executor.provider === 'toy') {
-    const server = await startToyModel({
-      weights: await loadToyWeights(generation.mergedPath!),
-      modelName: generation.servedAs,
-      seed: config.seed,
-    });
-    const toyEndpoint = (endpoint: Endpoint): Endpoint =>
-      endpoint.provider === 'toy'
-        ? { ...endpoint, provider: 'openai-compatible', baseUrl: server.baseUrl }
-        : endpoint;
-    const executor = toyEndpoint({ ...configured.executor, model: generation.servedAs });
-    return {
-      endpoints: {
-        executor,
-        judge: own('judge') ? toyEndpoint(configured.judge) : executor,
-        optimizer: own('optimizer') ? toyEndpoint(configured.optimizer) : executor,
-      },
-      close: () => server.close(),
-    };
+    return serveToyModel(config, await loadToyWeights(generation.mergedPath!), generation.servedAs);
   }
 
   const server = { baseUrl: configured.executor.baseUrl!, apiKeyEnv: configured.executor.apiKeyEnv };

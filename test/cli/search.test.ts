@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { TaskSearchRecord } from '../../src/search/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { runMass, startMass } from '../support/cli.js';
@@ -119,6 +120,29 @@ describe('mass search', () => {
     expect(changed.code).toBe(2);
     expect(changed.stderr).toMatch(/search\.iterations/);
   });
+
+  it('searches on the built-in toy model when the executor’s provider is toy', async () => {
+    const toy = join(directory.path, 'toy.yaml');
+    writeFileSync(
+      toy,
+      [
+        'name: toy-search',
+        `suite: ${DEMO_SUITE}`,
+        'tasks: [demo-volatility]',
+        'roles: { executor: { provider: toy, model: mass-toy } }',
+        'search: { iterations: 0 }',
+        'rsi: { trainer: { kind: toy }, deploy: { kind: toy } }',
+        '',
+      ].join('\n'),
+    );
+    const result = await runMass(['search', '--config', toy, '--runs', runs, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const [search] = JSON.parse(result.stdout).results;
+    expect(search).toMatchObject({
+      task: 'demo-volatility',
+      counts: { episodes: 2, failedEpisodes: 0, judgments: 1 },
+    });
+  }, 120_000);
 
   it('prints the JSON Schema of the configuration', async () => {
     const result = await runMass(['config', 'schema']);

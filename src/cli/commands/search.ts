@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 
 import { SystemError } from '../../errors.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
+import { serveToyModel, type ServedGeneration } from '../../rsi/generation-serving.js';
+import { BASE_TOY_WEIGHTS } from '../../testing/toy-model/weights.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../../search/search-config.js';
 import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
 import { openConfiguredRun } from '../configured-run.js';
@@ -58,9 +60,15 @@ export function registerSearch(program: Command): void {
       });
       const display = new SearchProgressDisplay();
       let summary: SearchSummary;
+      let toy: ServedGeneration | undefined;
       try {
         const { config } = run;
         const taskDirs = await searchTaskDirs(suiteDir, config.tasks);
+        // The toy model is served by this process, with its base weights.
+        toy =
+          config.roles.executor.provider === 'toy'
+            ? await serveToyModel(config, BASE_TOY_WEIGHTS, config.roles.executor.model)
+            : undefined;
         process.stderr.write(
           `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
         );
@@ -69,7 +77,7 @@ export function registerSearch(program: Command): void {
           generation: flags.generation,
           taskDirs,
           concurrency: config.concurrency,
-          ...searchRoles(config),
+          ...searchRoles(config, toy?.endpoints),
           settings: searchSettings(config),
           tokenCounter: await loadTokenCounter(),
           hiddenDirectories: [run.directory],
@@ -77,6 +85,7 @@ export function registerSearch(program: Command): void {
         });
       } finally {
         display.stop();
+        await toy?.close();
         run.close();
       }
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
