@@ -28,7 +28,9 @@ export class RsiProgressDisplay {
         const search = event.event;
         if (search.kind === 'episode-finished') {
           this.episodesDone++;
-          this.line(`${search.task} ${search.version}: episode ${search.ok ? 'succeeded' : 'failed'}`);
+          if (!search.resumed) {
+            this.line(`${search.task} ${search.version}: episode ${search.ok ? 'succeeded' : 'failed'}`);
+          }
         } else if (search.kind === 'judgment') {
           this.judgeCalls++;
           this.line(`${search.task} ${search.version}: verdict ${search.result}`);

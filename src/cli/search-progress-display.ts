@@ -36,10 +36,11 @@ export class SearchProgressDisplay {
         line.running++;
         break;
       case 'episode-finished':
-        line.running--;
+        if (!event.resumed) line.running--;
         line.episodes++;
         if (!event.ok) line.failedEpisodes++;
-        this.log(`${event.task} ${event.version}: episode ${event.ok ? 'succeeded' : 'failed'}`);
+        if (!event.resumed)
+          this.log(`${event.task} ${event.version}: episode ${event.ok ? 'succeeded' : 'failed'}`);
         break;
       case 'judgment':
         line.verdicts[event.result] = (line.verdicts[event.result] ?? 0) + 1;

@@ -1,6 +1,8 @@
 /** What a search reports as it goes, for a live display; nothing depends on it. */
 export type SearchProgressEvent =
-  | { kind: 'episode-started' | 'episode-finished'; task: string; version: string; ok?: boolean }
+  | { kind: 'episode-started'; task: string; version: string }
+  /** `resumed`: found finished by an earlier run of the search. */
+  | { kind: 'episode-finished'; task: string; version: string; ok: boolean; resumed?: boolean }
   | { kind: 'judgment'; task: string; version: string; result: string }
   | { kind: 'proposal'; task: string; version: string; ok: boolean }
   | { kind: 'champion'; task: string; version: string; champion: string }

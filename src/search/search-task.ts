@@ -184,9 +184,11 @@ class TaskSearch {
 
   private async episode(version: string, design: Workflow | null): Promise<SearchEpisode> {
     const { run, generation, executor, settings } = this.context;
-    return run.step(
+    let ran = false;
+    const episode = await run.step(
       `${this.base}/${version}/episode`,
       async () => {
+        ran = true;
         const episodeId = `${generation}-${this.id}-${version}`;
         const outDir = run.path('episodes', episodeId);
         const release = await this.context.episodeSlots.acquire();
@@ -223,6 +225,16 @@ class TaskSearch {
       },
       { output: SearchEpisode },
     );
+    if (!ran) {
+      this.context.onProgress?.({
+        kind: 'episode-finished',
+        task: this.id,
+        version,
+        ok: episode.status === 'success',
+        resumed: true,
+      });
+    }
+    return episode;
   }
 
   private async propose(

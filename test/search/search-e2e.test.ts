@@ -193,5 +193,8 @@ describe('search end to end: two tasks × three iterations, with faults', () => 
     expect(again.results.map((result) => result.task)).toEqual(summary.results.map((result) => result.task));
     expect(again.results).toEqual(summary.results);
     expect(run.listSteps().every((step) => step.status === 'done' && step.attempts === 1)).toBe(true);
+    // Finished episodes are still reported, as found finished, so a display's counts are whole.
+    const resumed = events.filter((event) => event.kind === 'episode-finished' && event.resumed);
+    expect(resumed).toHaveLength(9);
   }, 60_000);
 });
