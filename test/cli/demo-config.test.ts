@@ -1,8 +1,14 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 
 import { RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE, demoConfig } from '../../src/demo/demo-config.js';
 import { searchTaskDirs } from '../../src/search/search-config.js';
+import { runMass } from '../support/cli.js';
+import { temporaryDirectory } from '../support/fixtures.js';
 
 describe('the demo configuration', () => {
   it('is a valid run configuration for the toy model, over the demo suite’s train tasks', async () => {
@@ -11,5 +17,19 @@ describe('the demo configuration', () => {
     expect(config.distill.needed).toBeGreaterThanOrEqual(config.distill.train + config.distill.validation);
     const tasks = await searchTaskDirs(DEMO_SUITE, config.tasks);
     expect(tasks.map((dir) => dir.split('/').at(-1))).toEqual(['demo-potency', 'demo-volatility']);
+  });
+
+  it('refuses a folder holding a run of another version of the demo, saying what to do', async () => {
+    const directory = temporaryDirectory();
+    const out = join(directory.path, 'demo');
+    mkdirSync(out);
+    const older = demoConfig('demo');
+    writeFileSync(join(out, 'config.yaml'), stringify({ ...older, distill: { ...older.distill, runs: 5 } }));
+    const result = await runMass(['demo', '--out', out]);
+    directory.remove();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'another version of the demo (it differs in distill.runs): delete that folder',
+    );
   });
 });

@@ -3,6 +3,8 @@ import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { RunConfig } from '../../config/run-config.js';
+import { UserError } from '../../errors.js';
+import { ConfigMismatchError } from '../../store/frozen-config.js';
 import { DEMO_SUITE, demoConfig } from '../../demo/demo-config.js';
 import { openRun } from '../../store/run-store.js';
 import { loadToyWeights, TOY_BEHAVIOURS } from '../../testing/toy-model/weights.js';
@@ -21,13 +23,23 @@ export function registerDemo(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (options: { out: string; json?: boolean }) => {
       const out = resolve(options.out);
-      const run = openRun({
-        runsDirectory: dirname(out),
-        name: basename(out),
-        configSchema: RunConfig,
-        config: demoConfig(basename(out)),
-        command: 'mass demo',
-      });
+      let run;
+      try {
+        run = openRun({
+          runsDirectory: dirname(out),
+          name: basename(out),
+          configSchema: RunConfig,
+          config: demoConfig(basename(out)),
+          command: 'mass demo',
+        });
+      } catch (error) {
+        if (!(error instanceof ConfigMismatchError)) throw error;
+        throw new UserError(
+          `${out} holds a run of another version of the demo (it differs in ${error.differences
+            .map((difference) => difference.field)
+            .join(', ')}): delete that folder, or give --out another one.`,
+        );
+      }
       const summary = await runRsi(run, DEMO_SUITE, DEMO_ROUNDS);
       const registry = await ModelRegistry.open(out);
       const weights = await Promise.all(
