@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 
 import { z } from 'zod';
 
@@ -119,7 +119,8 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         run,
         generation: name,
         tasks: winners.map((result) => ({
-          taskDir: taskDirs.find((dir) => dir.endsWith(`/${result.task}`))!,
+          // A task's id is its folder's name.
+          taskDir: taskDirs.find((dir) => basename(dir) === result.task)!,
           championWorkflow: result.championDesign!,
         })),
         executor: roles.executor,
