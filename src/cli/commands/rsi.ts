@@ -79,7 +79,7 @@ export function describeRsi(summary: RsiSummary, runDirectory: string): string {
       const validation = metrics.chosenCheckpoint?.validationLoss ?? metrics.validationLoss.at(-1)?.loss;
       lines.push(
         `    trained ${generation.trained.generation}, served as ${generation.trained.servedAs}` +
-          `${metrics.steps === null ? '' : `: ${metrics.steps} steps`}` +
+          `${metrics.steps === null ? '' : `: ${metrics.steps} step${metrics.steps === 1 ? '' : 's'}`}` +
           `${validation === undefined ? '' : `, validation loss ${validation.toFixed(4)}`}`,
       );
     }
