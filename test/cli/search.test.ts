@@ -121,7 +121,7 @@ describe('mass search', () => {
     expect(changed.stderr).toMatch(/search\.iterations/);
   });
 
-  it('searches on the built-in toy model when the executor’s provider is toy', async () => {
+  it('searches on the built-in toy model when the executor’s provider is toy, then distils its champion', async () => {
     const toy = join(directory.path, 'toy.yaml');
     writeFileSync(
       toy,
@@ -131,18 +131,33 @@ describe('mass search', () => {
         'tasks: [demo-volatility]',
         'roles: { executor: { provider: toy, model: mass-toy } }',
         'search: { iterations: 0 }',
+        'distill: { runs: 3, needed: 2, maxTopUps: 0, ringOpponents: 2, train: 1, validation: 1 }',
         'rsi: { trainer: { kind: toy }, deploy: { kind: toy } }',
         '',
       ].join('\n'),
     );
+    const early = await runMass(['distill', '--config', toy, '--runs', runs]);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toMatch(/result\.json is missing: search task demo-volatility first/);
+
     const result = await runMass(['search', '--config', toy, '--runs', runs, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const [search] = JSON.parse(result.stdout).results;
     expect(search).toMatchObject({
       task: 'demo-volatility',
+      champion: 'v0',
       counts: { episodes: 2, failedEpisodes: 0, judgments: 1 },
     });
-  }, 120_000);
+
+    // Then the outer loop's data from the search's champion, without training.
+    const distilled = await runMass(['distill', '--config', toy, '--runs', runs, '--json']);
+    expect(distilled.code, distilled.stderr).toBe(0);
+    const data = JSON.parse(distilled.stdout);
+    expect(data.perTask[0].collection.episodes).toHaveLength(3);
+    expect(data.perTask[0].selection.train).toHaveLength(1);
+    expect(data.perTask[0].selection.validation).toHaveLength(1);
+    expect(data.dataset.stats.splits.train.total.windows).toBeGreaterThan(0);
+  }, 240_000);
 
   it('prints the JSON Schema of the configuration', async () => {
     const result = await runMass(['config', 'schema']);

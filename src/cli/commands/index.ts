@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 
 import { registerConfig } from './config.js';
 import { registerData } from './data.js';
+import { registerDistill } from './distill.js';
 import { registerDemo } from './demo.js';
 import { registerEpisode } from './episode.js';
 import { registerJudge } from './judge.js';
@@ -23,6 +24,7 @@ export const commands: Array<(program: Command) => void> = [
   registerData,
   registerJudge,
   registerSearch,
+  registerDistill,
   registerRsi,
   registerConfig,
 ];
