@@ -119,7 +119,7 @@ describe('mass search', () => {
     const changed = await runMass(['search', '--config', configFile, '--runs', runs, '--iterations', '2']);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toMatch(/search\.iterations/);
-  });
+  }, 90_000);
 
   it('searches on the built-in toy model when the executor’s provider is toy, then distils its champion', async () => {
     const toy = join(directory.path, 'toy.yaml');
@@ -165,5 +165,5 @@ describe('mass search', () => {
     const schema = JSON.parse(result.stdout);
     expect(schema.properties.search.properties.championRule.enum).toEqual(['paper', 'official']);
     expect(schema.required).toEqual(expect.arrayContaining(['name', 'suite', 'roles']));
-  });
+  }, 60_000);
 });
