@@ -5,7 +5,11 @@ import { Template } from '@huggingface/jinja';
 import { z } from 'zod';
 
 import { UserError, errorMessage } from '../errors.js';
-import { defaultTokenizerDirectory, loadTokenCounter } from '../model/token-counter.js';
+import {
+  defaultTokenizerDirectory,
+  loadTokenCounter,
+  readModelDirectoryJson,
+} from '../model/token-counter.js';
 import { TURN_END, TURN_START } from './chatml-blocks.js';
 import type { TemplateMessage } from './template-messages.js';
 
@@ -48,7 +52,7 @@ export function loadChatTemplateModel(modelDirectory?: string): Promise<ChatTemp
 }
 
 async function readChatModel(directory: string, name: string): Promise<ChatTemplateModel> {
-  const config = await readJsonFile(path.join(directory, 'tokenizer_config.json'), TokenizerConfig);
+  const config = await readModelDirectoryJson(path.join(directory, 'tokenizer_config.json'), TokenizerConfig);
   const source =
     (await readOptionalText(path.join(directory, 'chat_template.jinja'))) ?? chatTemplateOf(config);
   if (source === undefined) {
@@ -115,30 +119,4 @@ async function readOptionalText(file: string): Promise<string | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-async function readJsonFile<T>(file: string, schema: z.ZodType<T>): Promise<T> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UserError(
-      `${file}: cannot read it (${errorMessage(error)}); a model directory holds tokenizer.json and tokenizer_config.json`,
-      { cause: error },
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(`${file}: not valid JSON (${errorMessage(error)})`, { cause: error });
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UserError(
-      `${file}: not a Hugging Face tokenizer file (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`,
-    );
-  }
-  return parsed.data;
 }

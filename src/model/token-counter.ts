@@ -46,8 +46,11 @@ export function loadTokenCounter(modelDirectory?: string): Promise<TokenCounter>
 }
 
 async function readTokenCounter(directory: string, name: string): Promise<TokenCounter> {
-  const tokenizerJson = await readJsonFile(path.join(directory, 'tokenizer.json'), TokenizerJson);
-  const tokenizerConfig = await readJsonFile(path.join(directory, 'tokenizer_config.json'), TokenizerConfig);
+  const tokenizerJson = await readModelDirectoryJson(path.join(directory, 'tokenizer.json'), TokenizerJson);
+  const tokenizerConfig = await readModelDirectoryJson(
+    path.join(directory, 'tokenizer_config.json'),
+    TokenizerConfig,
+  );
   let tokenizer: Tokenizer;
   try {
     tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
@@ -121,13 +124,14 @@ function chunkingAgrees(encodeWhole: (text: string) => number[]): boolean {
   return whole.length === pieces.length && whole.every((id, index) => id === pieces[index]);
 }
 
-async function readJsonFile<T>(file: string, schema: z.ZodType<T>): Promise<T> {
+/** A JSON file of a model directory (`tokenizer.json`, `tokenizer_config.json`), validated; errors name the file. */
+export async function readModelDirectoryJson<T>(file: string, schema: z.ZodType<T>): Promise<T> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     throw new UserError(
-      `${file}: cannot read the tokenizer file (${errorMessage(error)}); a tokenizer directory holds tokenizer.json and tokenizer_config.json`,
+      `${file}: cannot read it (${errorMessage(error)}); a model directory holds tokenizer.json and tokenizer_config.json`,
       { cause: error },
     );
   }
@@ -139,7 +143,10 @@ async function readJsonFile<T>(file: string, schema: z.ZodType<T>): Promise<T> {
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new UserError(`${file}: not a Hugging Face tokenizer file (${parsed.error.issues[0]?.message})`);
+    const issue = parsed.error.issues[0];
+    throw new UserError(
+      `${file}: not a Hugging Face tokenizer file (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`,
+    );
   }
   return parsed.data;
 }

@@ -51,7 +51,9 @@ describe('the token counter', () => {
   it('names the problem when a tokenizer directory is unusable', async () => {
     const empty = await scratch('tokenizer');
     await expect(loadTokenCounter(empty)).rejects.toThrow(UserError);
-    await expect(loadTokenCounter(empty)).rejects.toThrow(/tokenizer\.json: cannot read the tokenizer file/);
+    await expect(loadTokenCounter(empty)).rejects.toThrow(
+      /tokenizer\.json: cannot read it .*a model directory holds tokenizer\.json/,
+    );
   });
 });
 
