@@ -17,3 +17,9 @@ export function parsePositiveInteger(text: string, flag: string): number {
     throw new UserError(`${flag} "${text}" is not a whole number`);
   return value;
 }
+
+/** Elapsed time as `m:ss`, for progress lines. */
+export function formatClock(milliseconds: number): string {
+  const seconds = Math.round(milliseconds / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}

@@ -1,4 +1,5 @@
 import type { RsiProgressEvent } from '../rsi/run-generations.js';
+import { formatClock } from './duration.js';
 
 /**
  * The live view of `mass rsi` (and `mass demo`) on stderr: one line per event that matters, each led by the elapsed
@@ -71,15 +72,10 @@ export class RsiProgressDisplay {
     const done = Math.min(this.episodesDone, this.plannedEpisodes);
     const left =
       done > 0 && done < this.plannedEpisodes
-        ? `, about ${clock((elapsedMs / done) * (this.plannedEpisodes - done))} left`
+        ? `, about ${formatClock((elapsedMs / done) * (this.plannedEpisodes - done))} left`
         : '';
     this.stream.write(
-      `[${clock(elapsedMs)} | episodes ${done}/${this.plannedEpisodes}, judge calls ${this.judgeCalls}${left}] ${message}\n`,
+      `[${formatClock(elapsedMs)} | episodes ${done}/${this.plannedEpisodes}, judge calls ${this.judgeCalls}${left}] ${message}\n`,
     );
   }
-}
-
-function clock(milliseconds: number): string {
-  const seconds = Math.round(milliseconds / 1000);
-  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }

@@ -1,4 +1,5 @@
 import type { SearchProgressEvent } from '../search/search-progress.js';
+import { formatClock } from './duration.js';
 
 interface TaskLine {
   version: string;
@@ -94,7 +95,7 @@ export class SearchProgressDisplay {
   }
 
   private log(message: string): void {
-    if (!this.live) this.stream.write(`[${elapsed(this.started)}] ${message}\n`);
+    if (!this.live) this.stream.write(`[${formatClock(Date.now() - this.started)}] ${message}\n`);
   }
 
   private scheduleRedraw(): void {
@@ -114,15 +115,9 @@ export class SearchProgressDisplay {
       const failed = line.failedEpisodes ? ` (${line.failedEpisodes} failed)` : '';
       return `${task.padEnd(width)}  ${line.state === 'searching' ? line.version.padEnd(4) : line.state.padEnd(4)}  running ${line.running}  episodes ${line.episodes}${failed}  verdicts ${verdicts || 'none'}  champion ${line.champion}`;
     });
-    lines.push(`elapsed ${elapsed(this.started)}`);
+    lines.push(`elapsed ${formatClock(Date.now() - this.started)}`);
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';
     this.stream.write(`${up}${lines.map((text) => `\x1b[2K${text}`).join('\n')}\n`);
     this.drawnLines = lines.length;
   }
-}
-
-function elapsed(since: number): string {
-  const seconds = Math.round((Date.now() - since) / 1000);
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes}:${String(seconds % 60).padStart(2, '0')}`;
 }

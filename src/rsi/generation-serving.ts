@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
 import { startToyModel } from '../testing/toy-model/toy-model.js';
-import { loadToyWeights, type ToyWeights } from '../testing/toy-model/weights.js';
+import { BASE_TOY_WEIGHTS, loadToyWeights, type ToyWeights } from '../testing/toy-model/weights.js';
 import { deployGeneration } from '../train/deploy.js';
 import { checkServedModel } from '../train/inference-server.js';
 import type { ModelGeneration } from '../train/model-generation.js';
@@ -24,21 +24,25 @@ export async function serveToyModel(
   weights: ToyWeights,
   servedAs: string,
 ): Promise<ServedGeneration> {
-  const configured = roleEndpoints(config);
   const server = await startToyModel({ weights, modelName: servedAs, seed: config.seed });
-  const toyEndpoint = (endpoint: Endpoint): Endpoint =>
+  const onToyServer = (endpoint: Endpoint): Endpoint =>
     endpoint.provider === 'toy'
       ? { ...endpoint, provider: 'openai-compatible', baseUrl: server.baseUrl }
       : endpoint;
-  const executor = toyEndpoint({ ...configured.executor, model: servedAs });
   return {
-    endpoints: {
-      executor,
-      judge: config.roles.judge ? toyEndpoint(configured.judge) : executor,
-      optimizer: config.roles.optimizer ? toyEndpoint(configured.optimizer) : executor,
-    },
+    endpoints: generationEndpoints(config, servedAs, onToyServer),
     close: () => server.close(),
   };
+}
+
+/**
+ * The configuration's own model, for commands that run one stage (`mass search`, `mass distill`): the toy model is
+ * started here with its base weights; any other endpoint is used as configured.
+ */
+export function serveConfiguredModel(config: RunConfig): Promise<ServedGeneration> {
+  const { executor } = config.roles;
+  if (executor.provider === 'toy') return serveToyModel(config, BASE_TOY_WEIGHTS, executor.model);
+  return Promise.resolve({ endpoints: roleEndpoints(config), close: async () => {} });
 }
 
 /**
@@ -55,7 +59,6 @@ export async function serveGeneration(options: {
 }): Promise<ServedGeneration> {
   const { config, generation, registry } = options;
   const configured = roleEndpoints(config);
-  const own = (role: 'judge' | 'optimizer') => config.roles[role] !== undefined;
 
   if (configured.executor.provider === 'toy') {
     return serveToyModel(config, await loadToyWeights(generation.mergedPath!), generation.servedAs);
@@ -81,13 +84,26 @@ export async function serveGeneration(options: {
           : { kind: 'lora' },
     });
   }
-  const executor = { ...configured.executor, model: generation.servedAs };
   return {
-    endpoints: {
-      executor,
-      judge: own('judge') ? configured.judge : executor,
-      optimizer: own('optimizer') ? configured.optimizer : executor,
-    },
+    endpoints: generationEndpoints(config, generation.servedAs),
     close: async () => {},
+  };
+}
+
+/**
+ * The endpoints while a generation served as `servedAs` plays: the executor under that name, and the judge and the
+ * optimizer too unless the configuration gives them a model of their own. `place` puts an endpoint where it is served.
+ */
+function generationEndpoints(
+  config: RunConfig,
+  servedAs: string,
+  place: (endpoint: Endpoint) => Endpoint = (endpoint) => endpoint,
+): RoleEndpoints {
+  const configured = roleEndpoints(config);
+  const executor = place({ ...configured.executor, model: servedAs });
+  return {
+    executor,
+    judge: config.roles.judge ? place(configured.judge) : executor,
+    optimizer: config.roles.optimizer ? place(configured.optimizer) : executor,
   };
 }

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { UserError } from '../errors.js';
+import { readJsonLines } from '../distill/read-json-lines.js';
 import { SftConversation } from '../distill/training-records.js';
 import { loadToyWeights, saveToyWeights } from '../testing/toy-model/weights.js';
 import { trainToyWeights, type SupervisedConversation } from '../testing/toy-model/toy-trainer.js';
@@ -38,19 +37,10 @@ export function toyTrainer(): Trainer {
 }
 
 async function readConversations(file: string): Promise<SupervisedConversation[]> {
-  const text = await readFile(file, 'utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line, index) => {
-      const parsed = SftConversation.safeParse(JSON.parse(line));
-      if (!parsed.success)
-        throw new UserError(`${file}:${index + 1}: not a conversation row: ${parsed.error.message}`);
-      const row = parsed.data;
-      return {
-        role: row.metadata.role,
-        messages: row.messages as SupervisedConversation['messages'],
-        targets: row.metadata.targets,
-      };
-    });
+  const rows = await readJsonLines(file, SftConversation, 'a training conversation');
+  return rows.map((row) => ({
+    role: row.metadata.role,
+    messages: row.messages as SupervisedConversation['messages'],
+    targets: row.metadata.targets,
+  }));
 }

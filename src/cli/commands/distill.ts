@@ -5,10 +5,9 @@ import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
-import { serveToyModel, type ServedGeneration } from '../../rsi/generation-serving.js';
+import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
 import { searchRoles, searchTaskDirs } from '../../search/search-config.js';
 import { TaskSearchRecord } from '../../search/search-records.js';
-import { BASE_TOY_WEIGHTS } from '../../testing/toy-model/weights.js';
 import { openConfiguredRun } from '../configured-run.js';
 import { RsiProgressDisplay } from '../rsi-progress-display.js';
 
@@ -39,7 +38,7 @@ export function registerDistill(program: Command): void {
         runsDirectory: flags.runs,
         command: 'mass distill',
       });
-      let toy: ServedGeneration | undefined;
+      let served: ServedGeneration | undefined;
       try {
         const { config } = run;
         const winners = [];
@@ -60,11 +59,9 @@ export function registerDistill(program: Command): void {
             `no search of generation ${flags.generation} beat its reference: there is nothing to distil`,
           );
         }
-        toy =
-          config.roles.executor.provider === 'toy'
-            ? await serveToyModel(config, BASE_TOY_WEIGHTS, config.roles.executor.model)
-            : undefined;
-        const roles = searchRoles(config, toy?.endpoints);
+        // The toy model is served by this process; other models are used where they are.
+        served = await serveConfiguredModel(config);
+        const roles = searchRoles(config, served.endpoints);
         const display = new RsiProgressDisplay(winners.length * config.distill.runs);
         const result = await distillGeneration({
           run,
@@ -92,7 +89,7 @@ export function registerDistill(program: Command): void {
           `Training data: ${result.dataset.path} (${train.total.windows} train windows, ${train.total.supervisedTokens} supervised tokens; ${validation.total.windows} validation windows)`,
         );
       } finally {
-        await toy?.close();
+        await served?.close();
         run.close();
       }
     });

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 
 import { SystemError } from '../../errors.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
-import { serveToyModel, type ServedGeneration } from '../../rsi/generation-serving.js';
-import { BASE_TOY_WEIGHTS } from '../../testing/toy-model/weights.js';
+import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../../search/search-config.js';
 import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
 import { openConfiguredRun } from '../configured-run.js';
@@ -60,15 +59,12 @@ export function registerSearch(program: Command): void {
       });
       const display = new SearchProgressDisplay();
       let summary: SearchSummary;
-      let toy: ServedGeneration | undefined;
+      let served: ServedGeneration | undefined;
       try {
         const { config } = run;
         const taskDirs = await searchTaskDirs(suiteDir, config.tasks);
-        // The toy model is served by this process, with its base weights.
-        toy =
-          config.roles.executor.provider === 'toy'
-            ? await serveToyModel(config, BASE_TOY_WEIGHTS, config.roles.executor.model)
-            : undefined;
+        // The toy model is served by this process; other models are used where they are.
+        served = await serveConfiguredModel(config);
         process.stderr.write(
           `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
         );
@@ -77,7 +73,7 @@ export function registerSearch(program: Command): void {
           generation: flags.generation,
           taskDirs,
           concurrency: config.concurrency,
-          ...searchRoles(config, toy?.endpoints),
+          ...searchRoles(config, served.endpoints),
           settings: searchSettings(config),
           tokenCounter: await loadTokenCounter(),
           hiddenDirectories: [run.directory],
@@ -85,7 +81,7 @@ export function registerSearch(program: Command): void {
         });
       } finally {
         display.stop();
-        await toy?.close();
+        await served?.close();
         run.close();
       }
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
