@@ -167,12 +167,16 @@ class TaskSearch {
       current = version;
     }
 
+    const resultFile = `${this.base}/result.json`;
     const result = await this.context.run.step(
       `${this.base}/result`,
-      () => this.result(reference, state, iterations, championHistory),
-      { output: TaskSearchRecord.schema },
+      async () => {
+        const summary = this.result(reference, state, iterations, championHistory);
+        await TaskSearchRecord.write(this.context.run.path(resultFile), summary);
+        return summary;
+      },
+      { output: TaskSearchRecord.schema, produces: [resultFile] },
     );
-    await TaskSearchRecord.write(this.context.run.path(this.base, 'result.json'), result);
     this.context.onProgress?.({
       kind: 'task-finished',
       task: this.id,
