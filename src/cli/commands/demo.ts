@@ -40,7 +40,7 @@ export function registerDemo(program: Command): void {
             .join(', ')}): delete that folder, or give --out another one.`,
         );
       }
-      const summary = await runRsi(run, DEMO_SUITE, DEMO_ROUNDS);
+      const summary = await runRsi(run, DEMO_SUITE, DEMO_ROUNDS, 'mass demo');
       const registry = await ModelRegistry.open(out);
       const weights = await Promise.all(
         registry.list().map(async (generation) => ({

@@ -46,14 +46,19 @@ export function registerRsi(program: Command): void {
 }
 
 /** Runs the loop with the live display, closing the run however it ends. */
-export async function runRsi(run: Run<RunConfig>, suiteDir: string, rounds: number): Promise<RsiSummary> {
+export async function runRsi(
+  run: Run<RunConfig>,
+  suiteDir: string,
+  rounds: number,
+  command = 'mass rsi',
+): Promise<RsiSummary> {
   try {
     const { config } = run;
     const tasks = (await searchTaskDirs(suiteDir, config.tasks)).length;
     const perRound = tasks * (config.search.iterations + 2 + config.distill.runs);
     const display = new RsiProgressDisplay(perRound * rounds);
     process.stderr.write(
-      `mass rsi: ${rounds} generation(s), ${tasks} task(s), ${config.search.iterations} search iterations, ${config.distill.runs} champion runs per task; run ${run.directory}\n`,
+      `${command}: ${rounds} generation(s), ${tasks} task(s), ${config.search.iterations} search iteration(s), ${config.distill.runs} champion runs per task; run ${run.directory}\n`,
     );
     return await runGenerations({ run, suiteDir, rounds, onProgress: display.onEvent });
   } finally {
