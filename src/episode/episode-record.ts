@@ -15,17 +15,24 @@ export const ProtectedAssetCheck = z.object({
   after: z.string().nullable(),
 });
 
-/** `episode.json`: what one run of a team on one task did, written last, once everything else is on disk. */
+/**
+ * `episode.json`: what one run of a team on one task did, written last, once everything else is on disk. Version 1
+ * had one seed for both the data and the sampling; it reads as version 2 with the data seed equal to the seed.
+ */
 export const EpisodeRecord = defineRecord({
   kind: 'episode',
-  version: 1,
+  version: 2,
+  migrate: (body, fromVersion) => (fromVersion === 1 ? { ...body, dataSeed: body.seed } : body),
   schema: z.object({
     episodeId: z.string(),
     task: z.object({ id: z.string(), dir: z.string() }),
     /** Null for a bare-task episode. */
     workflowHash: z.string().nullable(),
     teacher: z.boolean(),
+    /** The sampling seed of every model call. */
     seed: z.number().int(),
+    /** The seed the workspace's data was generated from; the grader needs it. */
+    dataSeed: z.number().int(),
     model: z.string(),
     /** The model server's base URL; never a key. */
     baseUrl: z.string(),

@@ -34,7 +34,13 @@ export interface EpisodeOptions {
   baseUrl: string;
   /** The upstream key; held by the episode's proxy, never given to the harness or written anywhere. */
   apiKey?: string;
+  /** The sampling seed: the model's seed on every call of the episode. Vary it to get another run of the same task. */
   seed: number;
+  /**
+   * The data seed: the task's generator draws the workspace's data (and the grader its planted truth) from it. One per
+   * task and run, the same across the runs that are compared or collected; default: the sampling seed.
+   */
+  dataSeed?: number;
   /** The episode directory; its name is the episode's id. */
   outDir: string;
   /** Wall-clock limit of the whole harness run (default 3600 s). */
@@ -103,7 +109,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const startedAt = new Date();
   const task = await loadTask(options.taskDir);
   const workspace = await materializeWorkspace(task, {
-    seed: options.seed,
+    seed: dataSeed(options),
     workspaceDir: join(outDir, 'workspace'),
   });
   const prompt = episodePrompt({
@@ -246,6 +252,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     workflowHash: options.workflow ? workflowHash(options.workflow) : null,
     teacher: options.teacher ?? false,
     seed: options.seed,
+    dataSeed: dataSeed(options),
     model: options.model,
     baseUrl: options.baseUrl,
     status: outcome.status,
@@ -287,6 +294,10 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   return { record, ran: true };
 }
 
+function dataSeed(options: EpisodeOptions): number {
+  return options.dataSeed ?? options.seed;
+}
+
 function isFailedModelCall(row: ProxyLogRow): boolean {
   const isChat = row.path.split('?')[0]!.endsWith('/chat/completions');
   return (
@@ -312,7 +323,9 @@ function harnessCommand(model: string): { node: string; args: string[] } {
 
 function assertSameEpisode(existing: EpisodeRecord, options: EpisodeOptions, recordPath: string): void {
   const differences: string[] = [];
-  if (existing.seed !== options.seed) differences.push(`seed ${existing.seed}, not ${options.seed}`);
+  if (existing.seed !== options.seed) differences.push(`sampling seed ${existing.seed}, not ${options.seed}`);
+  if (existing.dataSeed !== dataSeed(options))
+    differences.push(`data seed ${existing.dataSeed}, not ${dataSeed(options)}`);
   if (existing.model !== options.model) differences.push(`model "${existing.model}", not "${options.model}"`);
   if (existing.teacher !== (options.teacher ?? false)) differences.push(`teacher ${existing.teacher}`);
   const hash = options.workflow ? workflowHash(options.workflow) : null;

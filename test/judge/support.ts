@@ -74,6 +74,7 @@ export function episodeRecord(task: LoadedTask, fields: EpisodeFields = {}): Epi
     workflowHash: 'feedfacefeedface',
     teacher: false,
     seed: 7,
+    dataSeed: 7,
     model: 'scripted-model',
     baseUrl: 'http://127.0.0.1:1/v1',
     status: 'success',
