@@ -144,7 +144,13 @@ export async function runProcessTree(run: ProcessTreeRun): Promise<SandboxResult
     const failure = (await Promise.all(killing)).find((outcome) => outcome instanceof Error);
     if (failure) throw failure;
     await killTree();
-    const drained = await Promise.race([closed.then(() => true), sleep(OUTPUT_DRAIN_MS).then(() => false)]);
+    // The drain timer is cancelled once the pipes close: left running, it would keep the process alive.
+    const drainTimer = new AbortController();
+    const drained = await Promise.race([
+      closed.then(() => true),
+      sleep(OUTPUT_DRAIN_MS, false, { signal: drainTimer.signal }).catch(() => false),
+    ]);
+    drainTimer.abort();
     if (!drained) for (const stream of [child.stdout, child.stderr]) stream?.destroy();
   } finally {
     watchdog.stop();

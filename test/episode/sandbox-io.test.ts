@@ -31,6 +31,17 @@ describe.each(MODES)('sandbox input, output and environment (%s)', (mode) => {
     expect(errors.text()).toBe(' to stderr\n');
   });
 
+  it('leaves no timer behind once the command has ended (the process can exit at once)', async () => {
+    const timersBefore = activeTimers();
+    const result = await fixture.sandbox.run({
+      command: '/bin/sh',
+      args: ['-c', 'echo done'],
+      stdout: capture().sink,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+  });
+
   it('runs in the workspace with Debian python first on PATH, HOME writable, and no host variable', async () => {
     process.env.MASS_HOST_ONLY_SECRET = 'not for agents';
     const output = capture();
@@ -88,3 +99,7 @@ describe.each(MODES)('sandbox input, output and environment (%s)', (mode) => {
     expect(second.text()).not.toBe(first.text());
   });
 });
+
+function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+}
