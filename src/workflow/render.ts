@@ -11,6 +11,10 @@ export function renderWorkflow(workflow: Workflow): string {
     '## Team workflow',
     '',
     `Run this task as an agent team with the agents below. You are the orchestrator${orchestrator ? ` ("${orchestrator.id}")` : ''}; start every other agent as a subagent with the \`${DELEGATION_TOOL}\` tool, giving it its role, instruction and contract.`,
+    '',
+    // Background delegation (the harness's default) returns results as later `<task-notification>` user turns; asked
+    // for here, and not only in the teacher directive, search and training episodes delegate the same way.
+    `Call each subagent in the foreground (\`run_in_background: false\`) and wait for its result before you go on.`,
   ];
   for (const agent of workflow.agents) lines.push('', ...renderAgent(agent));
   lines.push('', '### Call order', '');
