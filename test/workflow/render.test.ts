@@ -26,7 +26,9 @@ describe('the workflow as the orchestrator reads it', () => {
     const read = readPrompt(prompt);
     expect(read.task).toBe('# Task\n\nDo it.');
     expect(read.workflow?.orchestratorId).toBe('orchestrator');
-    expect(read.workflow?.agents.map((agent) => [agent.id, agent.fields.length, agent.checks.length])).toEqual([
+    expect(
+      read.workflow?.agents.map((agent) => [agent.id, agent.fields.length, agent.checks.length]),
+    ).toEqual([
       ['orchestrator', 0, 0],
       ['analyst', 2, 1],
       ['reviewer', 1, 1],
