@@ -24,6 +24,19 @@ export const RecordedResponse = z.discriminatedUnion('kind', [
 ]);
 export type RecordedResponse = z.infer<typeof RecordedResponse>;
 
+/** One attempt at the upstream for a call: the proxy retries failures that happen before the client got a byte. */
+export const UpstreamAttempt = z.object({
+  /** The upstream's status; null when no response head came (refused, reset, timed out). */
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  /** When the attempt started, from the start of the call. */
+  startedAfterMs: z.number(),
+  durationMs: z.number(),
+  /** The wait before the next attempt; null for the last one. */
+  delayMs: z.number().nullable(),
+});
+export type UpstreamAttempt = z.infer<typeof UpstreamAttempt>;
+
 /** One row of a proxy log (`requests.jsonl`): one request, written once when it ends. Never holds headers. */
 export const ProxyLogRow = z.object({
   schemaVersion: z.literal(1),
@@ -46,8 +59,15 @@ export const ProxyLogRow = z.object({
   /** The proxy asked the upstream for stream usage the client did not request, and kept it from the client. */
   usageInjected: z.boolean(),
   error: z.string().nullable(),
+  /** Every attempt at the upstream, in order (absent in logs from before retries: one attempt). */
+  attempts: z.array(UpstreamAttempt).optional(),
 });
 export type ProxyLogRow = z.infer<typeof ProxyLogRow>;
+
+/** True when the proxy made more than one attempt at the upstream for this call. */
+export function wasRetried(row: Pick<ProxyLogRow, 'attempts'>): boolean {
+  return (row.attempts?.length ?? 1) > 1;
+}
 
 /** Every row of a proxy log file, validated; a missing file has none. A bad row is named by file and line. */
 export async function readProxyLog(file: string): Promise<ProxyLogRow[]> {

@@ -3,6 +3,7 @@ import {
   Agent as HttpAgent,
   createServer,
   request as httpRequest,
+  type ClientRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
   type OutgoingHttpHeaders,
@@ -13,12 +14,20 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 import { UserError, errorMessage } from '../errors.js';
+import { errorCode, parseRetryAfter } from '../model/retry.js';
 import { SseParser } from '../model/sse.js';
 import { StreamAccumulator, isRecord, type ReassembledCompletion } from '../model/stream-accumulator.js';
 import { AssistantMessage, tokenUsageFromWire, type WireUsage } from '../model/types.js';
 import { JsonlAppender } from './jsonl-appender.js';
-import type { ProxyLogRow, RecordedResponse } from './log-row.js';
+import type { ProxyLogRow, RecordedResponse, UpstreamAttempt } from './log-row.js';
 import { TokenMeter } from './token-meter.js';
+import {
+  DEFAULT_UPSTREAM_RETRY,
+  RETRYABLE_UPSTREAM_STATUSES,
+  upstreamRetryDelayMs,
+  type FailedAttempt,
+  type UpstreamRetryPolicy,
+} from './upstream-retry.js';
 
 export type ListenAddress = { host: string; port: number } | { socketPath: string };
 
@@ -43,6 +52,11 @@ export interface RecordingProxyOptions {
    * such as a sandboxed harness then never hold the real key. Scrubbed from the log like any client key.
    */
   upstreamApiKey?: string;
+  /**
+   * Retrying an upstream that fails before the client got a byte (default `DEFAULT_UPSTREAM_RETRY`; fields left out
+   * keep their defaults; `maxAttempts: 1` turns it off).
+   */
+  retry?: Partial<UpstreamRetryPolicy>;
   /** Called with each row (its request body left out: it can be large) once it is written, as requests end. */
   onRow?: (row: ProxyLogRow) => void;
 }
@@ -76,6 +90,7 @@ export class RecordingProxy {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly upstreamUrl: URL;
   private readonly agent: HttpAgent;
+  private readonly retry: UpstreamRetryPolicy;
 
   private constructor(
     private readonly server: Server,
@@ -83,6 +98,7 @@ export class RecordingProxy {
     private readonly options: RecordingProxyOptions,
   ) {
     this.upstreamUrl = parseUpstream(options.upstream);
+    this.retry = { ...DEFAULT_UPSTREAM_RETRY, ...options.retry };
     const agentOptions = { keepAlive: true, maxSockets: Infinity };
     this.agent =
       this.upstreamUrl.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
@@ -188,7 +204,7 @@ export class RecordingProxy {
     const budget = this.options.outputBudget;
     const overBudget = isCompletion && budget !== undefined && this.meter.completionTokens >= budget;
     if (overBudget) this.budgetSpent = true;
-    const exchange = overBudget
+    const exchange: Exchange & { attempts?: UpstreamAttempt[] } = overBudget
       ? refuse(response, 400, `mass proxy: the output budget of ${budget} completion tokens is spent`)
       : await this.relay(request, response, { method, path, upstreamBody, stream, usageInjected });
 
@@ -213,29 +229,118 @@ export class RecordingProxy {
       clientDisconnected: exchange.clientDisconnected,
       usageInjected,
       error: exchange.error,
+      attempts: exchange.attempts ?? [],
     };
     await this.log.append(redact(serializeRow(row, requestBytes, parsed), secrets));
     this.options.onRow?.({ ...row, request: null });
   }
 
-  private relay(
+  /**
+   * Relays one call, retrying the upstream while nothing has reached the client yet (see `UpstreamRetryPolicy`).
+   * Once the answer's head is relayed, the answer is streamed through as it arrives.
+   */
+  private async relay(
     request: IncomingMessage,
     response: ServerResponse,
-    call: { method: string; path: string; upstreamBody: Buffer; stream: boolean; usageInjected: boolean },
-  ): Promise<Exchange> {
-    return new Promise<Exchange>((resolve) => {
-      const exchange: Exchange = {
-        status: null,
-        response: null,
-        responseBytes: 0,
-        clientDisconnected: false,
-        error: null,
+    call: RelayedCall,
+  ): Promise<Exchange & { attempts: UpstreamAttempt[] }> {
+    const exchange: Exchange = {
+      status: null,
+      response: null,
+      responseBytes: 0,
+      clientDisconnected: false,
+      error: null,
+    };
+    const attempts: UpstreamAttempt[] = [];
+    const connection: ClientConnection = { gone: false, onGone: null, upstream: null };
+    response.on('close', () => {
+      if (response.writableFinished) return;
+      connection.gone = true;
+      exchange.clientDisconnected = true;
+      exchange.error ??= 'client disconnected before the response ended';
+      connection.upstream?.destroy();
+      connection.onGone?.();
+    });
+    const began = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      const attemptStarted = performance.now();
+      const outcome = await this.attempt(request, response, call, exchange, connection);
+      const timing = {
+        startedAfterMs: roundMs(attemptStarted - began),
+        durationMs: roundMs(performance.now() - attemptStarted),
       };
+      if (outcome === 'relayed') {
+        attempts.push({ status: exchange.status, error: exchange.error, ...timing, delayMs: null });
+        break;
+      }
+      const delayMs = connection.gone
+        ? null
+        : upstreamRetryDelayMs(outcome, attempt, performance.now() - began, this.retry);
+      attempts.push({ status: outcome.status, error: outcome.message, ...timing, delayMs });
+      if (delayMs === null) {
+        if (!connection.gone) this.answerWithFailure(response, exchange, outcome, attempts.length, began);
+        break;
+      }
+      await waitUnlessGone(delayMs, connection);
+      if (connection.gone) break;
+    }
+    return { ...exchange, attempts };
+  }
+
+  /** The last failure, as the upstream gave it (or a 502 when it gave nothing), once retrying is over. */
+  private answerWithFailure(
+    response: ServerResponse,
+    exchange: Exchange,
+    failed: BufferedFailure,
+    attempts: number,
+    began: number,
+  ): void {
+    const tries =
+      attempts > 1
+        ? ` (gave up after ${attempts} attempts over ${((performance.now() - began) / 1000).toFixed(1)} s)`
+        : '';
+    if (failed.status === null) {
+      const message = `mass proxy: upstream ${this.upstreamUrl.origin} unreachable or failed: ${failed.message}${tries}`;
+      const body = { error: { message, type: 'upstream_error' } };
+      exchange.status = 502;
+      exchange.error = message;
+      exchange.response = { kind: 'json', body };
+      exchange.responseBytes = 0;
+      sendJson(response, 502, body);
+      return;
+    }
+    exchange.status = failed.status;
+    exchange.responseBytes = failed.body.length;
+    const recorder = new BodyRecorder();
+    recorder.push(failed.body);
+    const recorded = recorder.finish(failed.headers['content-type'] ?? '');
+    exchange.response = recorded.response;
+    exchange.error = `${failed.message}${tries}`;
+    if (response.destroyed) return;
+    response.writeHead(failed.status, relayedHeaders(failed.headers, false));
+    response.end(failed.body);
+  }
+
+  /**
+   * One attempt at the upstream. A transient failure before the head is relayed comes back buffered, for the caller
+   * to retry or hand on; anything else is relayed to the client here ('relayed').
+   */
+  private attempt(
+    request: IncomingMessage,
+    response: ServerResponse,
+    call: RelayedCall,
+    exchange: Exchange,
+    connection: ClientConnection,
+  ): Promise<'relayed' | BufferedFailure> {
+    return new Promise((resolve) => {
       let settled = false;
-      const finish = () => {
+      let headTimer: NodeJS.Timeout | undefined;
+      const settle = (outcome: 'relayed' | BufferedFailure) => {
         if (settled) return;
         settled = true;
-        resolve(exchange);
+        clearTimeout(headTimer);
+        connection.onGone = null;
+        resolve(outcome);
       };
       const target = upstreamTarget(this.upstreamUrl, call.path);
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -249,37 +354,60 @@ export class RecordingProxy {
         ),
         agent: this.agent,
       });
-
-      response.on('close', () => {
-        if (response.writableFinished) return;
-        exchange.clientDisconnected = true;
-        exchange.error ??= 'client disconnected before the response ended';
-        upstream.destroy();
-        finish();
-      });
+      connection.upstream = upstream;
+      connection.onGone = () => settle('relayed');
+      const headTimeoutMs = this.retry.responseHeadTimeoutMs;
+      if (call.stream && headTimeoutMs !== null) {
+        headTimer = setTimeout(() => {
+          const error = Object.assign(new Error(`no response head within ${headTimeoutMs / 1000} s`), {
+            code: 'ETIMEDOUT',
+          });
+          upstream.destroy(error);
+        }, headTimeoutMs);
+      }
 
       upstream.on('error', (error) => {
         if (settled) return;
         if (!response.headersSent) {
-          const message = `mass proxy: upstream ${this.upstreamUrl.origin} unreachable or failed: ${errorMessage(error)}`;
-          exchange.status = 502;
-          exchange.error = message;
-          exchange.response = { kind: 'json', body: { error: { message, type: 'upstream_error' } } };
-          sendJson(response, 502, { error: { message, type: 'upstream_error' } });
+          settle({
+            status: null,
+            code: errorCode(error),
+            message: errorMessage(error),
+            retryAfterMs: null,
+            headers: {},
+            body: Buffer.alloc(0),
+          });
         } else {
           exchange.error = `upstream connection failed mid-response: ${errorMessage(error)}`;
           response.destroy();
+          settle('relayed');
         }
-        finish();
       });
 
       upstream.on('response', (upstreamResponse) => {
-        exchange.status = upstreamResponse.statusCode ?? 502;
+        clearTimeout(headTimer);
+        const status = upstreamResponse.statusCode ?? 502;
+        if (RETRYABLE_UPSTREAM_STATUSES.has(status)) {
+          // Kept back from the client: it is retried, or handed on whole once retrying is over.
+          const chunks: Buffer[] = [];
+          const buffered = (): BufferedFailure => ({
+            status,
+            code: null,
+            message: `upstream answered ${status}`,
+            retryAfterMs: parseRetryAfter({
+              get: (name) => headerText(upstreamResponse.headers[name]),
+            }),
+            headers: upstreamResponse.headers,
+            body: Buffer.concat(chunks),
+          });
+          upstreamResponse.on('data', (chunk: Buffer) => chunks.push(chunk));
+          upstreamResponse.on('end', () => settle(buffered()));
+          upstreamResponse.on('aborted', () => settle(buffered()));
+          return;
+        }
+        exchange.status = status;
         const isSse = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
-        response.writeHead(
-          exchange.status,
-          relayedHeaders(upstreamResponse.headers, isSse && call.usageInjected),
-        );
+        response.writeHead(status, relayedHeaders(upstreamResponse.headers, isSse && call.usageInjected));
         response.flushHeaders();
         const recorder = isSse ? new SseRecorder(call.usageInjected) : new BodyRecorder();
         upstreamResponse.on('data', (chunk: Buffer) => {
@@ -292,20 +420,62 @@ export class RecordingProxy {
           const outcome = recorder.finish(upstreamResponse.headers['content-type'] ?? '');
           exchange.response = outcome.response;
           exchange.error = outcome.error;
-          response.end(() => finish());
+          response.end(() => settle('relayed'));
         });
         upstreamResponse.on('aborted', () => {
           if (settled) return;
           exchange.response = recorder.finish(upstreamResponse.headers['content-type'] ?? '').response;
           exchange.error = `upstream dropped the connection mid-response after ${exchange.responseBytes} bytes`;
           response.destroy();
-          finish();
+          settle('relayed');
         });
       });
 
       upstream.end(call.upstreamBody);
     });
   }
+}
+
+interface RelayedCall {
+  method: string;
+  path: string;
+  upstreamBody: Buffer;
+  stream: boolean;
+  usageInjected: boolean;
+}
+
+/** The client's side of a call while it is retried: whether it went away, and the upstream request now open. */
+interface ClientConnection {
+  gone: boolean;
+  onGone: (() => void) | null;
+  upstream: ClientRequest | null;
+}
+
+/** A transient failure before any byte reached the client, with what the upstream sent (to hand on if it lasts). */
+interface BufferedFailure extends FailedAttempt {
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+function waitUnlessGone(ms: number, connection: ClientConnection): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    connection.onGone = done;
+    function done() {
+      clearTimeout(timer);
+      connection.onGone = null;
+      resolve();
+    }
+  });
+}
+
+function headerText(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
 
 interface Exchange {

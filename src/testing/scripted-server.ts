@@ -8,8 +8,10 @@ import {
 import type { AddressInfo } from 'node:net';
 
 import { isRecord } from '../model/stream-accumulator.js';
+import { cutMidStream, FaultInjector, type FaultPlanInput } from './fault-injection.js';
 import { anthropicMessage, wireChunks, wireCompletion, type WireReplyContext } from './openai-wire.js';
-import type { Step } from './steps.js';
+import { strictRejection, type StrictMode, type StrictProvider } from './strict-requests.js';
+import type { ReplySpec, Step } from './steps.js';
 
 /** A request as the scripted server received it. */
 export interface ScriptedRequest {
@@ -40,6 +42,12 @@ export interface ScriptedServerOptions {
   chunkSize?: number;
   /** Field name for reasoning deltas: vLLM's `reasoning_content` (default) or the newer `reasoning`. */
   reasoningField?: 'reasoning_content' | 'reasoning';
+  /** Refuse what the provider's real API refuses, with its 400 (`src/testing/strict-requests.ts`). */
+  strict?: StrictProvider | StrictMode;
+  /** The context length `/v1/models` lists for every model (vLLM's `max_model_len`); strict mode enforces it. */
+  maxModelLength?: number;
+  /** Answer a share of chat requests with injected faults (`src/testing/fault-injection.ts`). */
+  faults?: FaultPlanInput;
 }
 
 export class ScriptExhaustedError extends Error {}
@@ -55,15 +63,20 @@ export class ScriptedServer {
   readonly requests: ScriptedRequest[] = [];
   /** Requests that found no step to answer them (each answered with a 500). */
   readonly unanswered: ScriptedRequest[] = [];
+  /** Requests strict mode refused (each answered with the provider's 400). */
+  readonly rejected: ScriptedRequest[] = [];
   private readonly queue: Step[];
   private readonly hanging = new Set<ServerResponse>();
   private completionCounter = 0;
+  /** The faults this server injects, when its options ask for some. */
+  readonly faults: FaultInjector | null;
 
   private constructor(
     private readonly server: Server,
     private readonly options: ScriptedServerOptions,
   ) {
     this.queue = [...(options.script ?? [])];
+    this.faults = options.faults ? new FaultInjector(options.faults) : null;
   }
 
   static async start(options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
@@ -141,7 +154,13 @@ export class ScriptedServer {
       const models = this.options.models ?? ['scripted-model'];
       sendJson(response, 200, {
         object: 'list',
-        data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'mass-scripted' })),
+        data: models.map((id) => ({
+          id,
+          object: 'model',
+          created: 0,
+          owned_by: 'mass-scripted',
+          ...(this.options.maxModelLength === undefined ? {} : { max_model_len: this.options.maxModelLength }),
+        })),
       });
       return;
     }
@@ -161,8 +180,23 @@ export class ScriptedServer {
       });
       return;
     }
+    if (this.options.strict) {
+      const mode = typeof this.options.strict === 'string' ? { provider: this.options.strict } : this.options.strict;
+      const rejection = strictRejection(mode, {
+        body,
+        headers: request.headers,
+        maxModelLength: this.options.maxModelLength,
+      });
+      if (rejection) {
+        this.rejected.push(recorded);
+        sendJson(response, rejection.status, rejection.body);
+        return;
+      }
+    }
 
-    const next = await this.nextStep(recorded);
+    // A fault before the answer is drawn first, so a stateful responder is not asked for an answer never given.
+    const fault = this.faults?.next() ?? { kind: 'none' };
+    const next = fault.kind === 'before-answer' ? fault.step : await this.nextStep(recorded);
     if (!next) {
       this.unanswered.push(recorded);
       sendJson(response, 500, {
@@ -177,7 +211,13 @@ export class ScriptedServer {
       promptCharacters: JSON.stringify(body.messages ?? '').length,
       reasoningField: this.options.reasoningField ?? 'reasoning_content',
     };
-    await this.play(next, recorded, context, anthropic, response);
+    await this.play(
+      fault.kind === 'cut-answer' ? cutMidStream(next) : next,
+      recorded,
+      context,
+      anthropic,
+      response,
+    );
   }
 
   private async nextStep(request: ScriptedRequest): Promise<Step | undefined> {
@@ -223,6 +263,10 @@ export class ScriptedServer {
         }
         return;
       case 'reply':
+        if (step.cutAfterChunks !== undefined) {
+          await this.cutReply(step.reply, step.cutAfterChunks, request, context, response);
+          return;
+        }
         if (anthropic) {
           sendJson(response, 200, anthropicMessage(step.reply, context));
           return;
@@ -246,11 +290,12 @@ export class ScriptedServer {
           content: 'This reply is cut short by the scripted server on purpose.',
           reasoning: 'thinking',
         };
+        if (step.afterChunks === 0 && step.kind === 'drop') {
+          // Before any response byte, the response head included: a connection reset.
+          response.socket?.destroy();
+          return;
+        }
         if (!request.stream) {
-          if (step.afterChunks === 0 && step.kind === 'drop') {
-            response.socket?.destroy();
-            return;
-          }
           const text = JSON.stringify(wireCompletion(fullReply, context));
           response.writeHead(200, {
             'content-type': 'application/json',
@@ -267,6 +312,30 @@ export class ScriptedServer {
         });
       }
     }
+  }
+
+  /** Sends the first part of a real answer, then drops the connection: a server dying mid-answer. */
+  private async cutReply(
+    reply: ReplySpec,
+    cutAfter: number | 'half',
+    request: ScriptedRequest,
+    context: WireReplyContext,
+    response: ServerResponse,
+  ): Promise<void> {
+    if (!request.stream) {
+      const text = JSON.stringify(wireCompletion(reply, context));
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      response.write(text.slice(0, Math.floor(text.length / 2)));
+      await sleep(5);
+      response.socket?.destroy();
+      return;
+    }
+    const chunks = wireChunks(reply, context, this.chunkOptions(request));
+    const kept = cutAfter === 'half' ? Math.max(1, Math.floor(chunks.length / 2)) : cutAfter;
+    await this.streamChunks(response, request, chunks.slice(0, kept), { end: 'destroy' });
   }
 
   private chunkOptions(request: ScriptedRequest, chunkSize?: number) {

@@ -28,7 +28,14 @@ export interface Timing {
 }
 
 export type Step =
-  | ({ kind: 'reply'; reply: ReplySpec; chunkSize?: number; chunkDelayMs?: number } & Timing)
+  | ({
+      kind: 'reply';
+      reply: ReplySpec;
+      chunkSize?: number;
+      chunkDelayMs?: number;
+      /** Drop the connection after this many chunks of the answer (`half`: half of them), as a dying server. */
+      cutAfterChunks?: number | 'half';
+    } & Timing)
   | ({ kind: 'status'; status: number; message?: string; retryAfterSeconds?: number } & Timing)
   /** Destroy the connection after `afterChunks` stream chunks (0: before any response byte). */
   | ({ kind: 'drop'; afterChunks: number } & Timing)

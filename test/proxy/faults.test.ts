@@ -16,10 +16,10 @@ import {
   unusedPort,
 } from '../support/fixtures.js';
 
-describe('recording proxy: failures reach the client as errors and are recorded', () => {
+describe('recording proxy, retries off: failures reach the client as errors and are recorded', () => {
   let fixture: ProxyFixture;
   beforeEach(async () => {
-    fixture = await scriptedServerBehindProxy();
+    fixture = await scriptedServerBehindProxy({}, { retry: { maxAttempts: 1 } });
   });
   afterEach(() => fixture.close());
 
@@ -121,6 +121,7 @@ describe('recording proxy: unreachable upstream', () => {
       upstream: `http://127.0.0.1:${port}`,
       listen: { host: '127.0.0.1', port: 0 },
       logFile,
+      retry: { maxAttempts: 1 },
     });
     try {
       const response = await postCompletion(proxy.url, {});

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ProxyLogRow } from '../../src/proxy/log-row.js';
-import { startRecordingProxy, type RecordingProxy } from '../../src/proxy/recording-proxy.js';
+import {
+  startRecordingProxy,
+  type RecordingProxy,
+  type RecordingProxyOptions,
+} from '../../src/proxy/recording-proxy.js';
 import {
   startScriptedServer,
   type ScriptedServer,
@@ -39,7 +43,10 @@ export interface ProxyFixture {
   close: () => Promise<void>;
 }
 
-export async function scriptedServerBehindProxy(options: ScriptedServerOptions = {}): Promise<ProxyFixture> {
+export async function scriptedServerBehindProxy(
+  options: ScriptedServerOptions = {},
+  proxyOptions: Pick<RecordingProxyOptions, 'retry'> = {},
+): Promise<ProxyFixture> {
   const directory = temporaryDirectory();
   const server = await startScriptedServer(options);
   const logFile = join(directory.path, 'requests.jsonl');
@@ -47,6 +54,7 @@ export async function scriptedServerBehindProxy(options: ScriptedServerOptions =
     upstream: server.url,
     listen: { host: '127.0.0.1', port: 0 },
     logFile,
+    ...proxyOptions,
   });
   const rows = () => readProxyLog(logFile);
   return {

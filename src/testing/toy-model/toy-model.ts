@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { systemPromptOf, threadRoleOf } from '../../harness/qwen-code.js';
 import { ChatMessage } from '../../model/types.js';
+import type { FaultPlanInput } from '../fault-injection.js';
 import { startScriptedServer, type Responder, type ScriptedServer } from '../scripted-server.js';
 import { step } from '../steps.js';
 import { orchestratorTurn } from './orchestrator.js';
@@ -26,6 +27,8 @@ export interface ToyModelOptions {
   seed?: number;
   host?: string;
   port?: number;
+  /** Faults injected into a share of the answers, to see a flaky server's cost (`roles.executor.faults`). */
+  faults?: FaultPlanInput;
 }
 
 const RequestBody = z.looseObject({
@@ -63,6 +66,7 @@ export function startToyModel(options: ToyModelOptions): Promise<ScriptedServer>
     models: [options.modelName],
     // Scripts are long; small stream deltas would only cost time.
     chunkSize: 512,
+    ...(options.faults ? { faults: options.faults } : {}),
     ...(options.host ? { host: options.host } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
   });
