@@ -108,6 +108,13 @@ const Rsi = z
   })
   .strict();
 
+/** What a task's generator accepts as `--seed`. */
+const DataSeed = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
+
 export const RunConfig = z
   .object({
     $schema: z.string().optional(),
@@ -150,7 +157,19 @@ export const RunConfig = z
       })
       .strict()
       .default({ episodes: 4, judgments: 8, tasks: 4 }),
-    seed: z.number().int().nonnegative().default(0),
+    seed: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(0)
+      .describe('sampling: run i of a task samples with seed + i; schedules and judge orders draw from it'),
+    dataSeed: DataSeed.optional().describe(
+      "every task's data (generator and grader), the same in every episode of the run; default: seed",
+    ),
+    taskDataSeeds: z
+      .record(z.string(), DataSeed)
+      .optional()
+      .describe('a data seed of its own for a task id, in place of dataSeed'),
     search: z
       .object({
         iterations: z.number().int().min(0).default(11),

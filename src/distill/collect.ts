@@ -4,15 +4,18 @@ import type { EpisodeOptions } from '../episode/run-episode.js';
 import { runEpisodes, type EpisodeOutcome } from '../episode/run-episodes.js';
 
 /**
- * Collection for the outer loop: the champion workflow run `runs` times (default 18) with distinct seeds. When fewer
- * succeed than selection needs, bounded top-ups run instead of aborting (the official code stops on a missing 16th
- * success). Episodes live at `<outDir>/<prefix>-<index>` with seed `firstSeed + index`, so a re-run skips what is
- * finished and redoes what is half done.
+ * Collection for the outer loop: the champion workflow run `runs` times (default 18) on the same data, with distinct
+ * sampling seeds. When fewer succeed than selection needs, bounded top-ups run instead of aborting (the official code
+ * stops on a missing 16th success). Episodes live at `<outDir>/<prefix>-<index>` with sampling seed
+ * `firstSeed + index`, so a re-run skips what is finished and redoes what is half done.
  */
 
 export interface CollectionOptions {
-  /** Everything of an episode but its seed and directory: task, champion workflow, teacher directive, model… */
-  episode: Omit<EpisodeOptions, 'seed' | 'outDir'>;
+  /**
+   * Everything of an episode but its sampling seed and directory: task, data seed, champion workflow, teacher
+   * directive, model… The data seed is required: every run of the task starts from the same workspace.
+   */
+  episode: Omit<EpisodeOptions, 'seed' | 'outDir' | 'dataSeed'> & { dataSeed: number };
   outDir: string;
   /** Episode directory names are `<prefix>-<index>`. */
   prefix: string;
@@ -30,6 +33,7 @@ export interface CollectionOptions {
 export interface CollectedEpisode {
   episodeId: string;
   dir: string;
+  /** The sampling seed. */
   seed: number;
   status: 'success' | 'failure' | 'error';
   /** Why it failed: the failure kind and detail, or the error that stopped it. */

@@ -7,6 +7,7 @@ import { SystemError } from '../errors.js';
 import { distillGeneration, distillSettings } from '../distill/generation/index.js';
 import type { DistillProgressEvent } from '../distill/generation/generation-records.js';
 import { loadTokenCounter } from '../model/token-counter.js';
+import { dataSeeds } from '../config/data-seeds.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../search/search-config.js';
 import type { SearchProgressEvent } from '../search/search-progress.js';
 import { searchTasks } from '../search/search-tasks.js';
@@ -59,7 +60,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
   const report = options.onProgress ?? (() => {});
   const trainer = options.trainer ?? trainerFromConfig(config);
   const registry = await ModelRegistry.open(run.directory);
-  const taskDirs = await searchTaskDirs(options.suiteDir, config.tasks);
+  const taskDirs = await searchTaskDirs(options.suiteDir, config.tasks, dataSeeds(config));
   const tokenCounter = await loadTokenCounter(config.rsi.modelDirectory);
   if (!registry.get('L0')) await registerBase(run, registry);
 

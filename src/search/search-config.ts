@@ -1,3 +1,4 @@
+import { assertDataSeedTasks, dataSeeds, type DataSeeds } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
 import { UserError } from '../errors.js';
 import { apiKeyFrom, createChatModel } from '../model/create-model.js';
@@ -17,6 +18,7 @@ export function searchSettings(config: RunConfig): SearchSettings {
     optimizerRepairAttempts: search.optimizerRepairAttempts,
     stabiliser: search.stabiliser,
     seed: config.seed,
+    dataSeeds: dataSeeds(config),
     episode: episodeSettings(config),
   };
 }
@@ -74,15 +76,21 @@ export function searchRoles(
   };
 }
 
-/** The task folders to search: the configuration's list (in its order), or every train task of the suite. */
+/**
+ * The task folders to search: the configuration's list (in its order), or every train task of the suite. A data seed
+ * given for a task outside them is refused.
+ */
 export async function searchTaskDirs(
   suiteDir: string,
   taskIds: readonly string[] | undefined,
+  seeds?: DataSeeds,
 ): Promise<string[]> {
   const suite = await loadSuite(suiteDir);
   if (!taskIds) {
     const train = suite.tasks.filter((task) => task.manifest.split === 'train');
     if (train.length === 0) throw new UserError(`suite ${suite.dir} has no train tasks to search`);
+    const trainIds = train.map((task) => task.manifest.id);
+    if (seeds) assertDataSeedTasks(seeds, trainIds);
     return train.map((task) => task.dir);
   }
   const known = new Map(suite.tasks.map((task) => [task.manifest.id, task.dir]));
@@ -92,6 +100,7 @@ export async function searchTaskDirs(
       `tasks: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in suite ${suite.dir}. Its tasks: ${[...known.keys()].join(', ')}`,
     );
   }
+  if (seeds) assertDataSeedTasks(seeds, taskIds);
   return taskIds.map((id) => known.get(id)!);
 }
 

@@ -11,6 +11,7 @@ import { executionMetadata } from '../optimizer/execution-metadata.js';
 import type { PairwiseComparison } from '../optimizer/history.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { proposeWorkflow } from '../optimizer/propose-workflow.js';
+import { taskDataSeed, type DataSeeds } from '../config/data-seeds.js';
 import type { EpisodeSettings } from '../config/episode-settings.js';
 import { runEpisode } from '../episode/run-episode.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
@@ -60,8 +61,10 @@ export interface SearchSettings {
   judgeRepairAttempts: number;
   optimizerRepairAttempts: number;
   stabiliser?: Stabiliser;
-  /** Every episode of the search uses this seed: same data, so the designs are what differs. */
+  /** The sampling seed of every episode of the search (and of the judge's A/B orders). */
   seed: number;
+  /** Each task's data seed: every version of a task works on the same data, so the designs are what differs. */
+  dataSeeds: DataSeeds;
   episode: EpisodeSettings;
   bundleBudget?: Partial<BundleBudget>;
   /** Tokens of workspace evidence shown to the optimizer (default 8,000). */
@@ -207,6 +210,7 @@ class TaskSearch {
             baseUrl: executor.baseUrl,
             apiKey: executor.apiKey,
             seed: settings.seed,
+            dataSeed: taskDataSeed(settings.dataSeeds, this.id),
             outDir,
             hiddenDirectories: this.context.hiddenDirectories,
           }));

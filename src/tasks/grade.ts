@@ -43,7 +43,10 @@ export type Grade = z.infer<typeof Grade>;
 
 export interface GradeOptions {
   workspaceDir: string;
-  /** The seed the workspace was materialised with: the grader regenerates the planted truth from it. */
+  /**
+   * The data seed the workspace was materialised with (an episode's `dataSeed`, not its sampling seed): the grader
+   * regenerates the planted truth from it.
+   */
   seed: number;
   timeoutMs?: number;
 }
@@ -72,8 +75,9 @@ export async function gradeWorkspace(task: LoadedTask, options: GradeOptions): P
 }
 
 export interface GradeManyOptions {
-  /** Workspaces of the same task and seed (e.g. the episodes of one task); graded in one grader process. */
+  /** Workspaces of the same task and data seed (e.g. the episodes of one task); graded in one grader process. */
   workspaceDirs: string[];
+  /** Their data seed. */
   seed: number;
   timeoutMs?: number;
 }

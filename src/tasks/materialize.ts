@@ -8,6 +8,7 @@ import type { LoadedTask } from './load-task.js';
 import { runPython } from './python.js';
 
 export interface MaterializeOptions {
+  /** The data seed: the generator draws the workspace's data from it (an episode's sampling seed plays no part). */
   seed: number;
   /** Created if missing; must be empty if it exists. */
   workspaceDir: string;
@@ -24,7 +25,7 @@ export interface MaterializedWorkspace {
 }
 
 /**
- * Creates a task's starting workspace for one seed: copies the declared input files and runs the generator, which
+ * Creates a task's starting workspace for one data seed: copies the declared input files and runs the generator, which
  * writes into the workspace's output folder. Nothing of the withheld folders (oracle, generator, shared grading code)
  * is copied; the generator runs from the task folder in a scratch directory.
  */

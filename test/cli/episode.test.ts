@@ -30,6 +30,8 @@ describe('mass episode', () => {
       server.baseUrl,
       '--seed',
       '5',
+      '--data-seed',
+      '9',
       '--out',
       out,
       '--timeout',
@@ -41,10 +43,13 @@ describe('mass episode', () => {
     const record = JSON.parse(result.stdout) as {
       status: string;
       seed: number;
+      dataSeed: number;
       teacher: boolean;
       workflowHash: string | null;
     };
-    expect(record).toMatchObject({ status: 'success', seed: 5, teacher: true });
+    expect(record).toMatchObject({ status: 'success', seed: 5, dataSeed: 9, teacher: true });
+    // The model samples with the sampling seed; the data seed is the workspace's alone.
+    expect(server.requests.every((request) => (request.body as { seed?: number }).seed === 5)).toBe(true);
     expect(record.workflowHash).not.toBeNull();
     const prompt = (server.requests[0]!.body as { messages: Array<{ content: unknown }> }).messages[1]!
       .content;

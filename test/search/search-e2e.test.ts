@@ -45,6 +45,7 @@ describe('search end to end: two tasks × three iterations, with faults', () => 
         optimizerRepairAttempts: 1,
         stabiliser: { initialMaxChange: 0.8, decay: 0.5 },
         seed: 7,
+        dataSeeds: { seed: 7, tasks: {} },
         episode: { timeoutSeconds: 120 },
       },
       tokenCounter: await loadTokenCounter(),

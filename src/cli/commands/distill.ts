@@ -6,6 +6,7 @@ import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
 import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
+import { dataSeeds } from '../../config/data-seeds.js';
 import { searchRoles, searchTaskDirs } from '../../search/search-config.js';
 import { TaskSearchRecord } from '../../search/search-records.js';
 import { openConfiguredRun } from '../configured-run.js';
@@ -42,7 +43,7 @@ export function registerDistill(program: Command): void {
       try {
         const { config } = run;
         const winners = [];
-        for (const taskDir of await searchTaskDirs(suiteDir, config.tasks)) {
+        for (const taskDir of await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config))) {
           const file = run.path('search', flags.generation, basename(taskDir), 'result.json');
           const result = await TaskSearchRecord.readIfPresent(file);
           if (!result) {

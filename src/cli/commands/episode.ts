@@ -19,6 +19,7 @@ interface EpisodeFlags {
   baseUrl: string;
   apiKeyEnv?: string;
   seed: string;
+  dataSeed?: string;
   out: string;
   timeout: string;
   maxOutputTokens?: string;
@@ -43,7 +44,11 @@ export function registerEpisode(program: Command): void {
       '--api-key-env <variable>',
       'environment variable holding the API key (kept by the proxy, never shown to agents)',
     )
-    .requiredOption('--seed <n>', 'the seed: task data and sampling')
+    .requiredOption('--seed <n>', "the sampling seed: the model's seed on every call")
+    .option(
+      '--data-seed <n>',
+      "the data seed: the task's generated data (grading needs it); default: the sampling seed",
+    )
     .requiredOption('--out <dir>', 'the episode directory (re-running a finished one does nothing)')
     .option('--timeout <duration>', 'wall-clock limit, e.g. 90s, 30m, 2h', '60m')
     .option('--max-output-tokens <n>', 'completion tokens per model call', '32768')
@@ -66,6 +71,8 @@ export function registerEpisode(program: Command): void {
         baseUrl: flags.baseUrl,
         apiKey: apiKeyFrom(flags.apiKeyEnv),
         seed: parsePositiveInteger(flags.seed, '--seed'),
+        dataSeed:
+          flags.dataSeed === undefined ? undefined : parsePositiveInteger(flags.dataSeed, '--data-seed'),
         outDir: flags.out,
         timeoutSeconds: parseDurationSeconds(flags.timeout, '--timeout'),
         maxOutputTokens: flags.maxOutputTokens

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { RunConfig } from '../../config/run-config.js';
 import { runGenerations } from '../../rsi/run-generations.js';
 import type { RsiSummary } from '../../rsi/rsi-records.js';
+import { dataSeeds } from '../../config/data-seeds.js';
 import { searchTaskDirs } from '../../search/search-config.js';
 import type { Run } from '../../store/run-store.js';
 import { openConfiguredRun } from '../configured-run.js';
@@ -54,7 +55,7 @@ export async function runRsi(
 ): Promise<RsiSummary> {
   try {
     const { config } = run;
-    const tasks = (await searchTaskDirs(suiteDir, config.tasks)).length;
+    const tasks = (await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config))).length;
     const perRound = tasks * (config.search.iterations + 2 + config.distill.runs);
     const display = new RsiProgressDisplay(perRound * rounds);
     process.stderr.write(

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { SystemError } from '../../errors.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
 import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
+import { dataSeeds } from '../../config/data-seeds.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../../search/search-config.js';
 import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
 import { openConfiguredRun } from '../configured-run.js';
@@ -62,7 +63,7 @@ export function registerSearch(program: Command): void {
       let served: ServedGeneration | undefined;
       try {
         const { config } = run;
-        const taskDirs = await searchTaskDirs(suiteDir, config.tasks);
+        const taskDirs = await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config));
         // The toy model is served by this process; other models are used where they are.
         served = await serveConfiguredModel(config);
         process.stderr.write(

@@ -115,11 +115,11 @@ export function registerTasks(program: Command): void {
   tasks
     .command('materialize')
     .description(
-      "Create a task's starting workspace for a seed (input files and generated data; never the oracle)",
+      "Create a task's starting workspace for a data seed (input files and generated data; never the oracle)",
     )
     .argument('<task>', 'task folder')
     .argument('<workspace>', 'new or empty folder')
-    .requiredOption('--seed <n>', 'seed of the generated data (grading needs the same seed)')
+    .requiredOption('--seed <n>', 'the data seed of the generated data (grading needs the same seed)')
     .option('--json', 'print JSON')
     .action(async (taskDir: string, workspaceDir: string, options: { seed: string; json?: boolean }) => {
       const task = await loadTask(taskDir);
@@ -138,7 +138,10 @@ export function registerTasks(program: Command): void {
     )
     .argument('<task>', 'task folder')
     .argument('<workspace>', 'workspace folder')
-    .requiredOption('--seed <n>', 'the seed the workspace was materialised with')
+    .requiredOption(
+      '--seed <n>',
+      "the data seed the workspace was materialised with (an episode's: dataSeed in its episode.json)",
+    )
     .option('--json', 'print the grade as JSON')
     .action(async (taskDir: string, workspaceDir: string, options: { seed: string; json?: boolean }) => {
       const task = await loadTask(taskDir);

@@ -1,5 +1,6 @@
 import { join, relative } from 'node:path';
 
+import { taskDataSeed } from '../../config/data-seeds.js';
 import { EpisodeRecord } from '../../episode/episode-record.js';
 import { workflowHash } from '../../workflow/render.js';
 import { collectChampionRuns } from '../collect.js';
@@ -7,8 +8,8 @@ import type { GenerationContext, GenerationTask } from './generation-context.js'
 import { CollectionRecord } from './generation-records.js';
 
 /**
- * The champion workflow run `runs` times with the teacher directive, as one step: episodes live at
- * `episodes/<generation>-distill-<task>-<index>`, and `runEpisode` skips a finished episode directory, so a
+ * The champion workflow run `runs` times with the teacher directive, on the task's data seed, as one step: episodes
+ * live at `episodes/<generation>-distill-<task>-<index>`, and `runEpisode` skips a finished episode directory, so a
  * collection interrupted half-way redoes only the episodes that had not finished.
  */
 export async function collectStep(
@@ -30,6 +31,7 @@ export async function collectStep(
           model: executor.model,
           baseUrl: executor.baseUrl,
           apiKey: executor.apiKey,
+          dataSeed: taskDataSeed(settings.dataSeeds, task.id),
           hiddenDirectories: context.hiddenDirectories,
         },
         outDir: run.path('episodes'),

@@ -1,3 +1,4 @@
+import { dataSeeds, type DataSeeds } from '../../config/data-seeds.js';
 import type { RunConfig } from '../../config/run-config.js';
 import { episodeSettings, type EpisodeSettings } from '../../config/episode-settings.js';
 import type { BundleBudget } from '../../judge/bundle.js';
@@ -44,8 +45,10 @@ export interface DistillSettings {
   /** Ranks 1..train train, the next `validation` ranks validate (15 and 1). */
   selection: { train: number; validation: number };
   windows: Pick<WindowLimits, 'windowTokens' | 'maxContextTokens'>;
-  /** Run i of a task gets seed `seed + i`; the schedules and the judge's A/B orders draw from it too. */
+  /** Run i of a task samples with seed `seed + i`; the schedules and the judge's A/B orders draw from it too. */
   seed: number;
+  /** Each task's data seed: every champion run and top-up of a task works on the same data. */
+  dataSeeds: DataSeeds;
   concurrency: {
     /** Episodes of one task at once (tasks are collected one after another). */
     episodes: number;
@@ -70,6 +73,7 @@ export function distillSettings(config: RunConfig): DistillSettings {
     selection: { train: distill.train, validation: distill.validation },
     windows: { windowTokens: distill.windowTokens, maxContextTokens: distill.maxContextTokens },
     seed: config.seed,
+    dataSeeds: dataSeeds(config),
     concurrency: { episodes: config.concurrency.episodes, judgments: config.concurrency.judgments },
     episode: episodeSettings(config),
   };

@@ -1,0 +1,33 @@
+import { UserError } from '../errors.js';
+import type { RunConfig } from './run-config.js';
+
+/**
+ * The data seeds of a run: each task's workspace data is drawn once from its seed and is the same in every episode of
+ * the run (search versions, champion runs, top-ups, evaluation rollouts), so that runs of a task differ by their
+ * sampling alone and a comparison never ranks data luck.
+ */
+export interface DataSeeds {
+  /** The data seed of a task that has none of its own. */
+  seed: number;
+  /** Task id → its own data seed. */
+  tasks: Readonly<Record<string, number>>;
+}
+
+export function dataSeeds(config: RunConfig): DataSeeds {
+  return { seed: config.dataSeed ?? config.seed, tasks: config.taskDataSeeds ?? {} };
+}
+
+export function taskDataSeed(seeds: DataSeeds, taskId: string): number {
+  return seeds.tasks[taskId] ?? seeds.seed;
+}
+
+/** A data seed given for a task the run does not have is a typo that would silently leave that task's seed unset. */
+export function assertDataSeedTasks(seeds: DataSeeds, taskIds: readonly string[]): void {
+  const known = new Set(taskIds);
+  const unknown = Object.keys(seeds.tasks).filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new UserError(
+      `taskDataSeeds: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a task' : 'are not tasks'} of this run. Its tasks: ${taskIds.join(', ')}`,
+    );
+  }
+}
