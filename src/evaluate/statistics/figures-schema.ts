@@ -68,9 +68,8 @@ export const GenerationStrengths = z.object({
   generations: z.array(
     z.object({
       generation: z.string(),
+      /** Log-strength minus the reference's: the log-odds of beating it (0 for the reference itself). */
       score: z.number(),
-      /** From the fit's observed information (src/ranking), on the same scale. */
-      standardError: z.number().nullable(),
       /** Bootstrap percentile interval, refitting on episode pairs resampled within tasks. */
       interval: Interval.nullable(),
     }),

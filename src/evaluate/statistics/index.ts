@@ -5,7 +5,22 @@
 export * from './inputs.js';
 export * from './interval.js';
 export * from './figures-schema.js';
-export { computeEvaluationFigures, type FigureInputs, type FigureOptions } from './figures.js';
+export { allJudges, computeEvaluationFigures, type FigureInputs, type FigureOptions } from './figures.js';
+export { combinedVerdict, evaluationVerdicts, evaluatorAgreement, oracleEvaluator } from './agreement.js';
+export { delegationRates } from './delegation.js';
+export { gradeSummaries, pairedGradeDifferences } from './oracle-grades.js';
+export { orderInconsistency } from './order-inconsistency.js';
+export { inBottomHalf, rewardHacking } from './reward-hacking.js';
+export { generationStrengths } from './strengths.js';
+export { efficiencyRatio, gradePerThousandTokens, tokenEfficiency } from './token-efficiency.js';
+export {
+  judgeWinRates,
+  tallyOutcomes,
+  winRateCell,
+  winRates,
+  type OutcomeTally,
+  type ScoredVerdict,
+} from './win-rates.js';
 export { wilsonInterval } from './wilson.js';
 export { signTest } from './sign-test.js';
 export { cohenKappa, type Agreement } from './kappa.js';
