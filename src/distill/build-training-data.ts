@@ -8,7 +8,7 @@ import { TokenCache } from './token-cache.js';
 import { StatsTally, type TrainingDataStats } from './training-data-stats.js';
 import { conversationsOfThread, type TrainingConversation } from './training-conversation.js';
 import type { Provenance, SftConversation, TrainingWindow } from './training-records.js';
-import { toTemplateMessage } from './template-messages.js';
+import { argumentsKeptAsText, toTemplateMessage } from './template-messages.js';
 
 /** Where the builder puts what it makes; the files in `mass data build`, a counter in the benchmark. */
 export interface TrainingDataSink {
@@ -84,6 +84,15 @@ export async function buildTrainingData(
       tokens.clear();
       for (const conversation of conversations) {
         tally.add(split, task, thread.role, { conversations: 1 });
+        for (const messageIndex of conversation.targets) {
+          const message = toTemplateMessage(conversation.messages[messageIndex]!);
+          tally.toolCalls(split, message.tool_calls?.length ?? 0, argumentsKeptAsText(message), {
+            episode: episode.episodeId,
+            thread: thread.threadId,
+            threadSegment: conversation.threadSegment,
+            messageIndex,
+          });
+        }
         const skippedHere: SkippedItem[] = [];
         for (const result of querySegments(conversation, options.model, tokens, { verify: options.verify })) {
           const where = {

@@ -20,7 +20,15 @@ import type { TemplateMessage } from './template-messages.js';
 export interface ChatTemplateModel {
   /** The directory, or `qwen3 (default)`. */
   readonly name: string;
-  render(messages: readonly TemplateMessage[], tools: readonly unknown[]): string;
+  /**
+   * The template's text for the conversation; with `addGenerationPrompt`, followed by the prompt the server appends
+   * before the model writes the next assistant turn (`<|im_start|>assistant\n`, for Qwen3.5/3.6 with `<think>\n`).
+   */
+  render(
+    messages: readonly TemplateMessage[],
+    tools: readonly unknown[],
+    options?: { addGenerationPrompt?: boolean },
+  ): string;
   encode(text: string): number[];
   decode(ids: readonly number[]): string;
 }
@@ -80,12 +88,12 @@ async function readChatModel(directory: string, name: string): Promise<ChatTempl
   );
   return {
     name,
-    render: (messages, tools) =>
+    render: (messages, tools, options) =>
       template.render({
         ...specialTokens,
         messages: messages as unknown as Record<string, unknown>[],
         tools: tools.length > 0 ? (tools as unknown[]) : undefined,
-        add_generation_prompt: false,
+        add_generation_prompt: options?.addGenerationPrompt ?? false,
       }),
     encode: (text) => tokenizer.encode(text),
     decode: (ids) => tokenizer.decode(ids),

@@ -33,7 +33,7 @@ export function splitTurns(rendered: string): RenderedBlock[] {
 }
 
 export interface AssistantParts {
-  /** `<|im_start|>assistant\n`: the generation prompt, context. */
+  /** The generation prompt the server sent before the model wrote (`<|im_start|>assistant\n`, maybe more): context. */
   head: string;
   /** What the model wrote: reasoning, text, tool calls, through the end marker. */
   output: string;
@@ -41,16 +41,18 @@ export interface AssistantParts {
   tail: string;
 }
 
-/** An assistant block cut into the prompt the server added, the model's output and the template's trailer. */
-export function assistantParts(block: string): AssistantParts | undefined {
-  const headAt = block.indexOf(ASSISTANT_HEAD);
+/**
+ * An assistant block cut into the template's generation prompt, the model's output and the template's trailer;
+ * undefined when the block does not start with that prompt or has no end marker after it.
+ */
+export function assistantParts(block: string, generationPrompt: string): AssistantParts | undefined {
   const end = block.lastIndexOf(TURN_END);
-  if (headAt < 0 || end < headAt + ASSISTANT_HEAD.length) return undefined;
-  const outputStart = headAt + ASSISTANT_HEAD.length;
+  if (!generationPrompt.startsWith(ASSISTANT_HEAD) || !block.startsWith(generationPrompt)) return undefined;
+  if (end < generationPrompt.length) return undefined;
   const outputEnd = end + TURN_END.length;
   return {
-    head: block.slice(0, outputStart),
-    output: block.slice(outputStart, outputEnd),
+    head: generationPrompt,
+    output: block.slice(generationPrompt.length, outputEnd),
     tail: block.slice(outputEnd),
   };
 }

@@ -42,7 +42,8 @@ export type QuerySegmentResult =
 
 export interface QuerySegmentOptions {
   /**
-   * `final-turn` (default) proves the split on the segment's last trained turn by rendering the conversation up to it;
+   * `final-turn` (default) proves the split on the segment's last trained turn by rendering the conversation up to it
+   * with the generation prompt;
    * `every-turn` does so for every trained turn (one render each: quadratic, for tests and audits).
    */
   verify?: 'final-turn' | 'every-turn';
@@ -52,7 +53,8 @@ export interface QuerySegmentOptions {
  * The conversation split into user-query segments that have something to learn, each rendered by the model's
  * chat template, cut into turns and tokenised turn by turn. Verified by construction: the blocks' text is the
  * render; each trained turn's output holds its message's text and tool calls; and rendering the conversation up
- * to a trained turn gives exactly the text before that turn's block.
+ * to a trained turn with the generation prompt gives exactly the text before that turn's labels: a trained turn's
+ * labels are what the model wrote after the prompt it was served.
  */
 export function querySegments(
   conversation: TrainingConversation,
@@ -106,9 +108,9 @@ function renderSegment(
   spec: SegmentSpec,
 ): QuerySegment {
   const messages = allMessages.slice(0, spec.endMessageIndex);
-  const render = (upTo: number): string => {
+  const render = (upTo: number, addGenerationPrompt = false): string => {
     try {
-      return model.render(messages.slice(0, upTo), tools);
+      return model.render(messages.slice(0, upTo), tools, { addGenerationPrompt });
     } catch (error) {
       throw new RenderMismatch(
         `the chat template failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -127,10 +129,12 @@ function renderSegment(
     );
   }
   const messageOfBlock = new Map(assistantBlocks.map((block, order) => [block, assistantIndices[order]!]));
+  const blockOfMessage = new Map(assistantBlocks.map((block, order) => [assistantIndices[order]!, block]));
   const headerEnd = rendered.findIndex((block) => block.role === 'user');
   if (headerEnd < 0 || rendered.slice(0, headerEnd).some((block) => block.role === 'assistant')) {
     throw new RenderMismatch('the render has no user turn before the first assistant turn');
   }
+  const generationPrompt = verifiedGenerationPrompt(spec, messages, text, blockOfMessage, render);
   const targetSet = new Set(spec.targets);
   const firstAnswer = assistantIndices.find((index) => index > spec.queryMessageIndex);
   const firstAnswerBlock = rendered.findIndex((block) => messageOfBlock.get(block) === firstAnswer);
@@ -138,7 +142,7 @@ function renderSegment(
   const blocks = rendered.map((block, blockIndex): TokenBlock => {
     const messageIndex = messageOfBlock.get(block) ?? null;
     if (messageIndex !== null && targetSet.has(messageIndex)) {
-      return targetBlock(block, allMessages[messageIndex]!, messageIndex, tokens);
+      return targetBlock(block, allMessages[messageIndex]!, messageIndex, generationPrompt, tokens);
     }
     return {
       text: block.text,
@@ -148,18 +152,6 @@ function renderSegment(
       isQuery: spec.index > 0 && blockIndex === firstAnswerBlock - 1 && block.role === 'user',
     };
   });
-
-  const verifiedTurns = spec.verify === 'every-turn' ? spec.targets : [spec.targets.at(-1)!];
-  for (const messageIndex of verifiedTurns) {
-    if (messages[messageIndex - 1]?.role === 'assistant') continue;
-    const before = render(messageIndex);
-    const block = rendered.find((candidate) => messageOfBlock.get(candidate) === messageIndex)!;
-    if (block.offset !== before.length || !text.startsWith(before)) {
-      throw new RenderMismatch(
-        `rendering up to message ${messageIndex} does not end where its turn starts in the whole render`,
-      );
-    }
-  }
   return {
     index: spec.index,
     queryMessageIndex: spec.queryMessageIndex,
@@ -171,15 +163,66 @@ function renderSegment(
   };
 }
 
+/**
+ * The template's generation prompt: what the server appended to the conversation before the model wrote a trained
+ * turn, found by rendering the conversation up to that turn with `add_generation_prompt` (Qwen3:
+ * `<|im_start|>assistant\n`, the model writes `<think>` itself; Qwen3.5/3.6: `<|im_start|>assistant\n<think>\n`,
+ * the template's). Labels start right after it. Proven on the segment's last trained turn (every trained turn with
+ * `every-turn`): that render must be exactly the whole render's text up to a point inside the turn's block.
+ */
+function verifiedGenerationPrompt(
+  spec: SegmentSpec,
+  messages: TemplateMessage[],
+  text: string,
+  blockOfMessage: Map<number, RenderedBlock>,
+  render: (upTo: number, addGenerationPrompt?: boolean) => string,
+): string {
+  // A turn right after another assistant turn was not a request of its own: there is no prompt to compare.
+  const answers = spec.targets.filter((target) => messages[target - 1]?.role !== 'assistant');
+  const verifiedTurns = spec.verify === 'every-turn' ? answers : answers.slice(-1);
+  let generationPrompt: string | undefined;
+  for (const messageIndex of verifiedTurns) {
+    const prompt = render(messageIndex, true);
+    const block = blockOfMessage.get(messageIndex)!;
+    const head = prompt.slice(block.offset);
+    if (!text.startsWith(prompt) || prompt.length <= block.offset || !block.text.startsWith(head)) {
+      throw new RenderMismatch(
+        `rendering up to message ${messageIndex} with the generation prompt does not give the whole render's text up to inside that turn`,
+      );
+    }
+    if (generationPrompt !== undefined && head !== generationPrompt) {
+      throw new RenderMismatch(
+        `the generation prompt differs between trained turns (${JSON.stringify(generationPrompt)}, then ${JSON.stringify(head)} before message ${messageIndex})`,
+      );
+    }
+    generationPrompt = head;
+  }
+  if (generationPrompt !== undefined) return generationPrompt;
+  // No trained turn follows a request of its own: the prompt after the segment's query, compared by difference.
+  const upTo = spec.queryMessageIndex + 1;
+  const before = render(upTo);
+  const prompt = render(upTo, true);
+  if (!prompt.startsWith(before)) {
+    throw new RenderMismatch(
+      `the generation prompt after message ${spec.queryMessageIndex} rewrites the text before it`,
+    );
+  }
+  return prompt.slice(before.length);
+}
+
 function targetBlock(
   block: RenderedBlock,
   message: TemplateMessage,
   messageIndex: number,
+  generationPrompt: string,
   tokens: TokenCache,
 ): TokenBlock {
-  const parts = assistantParts(block.text);
-  if (!parts)
-    throw new RenderMismatch(`the turn of message ${messageIndex} has no assistant head or end marker`);
+  const parts = assistantParts(block.text, generationPrompt);
+  if (!parts) {
+    throw new RenderMismatch(
+      `the turn of message ${messageIndex} does not start with the template's generation prompt ${JSON.stringify(generationPrompt)} or has no end marker after it`,
+    );
+  }
   const expected = [
     message.content.trim(),
     ...(message.tool_calls ?? []).map((call) => call.function.name),

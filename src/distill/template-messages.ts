@@ -1,12 +1,22 @@
 import { isRecord } from '../model/stream-accumulator.js';
-import type { ChatMessage, MessageContent, ToolCall } from '../model/types.js';
+import type { ChatMessage, MessageContent } from '../model/types.js';
+
+/**
+ * A tool call as a chat template reads it: the arguments an object, as the server's tool parser made them from the
+ * model's text (Qwen3.5/3.6's template iterates them with `arguments|items`; Qwen3's prints them with `tojson`).
+ */
+export interface TemplateToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: Record<string, unknown> | string };
+}
 
 /** A message as a chat template reads it: the content always a string. */
 export interface TemplateMessage {
   role: ChatMessage['role'];
   content: string;
   reasoning_content?: string;
-  tool_calls?: ToolCall[];
+  tool_calls?: TemplateToolCall[];
   tool_call_id?: string;
   name?: string;
 }
@@ -25,9 +35,11 @@ export function flattenContent(content: MessageContent | null | undefined): stri
 }
 
 /**
- * What the template is given for one message. Tool-call arguments stay the strings the model's server recorded
- * (for vLLM the same text its template would print from the parsed object), so the supervised text is exactly
- * the recorded output.
+ * What the template is given for one message. Tool-call arguments are parsed into objects, as the server hands
+ * them to the template when it renders the next request (and as the official code trains): the recorded string is
+ * the server's serialisation of what the model wrote, not the text itself. Arguments that are not a JSON object
+ * stay the recorded string (see `argumentsKeptAsText`): a template that prints strings as they are still renders
+ * them; one that needs a mapping fails on that turn, which is then skipped and reported.
  */
 export function toTemplateMessage(message: ChatMessage): TemplateMessage {
   const content = flattenContent(message.content);
@@ -39,7 +51,7 @@ export function toTemplateMessage(message: ChatMessage): TemplateMessage {
         result.tool_calls = message.tool_calls.map((call) => ({
           id: call.id,
           type: call.type,
-          function: { name: call.function.name, arguments: call.function.arguments },
+          function: { name: call.function.name, arguments: parseArguments(call.function.arguments) },
         }));
       }
       return result;
@@ -52,4 +64,19 @@ export function toTemplateMessage(message: ChatMessage): TemplateMessage {
     default:
       return { role: message.role, content };
   }
+}
+
+/** How many of the message's tool calls kept their arguments as text (not a JSON object). */
+export function argumentsKeptAsText(message: TemplateMessage): number {
+  return (message.tool_calls ?? []).filter((call) => typeof call.function.arguments === 'string').length;
+}
+
+function parseArguments(text: string): Record<string, unknown> | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return isRecord(value) ? value : text;
 }

@@ -22,6 +22,24 @@ export type DataCounts = z.infer<typeof DataCounts>;
 
 const RoleCounts = z.object({ orchestrator: DataCounts, subagent: DataCounts, auxiliary: DataCounts });
 
+/** A trained assistant turn of an episode's thread. */
+const TurnLocation = z.object({
+  episode: z.string(),
+  thread: z.string(),
+  threadSegment: z.number().int(),
+  messageIndex: z.number().int(),
+});
+
+export const ToolCallCounts = z.object({
+  /** Tool calls in trained turns. */
+  calls: Count,
+  /** Of those, calls whose arguments were not a JSON object: the template was given the recorded text. */
+  argumentsAsText: Count,
+  /** The trained turns holding such a call. */
+  turnsWithTextArguments: z.array(TurnLocation),
+});
+export type ToolCallCounts = z.infer<typeof ToolCallCounts>;
+
 export const SplitStats = z.object({
   episodes: Count,
   total: DataCounts,
@@ -29,6 +47,8 @@ export const SplitStats = z.object({
   perTask: z.record(z.string(), z.object({ total: DataCounts, perRole: RoleCounts })),
   /** Responses cut by the length limit: never trained on. */
   truncatedResponses: Count,
+  /** Absent in data built before arguments were parsed into objects. */
+  toolCalls: ToolCallCounts.optional(),
   skipped: z.array(SkippedItem),
 });
 export type SplitStats = z.infer<typeof SplitStats>;
@@ -68,6 +88,7 @@ const emptySplit = (): SplitStats => ({
   perRole: emptyRoles(),
   perTask: {},
   truncatedResponses: 0,
+  toolCalls: { calls: 0, argumentsAsText: 0, turnsWithTextArguments: [] },
   skipped: [],
 });
 
@@ -91,6 +112,18 @@ export class StatsTally {
 
   truncated(split: DataSplit, count: number): void {
     this.splits[split].truncatedResponses += count;
+  }
+
+  /** A trained turn's tool calls, `asText` of them with arguments that were not a JSON object. */
+  toolCalls(split: DataSplit, calls: number, asText: number, turn: z.infer<typeof TurnLocation>): void {
+    const counts = (this.splits[split].toolCalls ??= {
+      calls: 0,
+      argumentsAsText: 0,
+      turnsWithTextArguments: [],
+    });
+    counts.calls += calls;
+    counts.argumentsAsText += asText;
+    if (asText > 0) counts.turnsWithTextArguments.push(turn);
   }
 
   skip(split: DataSplit, items: SkippedItem[]): void {

@@ -1,7 +1,5 @@
 import { z } from 'zod';
 
-import { ToolCall } from '../model/types.js';
-
 /** The split an episode's data goes to. */
 export const DataSplit = z.enum(['train', 'validation']);
 export type DataSplit = z.infer<typeof DataSplit>;
@@ -54,11 +52,21 @@ export type TrainingWindow = z.infer<typeof TrainingWindow>;
  * its query segment ends; `metadata.targets` names the turns the windows train on (a trainer that trains on every
  * assistant turn also learns the earlier ones, which the windows keep as context).
  */
+const SftToolCall = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.object({
+    name: z.string(),
+    arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+  }),
+});
+
 export const SftMessage = z.object({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   content: z.string(),
   reasoning_content: z.string().optional(),
-  tool_calls: z.array(ToolCall).optional(),
+  /** Arguments as an object (what chat templates read); the recorded string only where it was not a JSON object. */
+  tool_calls: z.array(SftToolCall).optional(),
   tool_call_id: z.string().optional(),
   name: z.string().optional(),
 });

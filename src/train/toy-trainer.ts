@@ -40,7 +40,28 @@ async function readConversations(file: string): Promise<SupervisedConversation[]
   const rows = await readJsonLines(file, SftConversation, 'a training conversation');
   return rows.map((row) => ({
     role: row.metadata.role,
-    messages: row.messages as SupervisedConversation['messages'],
+    messages: row.messages.map(recordedMessage),
     targets: row.metadata.targets,
   }));
+}
+
+/** The export's tool-call arguments are objects (what chat templates read); the toy reads the recorded text form. */
+function recordedMessage(
+  message: SftConversation['messages'][number],
+): SupervisedConversation['messages'][number] {
+  if (!message.tool_calls) return message as SupervisedConversation['messages'][number];
+  return {
+    ...message,
+    role: 'assistant',
+    tool_calls: message.tool_calls.map((call) => ({
+      ...call,
+      function: {
+        name: call.function.name,
+        arguments:
+          typeof call.function.arguments === 'string'
+            ? call.function.arguments
+            : JSON.stringify(call.function.arguments),
+      },
+    })),
+  };
 }

@@ -97,9 +97,31 @@ export function plainText(content: MessageContent | null): string {
   return content.map((part) => (typeof part.text === 'string' ? part.text : '')).join('\n');
 }
 
-/** The messages as plain chat-template input, written independently of the builder's own conversion. */
+/**
+ * The messages as plain chat-template input, written independently of the builder's own conversion: tool-call
+ * arguments as the objects a server hands its template.
+ */
 export function templateInput(messages: ChatMessage[]): Array<Record<string, unknown>> {
-  return messages.map((message) => ({ ...message, content: plainText(message.content) }));
+  return messages.map((message) => {
+    const input: Record<string, unknown> = { ...message, content: plainText(message.content) };
+    if (message.role === 'assistant' && message.tool_calls) {
+      input.tool_calls = message.tool_calls.map((call) => ({
+        ...call,
+        function: { name: call.function.name, arguments: JSON.parse(call.function.arguments) as unknown },
+      }));
+    }
+    return input;
+  });
+}
+
+/** JSON as Python's `json.dumps` writes it by default, which `tojson` follows: `", "` and `": "` between items. */
+export function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${pythonJson(item)}`);
+    return `{${entries.join(', ')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /**
@@ -117,7 +139,8 @@ export function expectedOutput(message: AssistantMessage, isLastMessage: boolean
       : content;
   for (const [index, call] of (message.tool_calls ?? []).entries()) {
     if (index > 0 || content !== '') text += '\n';
-    text += `<tool_call>\n{"name": "${call.function.name}", "arguments": ${call.function.arguments}}\n</tool_call>`;
+    const args = pythonJson(JSON.parse(call.function.arguments));
+    text += `<tool_call>\n{"name": "${call.function.name}", "arguments": ${args}}\n</tool_call>`;
   }
   return `${text}<|im_end|>`;
 }
