@@ -16,8 +16,11 @@ export interface OptimizerInput {
   };
   /** The design to improve: usually the latest candidate, or the champion. */
   current: { label: string; design: Workflow };
-  /** The best design so far and the judge's rationale for it, when it is not the current one or its rationale matters. */
-  previousBest?: { label: string; design: Workflow; rationale: string };
+  /**
+   * The champion so far and the judge's rationale for its promotion (empty when there is none): a design, the
+   * current one included, or `null` for the bare-task reference run, which is champion until a design beats it.
+   */
+  previousBest?: { label: string; design: Workflow | null; rationale: string };
   /** The task's own v0 design. */
   original: Workflow;
   /** A short description of the current design's workspace (files, preflight, excerpts), written by the caller. */
@@ -125,16 +128,53 @@ function oneLineJson(value: unknown): string {
 
 function previousBestSection(input: OptimizerInput): string {
   const best = input.previousBest;
-  if (!best) return '# Best design so far\n\nNo design has been judged better than another yet.';
-  const rationale = `The judge's rationale:\n\n${quote(best.rationale)}`;
+  if (!best) {
+    return input.history.length === 0
+      ? '# Best design so far\n\nNo design has been judged yet.'
+      : '# Best design so far\n\nNot given; the comparison history below says who won each comparison.';
+  }
+  if (best.design === null) return bareReferenceSection(best.label, input.history);
+  const rationale = best.rationale.trim() ? ` The judge's rationale:\n\n${quote(best.rationale)}` : '';
   if (isDeepStrictEqual(best.design, input.current.design)) {
-    return `# Best design so far\n\nThe current design (${input.current.label}) is the best so far. ${rationale}`;
+    return `# Best design so far\n\nThe current design (${input.current.label}) is the best so far.${rationale}`;
   }
   const fromBest = `Differences from ${best.label} to the current design:\n\n${renderWorkflowDiff(diffWorkflows(best.design, input.current.design))}`;
   if (isDeepStrictEqual(best.design, input.original)) {
-    return `# Best design so far (${best.label})\n\nThe original design (v0, below) is the best so far. ${rationale}\n\n${fromBest}`;
+    return `# Best design so far (${best.label})\n\nThe original design (v0, below) is the best so far.${rationale}\n\n${fromBest}`;
   }
-  return `# Best design so far (${best.label})\n\n${designBlock(best.design)}\n\n${rationale}\n\n${fromBest}`;
+  return `# Best design so far (${best.label})\n\n${designBlock(best.design)}${rationale ? `\n\n${rationale.trimStart()}` : ''}\n\n${fromBest}`;
+}
+
+/**
+ * The champion is still the bare-task reference: no design has beaten one agent given only the task. Said with the
+ * comparisons that kept it there, so the optimizer reads the same story here as in the history.
+ */
+function bareReferenceSection(label: string, history: PairwiseComparison[]): string {
+  const defended = history
+    .map((comparison, index) => ({ comparison, number: index + 1 }))
+    .filter(({ comparison }) => comparison.opponent.label === label && comparison.winner !== 'candidate');
+  const lines = [
+    `# Best design so far (${label})`,
+    '',
+    `The best so far is the ${label} run: the bare task, solved without any workflow. No design has beaten it yet.`,
+  ];
+  if (defended.length > 0) {
+    const outcomes = defended.map(
+      ({ comparison, number }) =>
+        `${comparison.candidate.label} ${comparison.winner === 'tie' ? 'tied with it (a tie keeps the champion)' : 'lost to it'} (comparison ${number})`,
+    );
+    lines.push('', `${joinWords(outcomes)}.`);
+  }
+  lines.push(
+    '',
+    `To become the best, the next design must leave a better workspace than the ${label} run, not only a better design than the ones before it.`,
+  );
+  return lines.join('\n');
+}
+
+function joinWords(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
 }
 
 function originalSection(input: OptimizerInput): string {
@@ -176,8 +216,12 @@ function renderComparison(comparison: PairwiseComparison, number: number): strin
     '',
     `Rationale${positions}:\n\n${quote(comparison.rationale)}`,
   ];
-  const actionable = actionableSentences(comparison.rationale);
-  lines.push('', 'Actionable points:');
+  const position = comparison.candidatePosition;
+  const actionable = actionableSentences(comparison.rationale, { candidate: position });
+  lines.push(
+    '',
+    position ? `Actionable points for ${candidate.label} (workspace ${position}):` : 'Actionable points:',
+  );
   if (actionable.length === 0) lines.push('(none found)');
   else lines.push(...actionable.map((sentence) => `- ${sentence}`));
   lines.push(

@@ -55,7 +55,9 @@ export function recurringProblems(
   options: RecurringProblemOptions = {},
 ): RecurringProblem[] {
   const minimum = options.minimumOccurrences ?? 2;
-  const sentencesByComparison = history.map((comparison) => actionableSentences(comparison.rationale, 50));
+  const sentencesByComparison = history.map((comparison) =>
+    actionableSentences(comparison.rationale, { candidate: comparison.candidatePosition, limit: 50 }),
+  );
   return [
     ...missingDeliverables(sentencesByComparison, minimum),
     ...repeatedExecutionProblems(history, minimum),

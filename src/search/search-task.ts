@@ -265,14 +265,12 @@ class TaskSearch {
           {
             task: { id: this.id, prompt: renderTaskPrompt(this.task) },
             current: { label: current, design: base.design! },
-            previousBest:
-              champion.design && champion.label !== current
-                ? {
-                    label: champion.label,
-                    design: champion.design,
-                    rationale: this.promotionRationale.get(champion.label) ?? '',
-                  }
-                : undefined,
+            // Always the champion, the bare-task reference included: without it the prompt cannot say what won.
+            previousBest: {
+              label: champion.label,
+              design: champion.design,
+              rationale: this.promotionRationale.get(champion.label) ?? '',
+            },
             original: this.task.manifest.workflow,
             workspaceEvidence: evidence?.text,
             execution: base.episode?.execution,

@@ -23,7 +23,7 @@ describe('actionable sentences', () => {
 
   it('finds nothing in praise, and respects the limit', () => {
     expect(actionableSentences('Both workspaces are excellent. B is slightly clearer.')).toEqual([]);
-    expect(actionableSentences('A must do x. A should do y. A lacks z.', 2)).toHaveLength(2);
+    expect(actionableSentences('A must do x. A should do y. A lacks z.', { limit: 2 })).toHaveLength(2);
   });
 });
 

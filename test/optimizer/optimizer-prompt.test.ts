@@ -35,7 +35,7 @@ describe('the optimizer prompt', () => {
     expect(user).toContain('Rationale (in it, workspace A is v1, workspace B is v0):');
     expect(user).toContain('> Workspace B wins on deliverable coverage.');
     expect(user).toContain(
-      'Actionable points:\n- Workspace A is missing results/ablation.json and its report lacks a Limitations section.\n- A should have rerun run.py before reporting; its numbers did not match results/metrics.json.',
+      'Actionable points for v1 (workspace A):\n- Workspace A is missing results/ablation.json and its report lacks a Limitations section.\n- A should have rerun run.py before reporting; its numbers did not match results/metrics.json.',
     );
     expect(user).toContain(
       'Design differences (v0 → v1):\n\n+ agent critic (subagent): Critic who refits independently. | returns agrees (boolean)\n+ hop orchestrator → critic (step 3)\n+ hop critic → analyst if agrees is false (step 4)',
@@ -75,6 +75,27 @@ describe('the optimizer prompt', () => {
     expect(user).toContain('in 2 comparisons (1, 2)');
   });
 
+  it('says that the bare-task reference is champion, and that v0 lost to it, at v1', () => {
+    const lost = history()[1]!;
+    const input = optimizerInput({
+      current: { label: 'v0', design: smallTeam() },
+      previousBest: { label: 'reference', design: null, rationale: '' },
+      history: [
+        { ...lost, candidate: { label: 'v0', design: smallTeam() } },
+        { ...lost, candidate: { label: 'v1', design: designWithCritic() }, winner: 'tie' },
+      ],
+    });
+    const { user } = buildOptimizerPrompt(input);
+    const best = user.split('# Best design so far (reference)\n\n')[1]!.split('\n# ')[0]!;
+    expect(best).toBe(
+      'The best so far is the reference run: the bare task, solved without any workflow. No design has beaten it yet.\n\n' +
+        'v0 lost to it (comparison 1) and v1 tied with it (a tie keeps the champion) (comparison 2).\n\n' +
+        'To become the best, the next design must leave a better workspace than the reference run, not only a better design than the ones before it.\n',
+    );
+    expect(user).not.toMatch(/No design has been judged|The original design \(v0, below\) is the best/);
+    expect(user).toContain('## 1. v0 against reference: winner reference (the opponent)');
+  });
+
   it('says so when there is no history, no best and the current design is the original', () => {
     const { user } = buildOptimizerPrompt(
       optimizerInput({
@@ -86,7 +107,7 @@ describe('the optimizer prompt', () => {
       }),
     );
     expect(user).toContain('No comparisons yet.');
-    expect(user).toContain('No design has been judged better than another yet.');
+    expect(user).toContain('No design has been judged yet.');
     expect(user).toContain('The current design is the original one.');
     expect(user).toContain('No execution record was given.');
     expect(user).toContain('# Recurring problems\n\nNone so far.');

@@ -143,6 +143,15 @@ describe('search end to end: two tasks × three iterations, with faults', () => 
     const repaired = await OptimizerCallRecord.read(join(base, 'tiny-mean', 'v1', 'optimizer.json'));
     expect(repaired.outcome.attempts).toHaveLength(2);
     expect(repaired.outcome.ok).toBe(true);
+    // At tiny-mean's v1 the reference is champion: the prompt says so, and that v0 lost to it, as the history does.
+    expect(repaired.outcome.prompt.user).toContain(
+      '# Best design so far (reference)\n\nThe best so far is the reference run: the bare task, solved without any workflow. No design has beaten it yet.\n\nv0 lost to it (comparison 1).',
+    );
+    expect(repaired.outcome.prompt.user).not.toContain('No design has been judged');
+    // At tiny-sum's v2 the current design, v1, is champion.
+    expect(refused.outcome.prompt.user).toContain(
+      '# Best design so far\n\nThe current design (v1) is the best so far.',
+    );
 
     const firstVerdict = await PairwiseJudgmentRecord.read(
       join(base, 'tiny-sum', 'v0', 'judgments', 'v0-vs-reference.json'),
