@@ -15,11 +15,11 @@ import type { AddressInfo } from 'node:net';
 
 import { UserError, errorMessage } from '../errors.js';
 import { errorCode, parseRetryAfter } from '../model/retry.js';
-import { SseParser } from '../model/sse.js';
 import { StreamAccumulator, isRecord, type ReassembledCompletion } from '../model/stream-accumulator.js';
 import { AssistantMessage, tokenUsageFromWire, type WireUsage } from '../model/types.js';
 import { JsonlAppender } from './jsonl-appender.js';
 import type { ProxyLogRow, RecordedResponse, UpstreamAttempt } from './log-row.js';
+import { parseJson, SseRecorder, type ParsedJson } from './sse-recorder.js';
 import { TokenMeter } from './token-meter.js';
 import {
   DEFAULT_UPSTREAM_RETRY,
@@ -237,7 +237,8 @@ export class RecordingProxy {
 
   /**
    * Relays one call, retrying the upstream while nothing has reached the client yet (see `UpstreamRetryPolicy`).
-   * Once the answer's head is relayed, the answer is streamed through as it arrives.
+   * Once the answer's head is relayed, the answer is streamed through as it arrives; a stream cut mid-way is
+   * replayed within the same bounds and joined to what the client has, when the replay says the same (`SseRecorder`).
    */
   private async relay(
     request: IncomingMessage,
@@ -262,9 +263,10 @@ export class RecordingProxy {
       connection.onGone?.();
     });
     const began = performance.now();
+    let cutStream: SseRecorder | null = null;
     for (let attempt = 1; ; attempt++) {
       const attemptStarted = performance.now();
-      const outcome = await this.attempt(request, response, call, exchange, connection);
+      const outcome = await this.attempt(request, response, call, exchange, connection, cutStream);
       const timing = {
         startedAfterMs: roundMs(attemptStarted - began),
         durationMs: roundMs(performance.now() - attemptStarted),
@@ -273,12 +275,20 @@ export class RecordingProxy {
         attempts.push({ status: exchange.status, error: exchange.error, ...timing, delayMs: null });
         break;
       }
+      cutStream = outcome.cut ?? cutStream;
       const delayMs = connection.gone
         ? null
         : upstreamRetryDelayMs(outcome, attempt, performance.now() - began, this.retry);
-      attempts.push({ status: outcome.status, error: outcome.message, ...timing, delayMs });
+      const status = outcome.cut ? exchange.status : outcome.status;
+      attempts.push({ status, error: outcome.message, ...timing, delayMs });
       if (delayMs === null) {
-        if (!connection.gone) this.answerWithFailure(response, exchange, outcome, attempts.length, began);
+        if (connection.gone) break;
+        const tries = givingUp(attempts.length, began);
+        if (cutStream) {
+          exchange.response = cutStream.finish().response;
+          exchange.error = `${outcome.message}${tries}`;
+          response.destroy();
+        } else this.answerWithFailure(response, exchange, outcome, tries);
         break;
       }
       await waitUnlessGone(delayMs, connection);
@@ -292,29 +302,22 @@ export class RecordingProxy {
     response: ServerResponse,
     exchange: Exchange,
     failed: BufferedFailure,
-    attempts: number,
-    began: number,
+    tries: string,
   ): void {
-    const tries =
-      attempts > 1
-        ? ` (gave up after ${attempts} attempts over ${((performance.now() - began) / 1000).toFixed(1)} s)`
-        : '';
     if (failed.status === null) {
       const message = `mass proxy: upstream ${this.upstreamUrl.origin} unreachable or failed: ${failed.message}${tries}`;
       const body = { error: { message, type: 'upstream_error' } };
       exchange.status = 502;
       exchange.error = message;
       exchange.response = { kind: 'json', body };
-      exchange.responseBytes = 0;
       sendJson(response, 502, body);
       return;
     }
     exchange.status = failed.status;
-    exchange.responseBytes = failed.body.length;
+    exchange.responseBytes += failed.body.length;
     const recorder = new BodyRecorder();
     recorder.push(failed.body);
-    const recorded = recorder.finish(failed.headers['content-type'] ?? '');
-    exchange.response = recorded.response;
+    exchange.response = recorder.finish(failed.headers['content-type'] ?? '').response;
     exchange.error = `${failed.message}${tries}`;
     if (response.destroyed) return;
     response.writeHead(failed.status, relayedHeaders(failed.headers, false));
@@ -322,8 +325,9 @@ export class RecordingProxy {
   }
 
   /**
-   * One attempt at the upstream. A transient failure before the head is relayed comes back buffered, for the caller
-   * to retry or hand on; anything else is relayed to the client here ('relayed').
+   * One attempt at the upstream. A transient failure while nothing of this attempt reached the client comes back
+   * buffered, for the caller to retry or hand on, as does a stream cut mid-way (with its recorder, to resume from);
+   * anything else is relayed to the client here ('relayed'). `resume` is the stream this attempt replays.
    */
   private attempt(
     request: IncomingMessage,
@@ -331,10 +335,14 @@ export class RecordingProxy {
     call: RelayedCall,
     exchange: Exchange,
     connection: ClientConnection,
+    resume: SseRecorder | null,
   ): Promise<'relayed' | BufferedFailure> {
     return new Promise((resolve) => {
       let settled = false;
       let headTimer: NodeJS.Timeout | undefined;
+      /** The stream this attempt is relaying, once its head is accepted: a cut can be resumed from it. */
+      let streaming: SseRecorder | null = null;
+      let bodyStarted = false;
       const settle = (outcome: 'relayed' | BufferedFailure) => {
         if (settled) return;
         settled = true;
@@ -342,6 +350,22 @@ export class RecordingProxy {
         connection.onGone = null;
         resolve(outcome);
       };
+      const cutOff = (message: string) => {
+        exchange.error = message;
+        if (streaming) exchange.response = streaming.finish().response;
+        response.destroy();
+        settle('relayed');
+      };
+      const cutMidStream = (message: string) =>
+        settle({
+          status: null,
+          code: 'ECONNRESET',
+          message,
+          retryAfterMs: null,
+          headers: {},
+          body: Buffer.alloc(0),
+          cut: streaming!,
+        });
       const target = upstreamTarget(this.upstreamUrl, call.path);
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const upstream = send(target, {
@@ -368,7 +392,7 @@ export class RecordingProxy {
 
       upstream.on('error', (error) => {
         if (settled) return;
-        if (!response.headersSent) {
+        if (!bodyStarted) {
           settle({
             status: null,
             code: errorCode(error),
@@ -377,16 +401,17 @@ export class RecordingProxy {
             headers: {},
             body: Buffer.alloc(0),
           });
+        } else if (streaming) {
+          cutMidStream(`upstream connection failed mid-response: ${errorMessage(error)}`);
         } else {
-          exchange.error = `upstream connection failed mid-response: ${errorMessage(error)}`;
-          response.destroy();
-          settle('relayed');
+          cutOff(`upstream connection failed mid-response: ${errorMessage(error)}`);
         }
       });
 
       upstream.on('response', (upstreamResponse) => {
         clearTimeout(headTimer);
         const status = upstreamResponse.statusCode ?? 502;
+        const contentType = upstreamResponse.headers['content-type'] ?? '';
         if (RETRYABLE_UPSTREAM_STATUSES.has(status)) {
           // Kept back from the client: it is retried, or handed on whole once retrying is over.
           const chunks: Buffer[] = [];
@@ -405,29 +430,54 @@ export class RecordingProxy {
           upstreamResponse.on('aborted', () => settle(buffered()));
           return;
         }
-        exchange.status = status;
-        const isSse = (upstreamResponse.headers['content-type'] ?? '').includes('text/event-stream');
-        response.writeHead(status, relayedHeaders(upstreamResponse.headers, isSse && call.usageInjected));
-        response.flushHeaders();
-        const recorder = isSse ? new SseRecorder(call.usageInjected) : new BodyRecorder();
+        const isSse = contentType.includes('text/event-stream');
+        bodyStarted = true;
+        let recorder: SseRecorder | BodyRecorder;
+        if (resume) {
+          if (status !== exchange.status || !isSse) {
+            cutOff(
+              `upstream dropped the connection mid-response; its replay answered ${status}${isSse ? '' : ` (${contentType || 'no content type'})`}`,
+            );
+            upstream.destroy();
+            return;
+          }
+          resume.replay();
+          recorder = streaming = resume;
+        } else {
+          exchange.status = status;
+          response.writeHead(status, relayedHeaders(upstreamResponse.headers, isSse));
+          response.flushHeaders();
+          recorder = isSse ? new SseRecorder(call.usageInjected) : new BodyRecorder();
+          // Only a successful stream can be replayed and joined: an error body is what the server meant.
+          if (recorder instanceof SseRecorder && status < 300) streaming = recorder;
+        }
         upstreamResponse.on('data', (chunk: Buffer) => {
+          if (settled) return;
           exchange.responseBytes += chunk.length;
           const relayed = recorder.push(chunk);
           if (relayed.length > 0 && !response.destroyed) response.write(relayed);
+          if (recorder instanceof SseRecorder && recorder.diverged !== null) {
+            upstream.destroy();
+            cutOff(
+              `upstream dropped the connection mid-response; its replay differed from what was relayed at event ${recorder.diverged + 1}`,
+            );
+          }
         });
         upstreamResponse.on('end', () => {
           if (settled) return;
-          const outcome = recorder.finish(upstreamResponse.headers['content-type'] ?? '');
+          const outcome = recorder.finish(contentType);
           exchange.response = outcome.response;
           exchange.error = outcome.error;
           response.end(() => settle('relayed'));
         });
         upstreamResponse.on('aborted', () => {
           if (settled) return;
-          exchange.response = recorder.finish(upstreamResponse.headers['content-type'] ?? '').response;
-          exchange.error = `upstream dropped the connection mid-response after ${exchange.responseBytes} bytes`;
-          response.destroy();
-          settle('relayed');
+          const message = `upstream dropped the connection mid-response after ${exchange.responseBytes} bytes`;
+          if (streaming) cutMidStream(message);
+          else {
+            exchange.response = recorder.finish(contentType).response;
+            cutOff(message);
+          }
         });
       });
 
@@ -455,6 +505,13 @@ interface ClientConnection {
 interface BufferedFailure extends FailedAttempt {
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** Set for a stream cut after some of it was relayed: what the client has, to resume from. */
+  cut?: SseRecorder;
+}
+
+function givingUp(attempts: number, began: number): string {
+  if (attempts <= 1) return '';
+  return ` (gave up after ${attempts} attempts over ${((performance.now() - began) / 1000).toFixed(1)} s)`;
 }
 
 function waitUnlessGone(ms: number, connection: ClientConnection): Promise<void> {
@@ -490,61 +547,6 @@ interface Recorder {
   /** Takes upstream bytes; returns the bytes to relay to the client now. */
   push(chunk: Buffer): Buffer;
   finish(contentType: string): { response: RecordedResponse | null; error: string | null };
-}
-
-/** Relays an event stream as it arrives and reassembles the completion it carries. */
-class SseRecorder implements Recorder {
-  private readonly parser = new SseParser();
-  private readonly accumulator = new StreamAccumulator();
-  private sawDone = false;
-  private malformedEvent: string | null = null;
-
-  constructor(private readonly hideUsageChunk: boolean) {}
-
-  push(chunk: Buffer): Buffer {
-    const events = this.parser.push(chunk);
-    if (!this.hideUsageChunk) {
-      for (const event of events) this.observe(event.data);
-      return chunk;
-    }
-    const relayed: string[] = [];
-    for (const event of events) {
-      if (!this.observe(event.data)) relayed.push(event.raw);
-    }
-    return Buffer.from(relayed.join(''));
-  }
-
-  /** Records one event; returns true when it is a usage-only chunk. */
-  private observe(data: string): boolean {
-    if (data === '[DONE]') {
-      this.sawDone = true;
-      return false;
-    }
-    const parsed = parseJson(data);
-    if (!parsed.ok) {
-      this.malformedEvent ??= data.slice(0, 200);
-      return false;
-    }
-    this.accumulator.push(parsed.value);
-    const value = parsed.value;
-    return (
-      isRecord(value) && Array.isArray(value.choices) && value.choices.length === 0 && isRecord(value.usage)
-    );
-  }
-
-  finish(): { response: RecordedResponse | null; error: string | null } {
-    const response: RecordedResponse = { kind: 'completion', completion: this.accumulator.result() };
-    if (this.malformedEvent !== null)
-      return { response, error: `malformed stream event: ${this.malformedEvent}` };
-    const trailing = this.parser.pending.trim();
-    if (!this.sawDone) {
-      return {
-        response,
-        error: `stream ended before [DONE]${trailing ? ` with an incomplete event: ${trailing.slice(0, 200)}` : ''}`,
-      };
-    }
-    return { response, error: null };
-  }
 }
 
 /** Relays a plain body as it arrives and keeps it to record. */
@@ -699,20 +701,6 @@ function redact(text: string, secrets: string[]): string {
       redacted = redacted.replaceAll(escaped, '[REDACTED]');
   }
   return redacted;
-}
-
-type ParsedJson = { ok: true; value: unknown } | { ok: false };
-
-function parseJson(input: Buffer | string): ParsedJson {
-  if (input.length === 0) return { ok: false };
-  try {
-    return {
-      ok: true,
-      value: JSON.parse(typeof input === 'string' ? input : input.toString('utf8')) as unknown,
-    };
-  } catch {
-    return { ok: false };
-  }
 }
 
 function readAll(request: IncomingMessage): Promise<Buffer> {

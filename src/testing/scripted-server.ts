@@ -159,7 +159,9 @@ export class ScriptedServer {
           object: 'model',
           created: 0,
           owned_by: 'mass-scripted',
-          ...(this.options.maxModelLength === undefined ? {} : { max_model_len: this.options.maxModelLength }),
+          ...(this.options.maxModelLength === undefined
+            ? {}
+            : { max_model_len: this.options.maxModelLength }),
         })),
       });
       return;
@@ -181,7 +183,8 @@ export class ScriptedServer {
       return;
     }
     if (this.options.strict) {
-      const mode = typeof this.options.strict === 'string' ? { provider: this.options.strict } : this.options.strict;
+      const mode =
+        typeof this.options.strict === 'string' ? { provider: this.options.strict } : this.options.strict;
       const rejection = strictRejection(mode, {
         body,
         headers: request.headers,
@@ -264,7 +267,7 @@ export class ScriptedServer {
         return;
       case 'reply':
         if (step.cutAfterChunks !== undefined) {
-          await this.cutReply(step.reply, step.cutAfterChunks, request, context, response);
+          await this.cutReply(step.reply, step.cutAfterChunks, step.chunkSize, request, context, response);
           return;
         }
         if (anthropic) {
@@ -318,6 +321,7 @@ export class ScriptedServer {
   private async cutReply(
     reply: ReplySpec,
     cutAfter: number | 'half',
+    chunkSize: number | undefined,
     request: ScriptedRequest,
     context: WireReplyContext,
     response: ServerResponse,
@@ -333,7 +337,7 @@ export class ScriptedServer {
       response.socket?.destroy();
       return;
     }
-    const chunks = wireChunks(reply, context, this.chunkOptions(request));
+    const chunks = wireChunks(reply, context, this.chunkOptions(request, chunkSize));
     const kept = cutAfter === 'half' ? Math.max(1, Math.floor(chunks.length / 2)) : cutAfter;
     await this.streamChunks(response, request, chunks.slice(0, kept), { end: 'destroy' });
   }

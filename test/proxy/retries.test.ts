@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
 import { upstreamRetryDelayMs, type UpstreamRetryPolicy } from '../../src/proxy/upstream-retry.js';
 import { startScriptedServer } from '../../src/testing/scripted-server.js';
-import { step } from '../../src/testing/steps.js';
+import { step, type Step } from '../../src/testing/steps.js';
 import {
   postCompletion,
   readProxyLog,
@@ -14,6 +14,11 @@ import {
   temporaryDirectory,
   unusedPort,
 } from '../support/fixtures.js';
+
+interface ChunkJson {
+  id: string;
+  choices: Array<{ delta: { content?: string } }>;
+}
 
 const fast: Partial<UpstreamRetryPolicy> = { initialDelayMs: 10, maxDelayMs: 40, maxTotalMs: 10_000 };
 
@@ -115,20 +120,55 @@ describe('recording proxy: transient upstream failures before the first byte are
     }
   });
 
-  it('does not retry a status the same request would get again (400), nor a stream cut after bytes were sent', async () => {
+  it('does not retry a status the same request would get again (400)', async () => {
     const fixture = await scriptedServerBehindProxy({}, { retry: fast });
     try {
-      fixture.server.enqueue(
-        step.status(400, { message: 'context length exceeded' }),
-        step.drop({ afterChunks: 3 }),
-      );
+      fixture.server.enqueue(step.status(400, { message: 'context length exceeded' }));
       expect((await postCompletion(fixture.proxy.url, {})).status).toBe(400);
-      const cut = await postCompletion(fixture.proxy.url, { stream: true });
-      await expect(cut.text()).rejects.toThrow();
-      const rows = (await fixture.waitForRows(2)).sort((a, b) => a.seq - b.seq);
-      expect(rows.map((row) => row.attempts!.length)).toEqual([1, 1]);
-      expect(rows[1]!.error).toMatch(/mid-response/);
+      const [row] = await fixture.waitForRows(1);
+      expect(row!.attempts).toHaveLength(1);
+      expect(fixture.server.requests).toHaveLength(1);
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  const answer = 'one two three four five six seven eight';
+  const cutAnswer: Step = { kind: 'reply', reply: { content: answer }, chunkSize: 4, cutAfterChunks: 3 };
+
+  it('replays a stream cut mid-way and joins the replay to what the client has, when it says the same', async () => {
+    const fixture = await scriptedServerBehindProxy({}, { retry: fast });
+    try {
+      fixture.server.enqueue(cutAnswer, step.text(answer, { chunkSize: 4 }));
+      const response = await postCompletion(fixture.proxy.url, { stream: true });
+      const events = sseData(await response.text());
+      expect(events.at(-1)).toBe('[DONE]');
+      const chunks = events.slice(0, -1).map((data) => JSON.parse(data) as ChunkJson);
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(answer);
+      // One answer under one id, though the replay's chunks came with another.
+      expect(new Set(chunks.map((chunk) => chunk.id))).toEqual(new Set([chunks[0]!.id]));
+      const [row] = await fixture.waitForRows(1);
+      expect(row).toMatchObject({ status: 200, error: null });
+      expect(row!.response).toMatchObject({ completion: { message: { content: answer } } });
+      expect(row!.attempts!.map((attempt) => attempt.status)).toEqual([200, 200]);
+      expect(row!.attempts![0]!.error).toMatch(/mid-response/);
       expect(fixture.server.requests).toHaveLength(2);
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it('cuts the client off when the replay of a cut stream says something else', async () => {
+    const fixture = await scriptedServerBehindProxy({}, { retry: fast });
+    try {
+      fixture.server.enqueue(cutAnswer, step.text('a different answer', { chunkSize: 4 }));
+      const response = await postCompletion(fixture.proxy.url, { stream: true });
+      await expect(response.text()).rejects.toThrow();
+      const [row] = await fixture.waitForRows(1);
+      expect(row!.error).toBe(
+        'upstream dropped the connection mid-response; its replay differed from what was relayed at event 2',
+      );
+      expect(row!.attempts).toHaveLength(2);
     } finally {
       await fixture.close();
     }
