@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 
 import { UserError, errorMessage } from '../errors.js';
 import { errorCode, parseRetryAfter } from '../model/retry.js';
-import { StreamAccumulator, isRecord, type ReassembledCompletion } from '../model/stream-accumulator.js';
+import { isRecord, type ReassembledCompletion } from '../model/stream-accumulator.js';
 import { AssistantMessage, tokenUsageFromWire, type WireUsage } from '../model/types.js';
 import { JsonlAppender } from './jsonl-appender.js';
 import type { ProxyLogRow, RecordedResponse, UpstreamAttempt } from './log-row.js';
