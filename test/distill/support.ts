@@ -145,6 +145,26 @@ export function expectedOutput(message: AssistantMessage, isLastMessage: boolean
   return `${text}<|im_end|>`;
 }
 
+/**
+ * What the model wrote in an assistant turn after the last user query, as the Qwen3.5-style fixture's template writes
+ * it, after its generation prompt `<|im_start|>assistant\n<think>\n`: the reasoning, the think block's end, the
+ * text, each tool call with one parameter block per argument, the end-of-turn token. Built by hand from the message.
+ */
+export function expectedQwen35Output(message: AssistantMessage): string {
+  const content = plainText(message.content).replace(/^\n+/, '');
+  let text = `${trimNewlines(message.reasoning_content ?? '')}\n</think>\n\n${content}`;
+  for (const [index, call] of (message.tool_calls ?? []).entries()) {
+    if (index > 0) text += '\n';
+    else if (content.trim() !== '') text += '\n\n';
+    const parameters = Object.entries(JSON.parse(call.function.arguments) as Record<string, unknown>).map(
+      ([name, value]) =>
+        `<parameter=${name}>\n${typeof value === 'string' ? value : pythonJson(value)}\n</parameter>\n`,
+    );
+    text += `<tool_call>\n<function=${call.function.name}>\n${parameters.join('')}</function>\n</tool_call>`;
+  }
+  return `${text}<|im_end|>`;
+}
+
 function trimNewlines(text: string): string {
   return text.replace(/^\n+/, '').replace(/\n+$/, '');
 }

@@ -13,6 +13,7 @@ import {
 import type { Thread } from '../../src/episode/threads.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { seededRandom, type Random } from '../../src/ranking/seeded-random.js';
+import { qwen35Style } from './qwen35-style.js';
 import { assistant, collect, qwen3, syntheticThread, system, tool, user } from './support.js';
 
 const WORDS =
@@ -59,12 +60,17 @@ const limitCases: WindowLimits[] = [
   { windowTokens: 49_152, maxContextTokens: 8_192, maxHeaderFraction: 0.9 },
 ];
 
-describe('windows', () => {
+const templates: Array<[string, () => Promise<ChatTemplateModel>]> = [
+  ['Qwen3', qwen3],
+  ['the Qwen3.5-style fixture', qwen35Style],
+];
+
+describe.each(templates)('windows with %s', (_name, load) => {
   let model: ChatTemplateModel;
   const segments: QuerySegment[] = [];
 
   beforeAll(async () => {
-    model = await qwen3();
+    model = await load();
     for (let seed = 1; seed <= 12; seed++) {
       const [conversation] = conversationsOfThread(randomThread(seed), {
         episodeId: 'e',
@@ -163,7 +169,7 @@ describe('windows', () => {
     const threads = Array.from({ length: 6 }, (_, index) => randomThread(100 + index));
     const { windows, stats } = await collect(
       [{ episodeId: 'e', taskId: 't', split: 'train', team: false, prompt: '', bareTask: '', threads }],
-      { limits: { windowTokens: 700, maxContextTokens: 100 } },
+      { model, limits: { windowTokens: 700, maxContextTokens: 100 } },
     );
     const train = stats.splits.train;
     expect(train.total.windows).toBe(windows.length);
