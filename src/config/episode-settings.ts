@@ -1,4 +1,5 @@
 import type { EpisodeOptions } from '../episode/run-episode.js';
+import { faultTolerance, upstreamRetryPolicy } from './fault-tolerance.js';
 import type { RunConfig } from './run-config.js';
 
 /** What every episode of a run shares: limits, sampling and sandbox; each stage adds task, design, seed and folder. */
@@ -12,21 +13,25 @@ export type EpisodeSettings = Pick<
   | 'sandbox'
   | 'cpuSeconds'
   | 'memoryBytes'
+  | 'retry'
 >;
 
+/** The executor's sampling: its own block (`roles.executor.sampling`) over the run's shared settings. */
 export function episodeSettings(config: RunConfig): EpisodeSettings {
   const { budgets, sampling } = config;
+  const own = config.roles.executor.sampling ?? {};
   return {
     timeoutSeconds: budgets.episodeTimeoutSeconds,
     maxOutputTokens: budgets.maxOutputTokensPerCall,
     outputBudget: budgets.episodeOutputBudget,
     contextWindowSize: budgets.contextWindowSize,
     sampling: {
-      temperature: sampling.temperature,
-      topP: sampling.topP,
-      topK: sampling.topK,
-      enableThinking: sampling.enableThinking,
+      temperature: own.temperature ?? sampling.temperature,
+      topP: own.topP ?? sampling.topP,
+      topK: own.topK ?? sampling.topK,
+      enableThinking: own.enableThinking ?? sampling.enableThinking,
     },
     sandbox: config.sandbox,
+    retry: upstreamRetryPolicy(faultTolerance(config)),
   };
 }

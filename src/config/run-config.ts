@@ -4,6 +4,10 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 import { UserError } from '../errors.js';
+import { recognisedProvider } from '../model/create-model.js';
+import { FaultPlan } from '../testing/fault-injection.js';
+import { FaultTolerance } from './fault-tolerance.js';
+import { RoleSampling, roleSamplingProblems } from './role-sampling.js';
 
 /**
  * The one configuration file of a run (`mass search --config`, later `mass rsi`): endpoints and model per role,
@@ -14,10 +18,16 @@ import { UserError } from '../errors.js';
 const Endpoint = z
   .object({
     provider: z
-      .enum(['openai-compatible', 'anthropic', 'toy'])
+      .enum(['openai-compatible', 'openai', 'anthropic', 'toy'])
       .default('openai-compatible')
-      .describe('toy: the built-in rule-based toy model, started by mass itself (the demo)'),
-    baseUrl: z.string().url().describe('OpenAI style, ending in /v1 (for anthropic: optional)').optional(),
+      .describe(
+        "openai-compatible: vLLM and the like; openai: OpenAI's API (also any baseUrl on api.openai.com); toy: the built-in rule-based toy model, started by mass itself (the demo)",
+      ),
+    baseUrl: z
+      .string()
+      .url()
+      .describe('OpenAI style, ending in /v1 (for openai and anthropic: optional, their own API)')
+      .optional(),
     model: z.string().min(1),
     apiKeyEnv: z
       .string()
@@ -25,6 +35,12 @@ const Endpoint = z
       .optional()
       .describe('the environment variable holding the key; never the key'),
     maxConcurrency: z.number().int().positive().default(64),
+    sampling: RoleSampling.optional().describe(
+      "this role's own sampling; on openai-compatible servers unset fields come from the run's sampling, on openai and anthropic only what is set here is sent",
+    ),
+    faults: FaultPlan.optional().describe(
+      'toy only: faults the toy model injects into a share of its answers (every role: one server), e.g. { rate: 0.1, kinds: [503, 429, reset, hang] }',
+    ),
   })
   .strict();
 export type Endpoint = z.infer<typeof Endpoint>;
@@ -46,8 +62,10 @@ const Trainer = z.discriminatedUnion('kind', [
       python: z
         .string()
         .min(1)
-        .default('python3')
-        .describe('a Python with src/train/python/requirements.txt'),
+        .optional()
+        .describe(
+          'a Python with src/train/python/requirements.txt; default: MASS_TRAINER_PYTHON, else the .venv-trainer/ that scripts/install-trainer.sh made, else python3',
+        ),
       env: z.record(z.string(), z.string()).optional(),
     })
     .strict(),
@@ -93,8 +111,16 @@ const Rsi = z
     modelDirectory: z
       .string()
       .optional()
-      .describe('chat template and tokenizer for the training data (tokenizer_config.json); default Qwen3'),
-    trainer: Trainer.default({ kind: 'python', python: 'python3' }),
+      .describe(
+        'chat template and tokenizer for the training data (tokenizer_config.json); default: the generation’s own weights directory when it holds them, else Qwen3’s for a Qwen3 model',
+      ),
+    allowTokenizerMismatch: z
+      .boolean()
+      .optional()
+      .describe(
+        'build training data with a tokenizer not known to be the served model’s (they share one vocabulary)',
+      ),
+    trainer: Trainer.default({ kind: 'python' }),
     hyperparameters: z
       .record(z.string(), z.unknown())
       .optional()
@@ -107,6 +133,90 @@ const Rsi = z
       .describe('the name each trained generation is served under'),
   })
   .strict();
+
+const EvaluationCondition = z
+  .enum(['bare', 'workflow', 'single-agent'])
+  .describe(
+    "bare: the task alone (the paper's); workflow: the task's champion design; single-agent: the bare task without the agent tool",
+  );
+
+/**
+ * `mass eval`: what is compared, on which tasks and conditions, and who judges. An outside measure: no loop stage
+ * reads it or anything it writes, so it may be changed or added to a run at any time.
+ */
+const Evaluation = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-"')
+      .default('default')
+      .describe('the records go to evaluation/<name>/'),
+    generations: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("generations of the run's registry, by name; default: every registered one"),
+    models: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-"'),
+            endpoint: Endpoint,
+          })
+          .strict(),
+      )
+      .optional()
+      .describe('named model endpoints to compare instead (two checkpoints, an adapter and its base)'),
+    comparisons: z
+      .array(z.object({ candidate: z.string().min(1), baseline: z.string().min(1) }).strict())
+      .optional()
+      .describe('default: each generation against the first (L0), and against its parent'),
+    conditions: z.array(EvaluationCondition).min(1).default(['bare']),
+    tasks: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("task ids; default: the suite's test split"),
+    rollouts: z.number().int().positive().default(10).describe('per task, model and condition'),
+    seed: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("replicate i samples with seed + i for every model; default: the run's seed"),
+    judges: z
+      .array(
+        Endpoint.extend({ name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional() }).strict(),
+      )
+      .default([])
+      .describe('external judges (any provider); each judges every pair with every seed in both orders'),
+    judgeSeeds: z.number().int().positive().default(3),
+    judgeRepairAttempts: z.number().int().min(0).default(2),
+    oracleTieMargin: z
+      .number()
+      .min(0)
+      .default(2)
+      .describe("the oracle's preference: within this many grade points, a tie"),
+    tournamentSample: z
+      .number()
+      .int()
+      .min(0)
+      .default(20)
+      .describe("tournament matches per task re-judged for evaluator agreement"),
+    concurrency: z
+      .object({
+        episodes: z.number().int().positive().default(4).describe('per model endpoint'),
+        judgments: z.number().int().positive().default(8).describe('per judge'),
+      })
+      .strict()
+      .default({ episodes: 4, judgments: 8 }),
+  })
+  .strict();
+export type EvaluationConfig = z.output<typeof Evaluation>;
+
+/** The evaluation section with every default, for a configuration that has none. */
+export function evaluationConfig(config: RunConfig): EvaluationConfig {
+  return config.evaluation ?? Evaluation.parse({});
+}
 
 /** What a task's generator accepts as `--seed`. */
 const DataSeed = z
@@ -139,7 +249,26 @@ export const RunConfig = z
         episodeOutputBudget: z.number().int().positive().optional(),
         judgeMaxTokens: z.number().int().positive().default(49_152),
         optimizerMaxTokens: z.number().int().positive().default(49_152),
-        contextWindowSize: z.number().int().positive().default(262_144),
+        contextWindowSize: z
+          .number()
+          .int()
+          .positive()
+          .default(262_144)
+          .describe(
+            "the model's context length; a server that lists a smaller one (vLLM's max_model_len) wins",
+          ),
+        judgeBundleTokens: z
+          .number()
+          .int()
+          .positive()
+          .default(32_000)
+          .describe('tokens of each workspace bundle the judge sees (two per judgment)'),
+        optimizerEvidenceTokens: z
+          .number()
+          .int()
+          .positive()
+          .default(8_000)
+          .describe("tokens of the current design's workspace shown to the optimizer"),
       })
       .strict()
       .default({
@@ -148,6 +277,8 @@ export const RunConfig = z
         judgeMaxTokens: 49_152,
         optimizerMaxTokens: 49_152,
         contextWindowSize: 262_144,
+        judgeBundleTokens: 32_000,
+        optimizerEvidenceTokens: 8_000,
       }),
     concurrency: z
       .object({
@@ -202,7 +333,7 @@ export const RunConfig = z
       }),
     sandbox: z.enum(['bubblewrap', 'unsandboxed']).default('bubblewrap'),
     rsi: Rsi.default({
-      trainer: { kind: 'python', python: 'python3' },
+      trainer: { kind: 'python' },
       deploy: { kind: 'lora' },
       servedAs: '{run}-{generation}',
     }).describe('generations (mass rsi): training, deployment and served names'),
@@ -259,10 +390,30 @@ export const RunConfig = z
         maxContextTokens: 8_192,
       })
       .describe('the outer loop: champion runs, tournament, Bradley–Terry, selection, training windows'),
+    evaluation: Evaluation.optional().describe('mass eval: generations compared on held-out tasks'),
+    faultTolerance: FaultTolerance.optional().describe(
+      'retrying model calls while a server fails, and waiting out outages (src/config/fault-tolerance.ts has the defaults)',
+    ),
   })
   .strict()
   .superRefine((config, context) => {
     const toy = config.roles.executor.provider === 'toy';
+    if (config.roles.executor.faults && !toy) {
+      context.addIssue({
+        code: 'custom',
+        path: ['roles', 'executor', 'faults'],
+        message: 'only the toy model injects faults: set provider: toy, or remove faults',
+      });
+    }
+    for (const role of ['judge', 'optimizer'] as const) {
+      if (config.roles[role]?.faults) {
+        context.addIssue({
+          code: 'custom',
+          path: ['roles', role, 'faults'],
+          message: 'faults go on roles.executor: the toy model answers every role from one server',
+        });
+      }
+    }
     if (toy !== (config.rsi.trainer.kind === 'toy')) {
       context.addIssue({
         code: 'custom',
@@ -286,8 +437,38 @@ export const RunConfig = z
         message: `selection needs train + validation = ${config.distill.train + config.distill.validation} successful runs; needed is ${config.distill.needed}`,
       });
     }
+    checkRoleSampling(config, context);
   });
 export type RunConfig = z.infer<typeof RunConfig>;
+
+const ROLE_OUTPUT_BOUNDS = {
+  executor: 'maxOutputTokensPerCall',
+  judge: 'judgeMaxTokens',
+  optimizer: 'optimizerMaxTokens',
+} as const;
+
+/** Each role's own sampling block, checked against what its provider accepts. */
+function checkRoleSampling(config: RunConfig, context: z.RefinementCtx): void {
+  for (const role of ['executor', 'judge', 'optimizer'] as const) {
+    const endpoint = config.roles[role];
+    if (!endpoint?.sampling) continue;
+    const provider =
+      endpoint.provider === 'toy' ? 'toy' : recognisedProvider(endpoint.provider, endpoint.baseUrl);
+    const problems = roleSamplingProblems(
+      provider,
+      endpoint.sampling,
+      config.budgets[ROLE_OUTPUT_BOUNDS[role]],
+    );
+    if (role === 'executor' && endpoint.sampling.reasoningEffort !== undefined) {
+      problems.push(
+        "the executor's harness (qwen-code) is given temperature, topP, topK and enableThinking only",
+      );
+    }
+    for (const message of problems) {
+      context.addIssue({ code: 'custom', path: ['roles', role, 'sampling'], message });
+    }
+  }
+}
 
 /** The endpoint of each role, the executor's standing in for a role that names none. */
 export function roleEndpoints(config: RunConfig): Record<'executor' | 'judge' | 'optimizer', Endpoint> {

@@ -22,6 +22,8 @@ export function demoConfig(name: string): RunConfig {
       judgeMaxTokens: 49_152,
       optimizerMaxTokens: 49_152,
       contextWindowSize: 262_144,
+      judgeBundleTokens: 32_000,
+      optimizerEvidenceTokens: 8_000,
     },
     concurrency: { episodes: 2, judgments: 4, tasks: 2 },
     seed: 0,

@@ -24,7 +24,7 @@ export const DEFAULT_JUDGE_SAMPLING: Readonly<SamplingParams> = {
   topP: 0.95,
   topK: 20,
   maxTokens: 49_152,
-  extra: { chat_template_kwargs: { enable_thinking: true } },
+  enableThinking: true,
 };
 
 export const DEFAULT_MAX_REPAIR_ATTEMPTS = 2;

@@ -7,6 +7,7 @@ import Anthropic, {
 
 import { endpointSemaphore, type Semaphore } from './concurrency.js';
 import { DEFAULT_RETRY_POLICY, withRetries, type CallFailure, type RetryPolicy } from './retry.js';
+import { anthropicParameters } from './request-parameters.js';
 import { describeSdkFailure } from './sdk-failure.js';
 import { isRecord } from './stream-accumulator.js';
 import type {
@@ -64,11 +65,13 @@ export class AnthropicModel implements ChatModel {
   }
 
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
+    // Built before any call: settings Anthropic refuses are the caller's mistake, not worth a retry.
+    const body = this.requestBody(request);
     const release = await this.semaphore.acquire();
     try {
       return await withRetries(
         async () => {
-          const message: unknown = await this.client.messages.create(this.requestBody(request) as never, {
+          const message: unknown = await this.client.messages.create(body as never, {
             signal: options.signal,
           });
           return responseFromMessage(message, request.model);
@@ -120,14 +123,10 @@ export class AnthropicModel implements ChatModel {
       .join('\n\n');
     const body: Record<string, unknown> = {
       model: request.model,
-      max_tokens: sampling.maxTokens ?? this.options.defaultMaxTokens ?? 8192,
       messages: anthropicTurns(request.messages),
+      ...anthropicParameters(sampling, this.options.defaultMaxTokens ?? 8192),
     };
     if (system !== '') body.system = system;
-    if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
-    if (sampling.topP !== undefined) body.top_p = sampling.topP;
-    if (sampling.topK !== undefined) body.top_k = sampling.topK;
-    if (sampling.stop !== undefined) body.stop_sequences = sampling.stop;
     if (request.tools && request.tools.length > 0) {
       body.tools = request.tools.map((tool) => ({
         name: tool.function.name,
@@ -137,7 +136,7 @@ export class AnthropicModel implements ChatModel {
       if (request.toolChoice === 'required') body.tool_choice = { type: 'any' };
       if (request.toolChoice === 'none') body.tool_choice = { type: 'none' };
     }
-    return { ...body, ...sampling.extra };
+    return body;
   }
 }
 
@@ -236,6 +235,8 @@ function responseFromMessage(message: unknown, requestedModel: string): ChatResp
   const usage = isRecord(message.usage) ? message.usage : {};
   const promptTokens = typeof usage.input_tokens === 'number' ? usage.input_tokens : 0;
   const completionTokens = typeof usage.output_tokens === 'number' ? usage.output_tokens : 0;
+  const details = isRecord(usage.output_tokens_details) ? usage.output_tokens_details : {};
+  const reasoningTokens = typeof details.thinking_tokens === 'number' ? details.thinking_tokens : 0;
   const stopReason = typeof message.stop_reason === 'string' ? message.stop_reason : null;
   return {
     id: typeof message.id === 'string' ? message.id : '',
@@ -245,7 +246,7 @@ function responseFromMessage(message: unknown, requestedModel: string): ChatResp
     usage: {
       promptTokens,
       completionTokens,
-      reasoningTokens: 0,
+      reasoningTokens,
       totalTokens: promptTokens + completionTokens,
     },
   };

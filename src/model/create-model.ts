@@ -1,11 +1,14 @@
 import { UserError } from '../errors.js';
 import { AnthropicModel } from './anthropic.js';
-import { OpenAICompatibleModel } from './openai-compatible.js';
+import { isOpenAIHost, OpenAICompatibleModel } from './openai-compatible.js';
+import type { ChatProvider } from './request-parameters.js';
 import type { ChatModel } from './types.js';
 
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
 export interface EndpointConfig {
-  provider?: 'openai-compatible' | 'anthropic';
-  /** For OpenAI-compatible servers, ending in `/v1`. */
+  provider?: ChatProvider;
+  /** For OpenAI-compatible servers, ending in `/v1`; OpenAI's and Anthropic's own by default. */
   baseUrl?: string;
   /** The name of the environment variable that holds the key; the key itself never appears in configuration. */
   apiKeyEnv?: string;
@@ -27,9 +30,19 @@ export function apiKeyFrom(
   return key;
 }
 
+/** The provider whose API the endpoint speaks: an `openai-compatible` one on api.openai.com is OpenAI's own. */
+export function recognisedProvider(
+  provider: ChatProvider | undefined,
+  baseUrl: string | undefined,
+): ChatProvider {
+  if (provider === 'anthropic' || provider === 'openai') return provider;
+  return baseUrl !== undefined && isOpenAIHost(baseUrl) ? 'openai' : 'openai-compatible';
+}
+
 export function createChatModel(config: EndpointConfig): ChatModel {
   const apiKey = apiKeyFrom(config.apiKeyEnv);
-  if (config.provider === 'anthropic') {
+  const provider = recognisedProvider(config.provider, config.baseUrl);
+  if (provider === 'anthropic') {
     return new AnthropicModel({
       apiKey,
       baseUrl: config.baseUrl,
@@ -37,12 +50,13 @@ export function createChatModel(config: EndpointConfig): ChatModel {
       maxConcurrency: config.maxConcurrency,
     });
   }
-  if (!config.baseUrl)
+  if (provider === 'openai-compatible' && !config.baseUrl)
     throw new UserError(
       'an OpenAI-compatible endpoint needs a base URL (e.g. --base-url http://127.0.0.1:8000/v1)',
     );
   return new OpenAICompatibleModel({
-    baseUrl: config.baseUrl,
+    baseUrl: config.baseUrl ?? OPENAI_BASE_URL,
+    dialect: provider,
     apiKey,
     timeoutMs: config.timeoutMs,
     maxConcurrency: config.maxConcurrency,

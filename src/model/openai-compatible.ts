@@ -11,6 +11,7 @@ import {
   type CallFailure,
   type RetryPolicy,
 } from './retry.js';
+import { chatCompletionParameters } from './request-parameters.js';
 import { describeSdkFailure } from './sdk-failure.js';
 import { StreamAccumulator, isRecord } from './stream-accumulator.js';
 import {
@@ -27,6 +28,12 @@ import {
 export interface OpenAICompatibleOptions {
   /** OpenAI-style base URL ending in `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
   baseUrl: string;
+  /**
+   * Whose API it is: `openai-compatible` (vLLM, SGLang, llama.cpp: the full set of sampling parameters) or `openai`
+   * (OpenAI's own: `max_completion_tokens`, no `top_k`, no chat-template switches). Default: `openai` for a base URL
+   * on api.openai.com, `openai-compatible` otherwise.
+   */
+  dialect?: 'openai-compatible' | 'openai';
   /** The key; local servers (vLLM, llama.cpp, Ollama) usually need none. Never logged. */
   apiKey?: string;
   /** Per-request timeout in milliseconds (default 10 minutes). */
@@ -37,16 +44,24 @@ export interface OpenAICompatibleOptions {
   onRetry?: (failure: CallFailure, attempt: number, delayMs: number) => void;
 }
 
+/** A model an endpoint serves, with the context length it lists (vLLM's `max_model_len`; null when not listed). */
+export interface ListedModel {
+  id: string;
+  maxModelLength: number | null;
+}
+
 /** A `ChatModel` for any OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, OpenAI), on the official SDK. */
 export class OpenAICompatibleModel implements ChatModel {
   readonly endpoint: string;
+  readonly dialect: 'openai-compatible' | 'openai';
   private readonly client: OpenAI;
   private readonly semaphore: Semaphore;
   private readonly retryPolicy: RetryPolicy;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     const baseUrl = validateBaseUrl(options.baseUrl);
-    this.endpoint = `openai-compatible ${baseUrl}`;
+    this.dialect = options.dialect ?? (isOpenAIHost(baseUrl) ? 'openai' : 'openai-compatible');
+    this.endpoint = `${this.dialect} ${baseUrl}`;
     const timeout = options.timeoutMs ?? 10 * 60_000;
     // Node's own fetch stops waiting after 5 minutes whatever the SDK's timeout; give undici the same timeout.
     const dispatcher = new Agent({ headersTimeout: timeout, bodyTimeout: timeout });
@@ -63,10 +78,11 @@ export class OpenAICompatibleModel implements ChatModel {
   }
 
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
+    // Built before any call: settings the provider refuses are the caller's mistake, not worth a retry.
+    const body = { ...requestBody(request, this.dialect), stream: false };
     return this.withSlot(async () =>
       withRetries(
         async () => {
-          const body = { ...requestBody(request), stream: false };
           const completion: unknown = await this.client.chat.completions.create(body as never, {
             signal: options.signal,
           });
@@ -83,7 +99,11 @@ export class OpenAICompatibleModel implements ChatModel {
       // Retried only until the first event reaches the caller: events already given cannot be taken back.
       let yielded = false;
       const events: ChatStreamEvent[] = [];
-      const body = { ...requestBody(request), stream: true, stream_options: { include_usage: true } };
+      const body = {
+        ...requestBody(request, this.dialect),
+        stream: true,
+        stream_options: { include_usage: true },
+      };
       let iterator: AsyncIterator<unknown> | null = null;
       let first: IteratorResult<unknown> | null = null;
       await withRetries(
@@ -140,10 +160,22 @@ export class OpenAICompatibleModel implements ChatModel {
 
   /** The model names the endpoint serves (`GET /models`). */
   async listModels(options: CallOptions = {}): Promise<string[]> {
+    return (await this.servedModels(options)).map((model) => model.id);
+  }
+
+  /** The models the endpoint serves, with the context length each lists (vLLM lists `max_model_len`). */
+  async servedModels(options: CallOptions = {}): Promise<ListedModel[]> {
     return withRetries(
       async () => {
         const page = await this.client.models.list({ signal: options.signal });
-        return page.data.map((model) => model.id);
+        return page.data.map((model) => {
+          const listed: unknown = (model as unknown as Record<string, unknown>).max_model_len;
+          return {
+            id: model.id,
+            maxModelLength:
+              typeof listed === 'number' && Number.isInteger(listed) && listed > 0 ? listed : null,
+          };
+        });
       },
       this.retryContext({ model: '*', messages: [] }, options),
     );
@@ -219,18 +251,29 @@ function validateBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
-function requestBody(request: ChatRequest): Record<string, unknown> {
-  const sampling = request.sampling ?? {};
-  const body: Record<string, unknown> = { model: request.model, messages: request.messages };
+/** api.openai.com is OpenAI's own API, whatever the provider was called. */
+export function isOpenAIHost(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+function requestBody(request: ChatRequest, dialect: 'openai-compatible' | 'openai'): Record<string, unknown> {
+  // vLLM reads earlier reasoning back through the chat template; OpenAI's API has no such message field.
+  const messages =
+    dialect === 'openai'
+      ? request.messages.map((message) => {
+          if (message.role !== 'assistant' || message.reasoning_content === undefined) return message;
+          const { reasoning_content: _reasoning, ...rest } = message;
+          return rest;
+        })
+      : request.messages;
+  const body: Record<string, unknown> = { model: request.model, messages };
   if (request.tools && request.tools.length > 0) body.tools = request.tools;
   if (request.toolChoice) body.tool_choice = request.toolChoice;
-  if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
-  if (sampling.topP !== undefined) body.top_p = sampling.topP;
-  if (sampling.topK !== undefined) body.top_k = sampling.topK;
-  if (sampling.seed !== undefined) body.seed = sampling.seed;
-  if (sampling.maxTokens !== undefined) body.max_tokens = sampling.maxTokens;
-  if (sampling.stop !== undefined) body.stop = sampling.stop;
-  return { ...body, ...sampling.extra };
+  return { ...body, ...chatCompletionParameters(dialect, request.sampling ?? {}) };
 }
 
 function responseFromCompletion(completion: unknown): ChatResponse {

@@ -54,16 +54,31 @@ export const ToolDefinition = z.object({
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
-/** Sampling parameters; `extra` is passed through to the request body unchanged (e.g. `chat_template_kwargs`). */
+/**
+ * Sampling parameters in the provider's neutral terms. Each provider is sent only what its API accepts
+ * (`src/model/request-parameters.ts`); a field it does not accept is refused before the request is sent. `extra` is
+ * passed through to the request body unchanged.
+ */
 export interface SamplingParams {
   temperature?: number;
   topP?: number;
   topK?: number;
   seed?: number;
+  /** The output bound: `max_tokens` (vLLM, Anthropic) or `max_completion_tokens` (OpenAI). */
   maxTokens?: number;
   stop?: string[];
+  /** The chat template's thinking switch of Qwen-style models: `chat_template_kwargs.enable_thinking` (vLLM). */
+  enableThinking?: boolean;
+  /** OpenAI's `reasoning_effort` (also vLLM's); Anthropic's `output_config.effort`. */
+  reasoningEffort?: ReasoningEffort;
+  /** Anthropic's `thinking`: adaptive, disabled, or enabled with a budget of thinking tokens. */
+  thinking?: AnthropicThinking;
   extra?: Record<string, unknown>;
 }
+
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+export type AnthropicThinking = 'adaptive' | 'disabled' | { budgetTokens: number };
 
 export interface ChatRequest {
   model: string;

@@ -26,7 +26,7 @@ export const OPTIMIZER_SAMPLING: SamplingParams = {
   topP: 0.95,
   topK: 20,
   maxTokens: 49_152,
-  extra: { chat_template_kwargs: { enable_thinking: true } },
+  enableThinking: true,
 };
 
 const DEFAULT_REPAIR_ATTEMPTS = 2;

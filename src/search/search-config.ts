@@ -1,7 +1,8 @@
 import { assertDataSeedTasks, dataSeeds, type DataSeeds } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
 import { UserError } from '../errors.js';
-import { apiKeyFrom, createChatModel } from '../model/create-model.js';
+import { resolveSampling } from '../config/role-sampling.js';
+import { apiKeyFrom, createChatModel, recognisedProvider } from '../model/create-model.js';
 import type { SamplingParams } from '../model/types.js';
 import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
@@ -20,19 +21,26 @@ export function searchSettings(config: RunConfig): SearchSettings {
     seed: config.seed,
     dataSeeds: dataSeeds(config),
     episode: episodeSettings(config),
+    bundleBudget: { totalTokens: config.budgets.judgeBundleTokens },
+    evidenceTokens: config.budgets.optimizerEvidenceTokens,
   };
 }
 
-/** Judge and optimizer calls: the run's sampling with their own output budgets. */
-export function roleSampling(config: RunConfig, maxTokens: number): SamplingParams {
-  const { sampling } = config;
-  return {
-    temperature: sampling.temperature,
-    topP: sampling.topP,
-    topK: sampling.topK,
-    maxTokens,
-    extra: { chat_template_kwargs: { enable_thinking: sampling.enableThinking } },
-  };
+/**
+ * Judge and optimizer calls: what the endpoint's provider accepts of the role's own sampling block and, on
+ * OpenAI-compatible servers, the run's shared sampling, with the role's output bound. Without an endpoint: the shared
+ * sampling, for an OpenAI-compatible server.
+ */
+export function roleSampling(
+  config: RunConfig,
+  maxTokens: number,
+  endpoint?: Pick<Endpoint, 'provider' | 'baseUrl' | 'sampling'>,
+): SamplingParams {
+  const provider =
+    endpoint === undefined || endpoint.provider === 'toy'
+      ? 'openai-compatible'
+      : recognisedProvider(endpoint.provider, endpoint.baseUrl);
+  return resolveSampling(provider, config.sampling, endpoint?.sampling, maxTokens);
 }
 
 export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutSeconds: number): RoleModel {
@@ -59,18 +67,25 @@ export function searchRoles(
 } {
   const { executor } = endpoints;
   if (executor.provider === 'toy') throw toyNotStarted();
-  if (executor.provider !== 'openai-compatible' || !executor.baseUrl) {
+  if (
+    executor.provider !== 'openai-compatible' ||
+    !executor.baseUrl ||
+    recognisedProvider(executor.provider, executor.baseUrl) !== 'openai-compatible'
+  ) {
     throw new UserError(
       'roles.executor: the team runs in qwen-code, which needs an OpenAI-compatible endpoint: set provider: openai-compatible and baseUrl',
     );
   }
   const callTimeout = config.budgets.episodeTimeoutSeconds;
+  // A role's sampling block is its own: a judge playing the executor's model does not take the executor's block.
+  const sampling = (role: 'judge' | 'optimizer', maxTokens: number) =>
+    roleSampling(config, maxTokens, { ...endpoints[role], sampling: config.roles[role]?.sampling });
   return {
     executor: { model: executor.model, baseUrl: executor.baseUrl, apiKey: apiKeyFrom(executor.apiKeyEnv) },
-    judge: roleModel(endpoints.judge, roleSampling(config, config.budgets.judgeMaxTokens), callTimeout),
+    judge: roleModel(endpoints.judge, sampling('judge', config.budgets.judgeMaxTokens), callTimeout),
     optimizer: roleModel(
       endpoints.optimizer,
-      roleSampling(config, config.budgets.optimizerMaxTokens),
+      sampling('optimizer', config.budgets.optimizerMaxTokens),
       callTimeout,
     ),
   };

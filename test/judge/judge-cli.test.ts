@@ -38,8 +38,12 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
-async function server(answer: (userMessage: string) => string): Promise<ScriptedServer> {
+async function server(
+  answer: (userMessage: string) => string,
+  strict: 'openai-compatible' | 'anthropic' = 'openai-compatible',
+): Promise<ScriptedServer> {
   const started = await startScriptedServer({
+    strict,
     responder: (request) => step.text(answer(judgeUserMessage(request))),
   });
   servers.push(started);
@@ -137,7 +141,47 @@ describe('mass judge', () => {
     expect(judge.requests).toHaveLength(2);
     const body = judge.requests[0]!.body as Record<string, unknown>;
     expect(body.max_tokens).toBe(4096);
-    expect(body).not.toHaveProperty('chat_template_kwargs');
+    // Qwen's templates think unless told not to: leaving the switch out would not turn thinking off.
+    expect(body.chat_template_kwargs).toEqual({ enable_thinking: false });
+  }, 120_000);
+
+  it('judges with an Anthropic model: max_tokens and thinking, no sampling parameters', async () => {
+    const judge = await server(markerJudge, 'anthropic');
+    const args = (...extra: string[]) => [
+      'judge',
+      '--task',
+      tinySumDir,
+      episodeDir,
+      plainDir,
+      '--provider',
+      'anthropic',
+      '--model',
+      'claude-judge',
+      '--base-url',
+      judge.url,
+      '--api-key-env',
+      'MASS_TEST_JUDGE_KEY',
+      ...extra,
+    ];
+    const result = await runMass(args('--max-tokens', '8192', '--thinking-budget', '2048', '--json'), {
+      MASS_TEST_JUDGE_KEY: 'anthropic-secret',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(PairwiseJudgmentRecord.parse(JSON.parse(result.stdout), 'stdout')).toMatchObject({
+      status: 'decided',
+      winner: 'x',
+    });
+    expect(judge.rejected).toHaveLength(0);
+    const body = judge.requests[0]!.body as Record<string, unknown>;
+    expect(body).toMatchObject({ max_tokens: 8192, thinking: { type: 'enabled', budget_tokens: 2048 } });
+    for (const field of ['temperature', 'top_p', 'top_k', 'chat_template_kwargs']) {
+      expect(body).not.toHaveProperty(field);
+    }
+    const refused = await runMass(args('--temperature', '0.6'), { MASS_TEST_JUDGE_KEY: 'k' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--temperature (Anthropic takes no sampling parameters)');
+    expect(judge.requests).toHaveLength(1);
   }, 120_000);
 
   it('exits with the model-behaviour code when no valid verdict comes, and with a usage error for bad flags', async () => {

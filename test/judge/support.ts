@@ -146,8 +146,12 @@ export async function episodeDirectory(
 
 /** The user message of a judge request as the scripted server received it. */
 export function judgeUserMessage(request: ScriptedRequest): string {
-  const body = request.body as { messages: Array<{ role: string; content: string }> };
-  return body.messages.find((message) => message.role === 'user')!.content;
+  const body = request.body as {
+    messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
+  };
+  const content = body.messages.find((message) => message.role === 'user')!.content;
+  // Anthropic's turns carry text blocks.
+  return typeof content === 'string' ? content : content.map((block) => block.text ?? '').join('');
 }
 
 /** The text of the workspace shown under `label` in a judge prompt. */

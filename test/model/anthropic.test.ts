@@ -10,6 +10,7 @@ afterEach(() => server.close());
 describe('Anthropic client', () => {
   it('translates a conversation with tool calls, and the answer back to chat-completions form', async () => {
     server = await startScriptedServer({
+      strict: 'anthropic',
       script: [
         step.status(529),
         step.text('B is better: it has the ablation.', {
@@ -37,7 +38,7 @@ describe('Anthropic client', () => {
         },
         { role: 'tool', tool_call_id: 't1', content: 'report A' },
       ],
-      sampling: { temperature: 0, maxTokens: 300 },
+      sampling: { maxTokens: 300 },
     });
     expect(response).toMatchObject({
       model: 'claude-judge',
@@ -55,7 +56,6 @@ describe('Anthropic client', () => {
     expect(sent.body).toMatchObject({
       system: 'You are a strict judge.',
       max_tokens: 300,
-      temperature: 0,
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Compare A and B.' }] },
         {

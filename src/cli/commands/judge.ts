@@ -15,16 +15,18 @@ import {
   type WorkspaceBundle,
   type WorkspaceSource,
 } from '../../judge/index.js';
-import { apiKeyFrom } from '../../model/create-model.js';
-import { OpenAICompatibleModel } from '../../model/openai-compatible.js';
+import { createChatModel, recognisedProvider } from '../../model/create-model.js';
+import { samplingProblems, type ChatProvider } from '../../model/request-parameters.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
+import { REASONING_EFFORTS, type ReasoningEffort, type SamplingParams } from '../../model/types.js';
 import { loadTask } from '../../tasks/load-task.js';
 import { parsePositiveInteger } from '../duration.js';
 
 interface JudgeFlags {
   task: string;
   model: string;
-  baseUrl: string;
+  provider: string;
+  baseUrl?: string;
   apiKeyEnv?: string;
   mode: string;
   seed: string;
@@ -32,6 +34,8 @@ interface JudgeFlags {
   maxTokens: string;
   temperature?: string;
   thinking: boolean;
+  thinkingBudget?: string;
+  reasoningEffort?: string;
   budget: string;
   tokenizer?: string;
   out?: string;
@@ -46,7 +50,15 @@ export function registerJudge(program: Command): void {
     .argument('<workspaceB>', 'the other one')
     .requiredOption('--task <dir>', 'the task folder (with task.yaml)')
     .requiredOption('--model <name>', 'the judge model, as the server names it')
-    .requiredOption('--base-url <url>', 'the model server, OpenAI style, ending in /v1')
+    .option(
+      '--provider <provider>',
+      "openai-compatible (vLLM and the like), openai (OpenAI's API) or anthropic (Anthropic's API)",
+      'openai-compatible',
+    )
+    .option(
+      '--base-url <url>',
+      'the model server, OpenAI style, ending in /v1 (openai and anthropic: default their own API)',
+    )
     .option('--api-key-env <variable>', 'environment variable holding the API key')
     .option(
       '--mode <mode>',
@@ -60,8 +72,16 @@ export function registerJudge(program: Command): void {
       String(DEFAULT_MAX_REPAIR_ATTEMPTS),
     )
     .option('--max-tokens <n>', 'completion tokens per judge call', String(DEFAULT_JUDGE_SAMPLING.maxTokens))
-    .option('--temperature <t>', `sampling temperature (default ${DEFAULT_JUDGE_SAMPLING.temperature})`)
-    .option('--no-thinking', 'do not ask the server for thinking (chat_template_kwargs.enable_thinking)')
+    .option(
+      '--temperature <t>',
+      `sampling temperature (openai-compatible: default ${DEFAULT_JUDGE_SAMPLING.temperature}; openai: sent only when given; anthropic: none)`,
+    )
+    .option(
+      '--no-thinking',
+      'ask for no thinking (openai-compatible: chat_template_kwargs.enable_thinking false; anthropic: thinking disabled)',
+    )
+    .option('--thinking-budget <tokens>', "anthropic: thinking tokens (at least 1024), or 'adaptive'")
+    .option('--reasoning-effort <level>', `openai, anthropic: ${REASONING_EFFORTS.join(', ')}`)
     .option('--budget <tokens>', 'tokens per workspace bundle', String(DEFAULT_BUNDLE_BUDGET.totalTokens))
     .option(
       '--tokenizer <dir>',
@@ -77,10 +97,10 @@ export function registerJudge(program: Command): void {
       const maxRepairAttempts = parsePositiveInteger(flags.repairs, '--repairs');
       const maxTokens = parsePositiveInteger(flags.maxTokens, '--max-tokens');
       const totalTokens = parsePositiveInteger(flags.budget, '--budget');
-      const temperature =
-        flags.temperature === undefined
-          ? DEFAULT_JUDGE_SAMPLING.temperature
-          : parseTemperature(flags.temperature);
+      const provider = parseProvider(flags.provider, flags.baseUrl);
+      const sampling = judgeSampling(provider, flags, maxTokens);
+      const problems = samplingProblems(provider, sampling);
+      if (problems.length > 0) throw new UserError(`${problems.join('; ')}: change the flags`);
 
       const task = await loadTask(flags.task);
       // Find both workspaces before the tokenizer takes its second or two to load.
@@ -91,10 +111,7 @@ export function registerJudge(program: Command): void {
         buildWorkspaceBundle({ task, location, tokenCounter, budget: { totalTokens } });
       const [bundleA, bundleB] = await Promise.all([bundle(locationA), bundle(locationB)]);
 
-      const model = new OpenAICompatibleModel({
-        baseUrl: flags.baseUrl,
-        apiKey: apiKeyFrom(flags.apiKeyEnv),
-      });
+      const model = createChatModel({ provider, baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv });
       const judgment = await judgePair({
         task,
         x: { label: workspaceA, bundle: bundleA },
@@ -104,12 +121,7 @@ export function registerJudge(program: Command): void {
         mode: flags.mode,
         seed,
         maxRepairAttempts,
-        sampling: {
-          ...DEFAULT_JUDGE_SAMPLING,
-          temperature,
-          maxTokens,
-          extra: flags.thinking ? DEFAULT_JUDGE_SAMPLING.extra : undefined,
-        },
+        sampling,
       });
 
       const record = PairwiseJudgmentRecord.serialize(judgment);
@@ -122,6 +134,62 @@ export function registerJudge(program: Command): void {
         process.exitCode = error.exitCode;
       }
     });
+}
+
+function parseProvider(text: string, baseUrl: string | undefined): ChatProvider {
+  if (text !== 'openai-compatible' && text !== 'openai' && text !== 'anthropic') {
+    throw new UserError(`--provider "${text}": use openai-compatible, openai or anthropic`);
+  }
+  if (text === 'openai-compatible' && baseUrl === undefined) {
+    throw new UserError(
+      '--base-url is needed for an openai-compatible server, e.g. http://127.0.0.1:8000/v1',
+    );
+  }
+  return recognisedProvider(text, baseUrl);
+}
+
+/** The judge's request settings for its provider: the paper's on vLLM, only what was asked for elsewhere. */
+function judgeSampling(provider: ChatProvider, flags: JudgeFlags, maxTokens: number): SamplingParams {
+  const temperature = flags.temperature === undefined ? undefined : parseTemperature(flags.temperature);
+  const reasoningEffort =
+    flags.reasoningEffort === undefined ? undefined : parseEffort(flags.reasoningEffort);
+  const refuse = (flag: string) => {
+    throw new UserError(`${flag} is not for --provider ${provider}`);
+  };
+  if (flags.thinkingBudget !== undefined && provider !== 'anthropic') refuse('--thinking-budget');
+  if (provider === 'openai-compatible') {
+    return {
+      ...DEFAULT_JUDGE_SAMPLING,
+      temperature: temperature ?? DEFAULT_JUDGE_SAMPLING.temperature,
+      maxTokens,
+      enableThinking: flags.thinking,
+      ...(reasoningEffort ? { reasoningEffort } : {}),
+    };
+  }
+  if (provider === 'openai') {
+    if (!flags.thinking) refuse('--no-thinking (use --reasoning-effort none)');
+    return {
+      maxTokens,
+      ...(temperature === undefined ? {} : { temperature }),
+      ...(reasoningEffort ? { reasoningEffort } : {}),
+    };
+  }
+  if (temperature !== undefined) refuse('--temperature (Anthropic takes no sampling parameters)');
+  const thinking = !flags.thinking
+    ? 'disabled'
+    : flags.thinkingBudget === 'adaptive'
+      ? 'adaptive'
+      : flags.thinkingBudget === undefined
+        ? undefined
+        : { budgetTokens: parsePositiveInteger(flags.thinkingBudget, '--thinking-budget') };
+  return { maxTokens, ...(thinking ? { thinking } : {}), ...(reasoningEffort ? { reasoningEffort } : {}) };
+}
+
+function parseEffort(text: string): ReasoningEffort {
+  if (!(REASONING_EFFORTS as readonly string[]).includes(text)) {
+    throw new UserError(`--reasoning-effort "${text}": use one of ${REASONING_EFFORTS.join(', ')}`);
+  }
+  return text as ReasoningEffort;
 }
 
 function parseTemperature(text: string): number {

@@ -68,7 +68,11 @@ export function distillSettings(config: RunConfig): DistillSettings {
       ringOpponents: distill.ringOpponents,
       adaptive: { ...distill.adaptive },
     },
-    judge: { mode: distill.judgeMode, repairAttempts: distill.judgeRepairAttempts },
+    judge: {
+      mode: distill.judgeMode,
+      repairAttempts: distill.judgeRepairAttempts,
+      bundleBudget: { totalTokens: config.budgets.judgeBundleTokens },
+    },
     prior: distill.prior,
     selection: { train: distill.train, validation: distill.validation },
     windows: { windowTokens: distill.windowTokens, maxContextTokens: distill.maxContextTokens },
