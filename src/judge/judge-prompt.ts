@@ -41,7 +41,7 @@ export function judgeSystemPrompt(judge: ResolvedJudge): string {
   const rubric = RUBRIC.map((point, index) => `${index + 1}. ${point.name}: ${point.question}`).join('\n');
   return `You are ${judge.persona}. Two attempts at the same research task each left a workspace, shown as Workspace A and Workspace B, and you must decide which better satisfies the task.
 
-Your lens as a reviewer: ${judge.lens}.
+Your lens as a reviewer: ${judge.lens}.${judge.focus ? `\n\nIn this task, that means above all: ${judge.focus}.` : ''}
 
 How to read the evidence:
 - The task text is the only contract. Measure each workspace against what the task asks for, not against its own claims, its length, or extra work the task did not ask for.

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { minimalManifest, removeScratch, writeToyTask } from '../../test/tasks/toy-task.js';
 import { UserError } from '../errors.js';
 import { checkSuite, loadSuite } from './load-suite.js';
+import { DOMAIN_JUDGES } from './judge-defaults.js';
 import { loadTask } from './load-task.js';
 
 async function loadError(dir: string): Promise<string> {
@@ -63,7 +64,18 @@ describe('loading a task folder', () => {
     );
     manifest.judge = { persona: 'an astronomer', lens: 'look at the light curves first' };
     const task = await loadTask(await writeToyTask(manifest));
-    expect(task.judge).toEqual({ persona: 'an astronomer', lens: 'look at the light curves first' });
+    expect(task.judge).toEqual({
+      persona: 'an astronomer',
+      lens: 'look at the light curves first',
+      focus: null,
+    });
+  });
+
+  it('refines the lens with the task’s judge.focus, the domain’s lens kept', async () => {
+    const manifest = minimalManifest();
+    manifest.judge = { focus: 'which prices are stale' };
+    const task = await loadTask(await writeToyTask(manifest));
+    expect(task.judge).toEqual({ ...DOMAIN_JUDGES.finance, focus: 'which prices are stale' });
   });
 
   it('says what to do when the folder has no task.yaml', async () => {

@@ -114,7 +114,7 @@ export async function loadTask(taskDir: string): Promise<LoadedTask> {
     manifestPath,
     manifest,
     prompt,
-    judge: { persona: persona!, lens: lens! },
+    judge: { persona: persona!, lens: lens!, focus: manifest.judge.focus ?? null },
     withheldDirs: [...withheldFolders(manifest).map((folder) => path.join(dir, folder)), ...suiteWithheld],
   };
 }

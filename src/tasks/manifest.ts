@@ -114,6 +114,13 @@ export const TaskJudge = z
       .optional()
       .describe('Who the judge is; defaults by domain (finance, pharmacy, robotics)'),
     lens: z.string().min(1).optional().describe('What the judge looks at first; defaults by domain'),
+    focus: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "What to check first in this task in particular, added to the lens (the domain's or the task's own): the task's own pitfalls, in the words of its questions",
+      ),
   })
   .strict();
 

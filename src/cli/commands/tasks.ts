@@ -179,7 +179,9 @@ function describeTask(task: LoadedTask): string {
   const generator = manifest.inputs.generator;
   if (generator) lines.push(`  generator ${generator.script} -> ${generator.outputDir}/ (per seed)`);
   if (manifest.protected.length > 0) lines.push('', `Protected: ${manifest.protected.join(', ')}`);
-  lines.push('', `Judge: ${task.judge.persona}`, `Lens: ${task.judge.lens}`, '', 'Initial workflow:');
+  lines.push('', `Judge: ${task.judge.persona}`, `Lens: ${task.judge.lens}`);
+  if (task.judge.focus) lines.push(`Focus: ${task.judge.focus}`);
+  lines.push('', 'Initial workflow:');
   for (const agent of manifest.workflow.agents) lines.push(`  ${agent.id} (${agent.kind}): ${agent.role}`);
   for (const hop of manifest.workflow.hops) {
     lines.push(`  ${hop.from} -> ${hop.to}${hop.condition ? ` if ${hop.condition}` : ''}`);
