@@ -332,6 +332,10 @@ export const RunConfig = z
         optimizerRepairAttempts: 2,
       }),
     sandbox: z.enum(['bubblewrap', 'unsandboxed']).default('bubblewrap'),
+    sandboxHide: z
+      .array(z.string().refine((path) => path.startsWith('/'), 'an absolute host path'))
+      .default([])
+      .describe('host folders or files the agents must not see, beside /root, /home and /run (always hidden)'),
     rsi: Rsi.default({
       trainer: { kind: 'python' },
       deploy: { kind: 'lora' },

@@ -6,10 +6,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { UserError } from '../errors.js';
-import { QWEN_CODE_VERSION } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL, QWEN_CODE_VERSION } from '../harness/qwen-code.js';
 import { DEFAULT_SAMPLING, qwenSettings, type QwenSamplingSettings } from '../harness/qwen-settings.js';
-import { readProxyLog, type ProxyLogRow } from '../proxy/log-row.js';
+import { readProxyLog, wasRetried, type ProxyLogRow } from '../proxy/log-row.js';
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
+import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
 import { sha256File } from '../tasks/integrity.js';
 import { loadTask } from '../tasks/load-task.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
@@ -64,6 +65,15 @@ export interface EpisodeOptions {
   stopOnModelError?: boolean;
   /** Further directories to hide from the agents (the run directory, other suites). */
   hiddenDirectories?: string[];
+  /**
+   * Host paths (folders or files) the configuration hides from the agents (`sandboxHide`), beside /root, /home and
+   * /run, which the sandbox always hides.
+   */
+  sandboxHide?: string[];
+  /** How the episode's proxy retries a failing model server (default `DEFAULT_UPSTREAM_RETRY`). */
+  retry?: Partial<UpstreamRetryPolicy>;
+  /** The harness without its \`agent\` tool: the orchestrator cannot delegate (the single-agent baseline). */
+  singleAgent?: boolean;
   /** Progress lines (stage names); default none. */
   log?: (message: string) => void;
 }
@@ -131,11 +141,13 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     logFile,
     outputBudget: options.outputBudget,
     upstreamApiKey: options.apiKey,
+    retry: options.retry,
     onRow: (row) => {
       if ((options.stopOnModelError ?? true) && isFailedModelCall(row)) stopHarness.abort();
     },
   });
   let harnessRun;
+  let agentPaths = { workspacePath: workspace.workspaceDir, homePath: join(outDir, 'home') };
   try {
     const sandbox = await Sandbox.open({
       mode: options.sandbox ?? 'bubblewrap',
@@ -148,12 +160,14 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         dirname(outDir),
         ...PACKAGE_DIRECTORIES_WITH_ANSWERS,
         ...(options.hiddenDirectories ?? []),
+        ...(options.sandboxHide ?? []),
       ],
       readableDirectories: [harnessPackageDirectory(), dirname(process.execPath)],
       proxySocketPath: socketPath,
     });
     try {
       const home = sandbox.homeDirectory;
+      agentPaths = { workspacePath: sandbox.workspaceInside, homePath: sandbox.homeInside };
       const settings = qwenSettings({
         model: options.model,
         baseUrl: `${sandbox.proxyBaseUrl!}/v1`,
@@ -167,6 +181,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         requestTimeoutMs: timeoutSeconds * 1000,
         contextWindowSize: options.contextWindowSize ?? 262_144,
         shellTimeoutMs: Math.min(600_000, timeoutSeconds * 1000),
+        ...(options.singleAgent ? { disabledTools: [DELEGATION_TOOL] } : {}),
       });
       await writeFile(join(home, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
       options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
@@ -175,7 +190,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         command: harness.node,
         args: harness.args,
         env: {
-          QWEN_HOME: home,
+          QWEN_HOME: sandbox.homeInside,
           QWEN_TELEMETRY_ENABLED: 'false',
           QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
           // qwen-code otherwise starts a second copy of itself to raise the heap limit: a second start-up on every
@@ -277,6 +292,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     modelCalls: chatRows.length,
     failedModelCalls: chatRows.filter((row) => row.error !== null || row.status === null || row.status >= 400)
       .length,
+    retriedModelCalls: chatRows.filter(wasRetried).length,
     delegations: harness.delegations,
     integrity: { assets, tampered: tamperedPaths.length > 0, tamperedPaths },
     sandbox: {
@@ -286,6 +302,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       limitExceeded: harnessRun.limitExceeded,
       cpuSeconds: harnessRun.cpuSeconds,
       peakMemoryBytes: harnessRun.peakMemoryBytes,
+      ...agentPaths,
     },
     harness: { name: 'qwen-code', version: QWEN_CODE_VERSION },
   };

@@ -27,6 +27,8 @@ export interface QwenSettingsOptions {
   requestTimeoutMs: number;
   contextWindowSize: number;
   shellTimeoutMs: number;
+  /** Tools the harness does not register at all (the model is never offered them), e.g. \`agent\`. */
+  disabledTools?: readonly string[];
 }
 
 export const DEFAULT_SAMPLING: Omit<QwenSamplingSettings, 'seed'> = {
@@ -66,7 +68,11 @@ export function qwenSettings(options: QwenSettingsOptions): Record<string, unkno
     },
     security: { auth: { selectedType: 'openai' } },
     model: { name: options.model },
-    tools: { shell: { defaultTimeoutMs: options.shellTimeoutMs }, useRipgrep: false },
+    tools: {
+      shell: { defaultTimeoutMs: options.shellTimeoutMs },
+      useRipgrep: false,
+      ...(options.disabledTools?.length ? { disabled: [...options.disabledTools] } : {}),
+    },
     memory: { enableManagedAutoMemory: false },
     telemetry: { enabled: false },
     privacy: { usageStatisticsEnabled: false },

@@ -5,6 +5,7 @@ import { registerData } from './data.js';
 import { registerDistill } from './distill.js';
 import { registerDemo } from './demo.js';
 import { registerEpisode } from './episode.js';
+import { registerEval } from './eval.js';
 import { registerJudge } from './judge.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
@@ -26,5 +27,6 @@ export const commands: Array<(program: Command) => void> = [
   registerSearch,
   registerDistill,
   registerRsi,
+  registerEval,
   registerConfig,
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { systemPromptOf, threadRoleOf } from '../../harness/qwen-code.js';
+import { DELEGATION_TOOL, systemPromptOf, threadRoleOf } from '../../harness/qwen-code.js';
 import { ChatMessage } from '../../model/types.js';
 import type { FaultPlanInput } from '../fault-injection.js';
 import { startScriptedServer, type Responder, type ScriptedServer } from '../scripted-server.js';
@@ -50,13 +50,28 @@ export function toyResponder(options: Pick<ToyModelOptions, 'weights' | 'seed'>)
     if (isOptimizerSystemPrompt(system)) return optimizerTurn(messages, seed);
     switch (threadRoleOf(system)) {
       case 'orchestrator':
-        return orchestratorTurn(messages, seed, weights);
+        // A harness without the delegation tool (the single-agent baseline) leaves the toy nobody to delegate to.
+        return orchestratorTurn(
+          messages,
+          seed,
+          offersTool(request.body, DELEGATION_TOOL)
+            ? weights
+            : { ...weights, delegateWithWorkflow: 0, delegateBare: 0 },
+        );
       case 'subagent':
         return subagentTurn(messages, seed, weights);
       default:
         return step.text(`Nothing to add. ${TOY_OUTPUT_MARKER}`);
     }
   };
+}
+
+function offersTool(body: unknown, name: string): boolean {
+  const tools = (body as { tools?: unknown }).tools;
+  return (
+    Array.isArray(tools) &&
+    tools.some((tool) => (tool as { function?: { name?: unknown } } | null)?.function?.name === name)
+  );
 }
 
 /** Starts the toy model on a local port; `baseUrl` ends in `/v1`, `close()` stops it. */

@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+import type { Command } from 'commander';
+
+import {
+  evaluationConfig,
+  loadRunConfig,
+  parseRunConfig,
+  RunConfig,
+  type EvaluationConfig,
+} from '../../config/run-config.js';
+import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
+import { evaluateRun, type EvaluationProgress } from '../../evaluate/evaluate-run.js';
+import { readFrozenConfig } from '../../store/frozen-config.js';
+import { openRun, runFileNames, type Run } from '../../store/run-store.js';
+import { parsePositiveInteger } from '../duration.js';
+import type { EvaluationSummary } from '../../evaluate/evaluation-records.js';
+
+interface EvalFlags {
+  config: string;
+  runs: string;
+  generations?: string;
+  tasks?: string;
+  rollouts?: string;
+  json?: boolean;
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description(
+      "Measures whether the generations got better: episodes on held-out tasks judged by external judges in both orders and graded by the tasks' withheld graders",
+    )
+    .requiredOption('--config <file>', 'the run configuration with its evaluation section')
+    .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
+    .option('--generations <names>', 'comma-separated generations to compare (default: every registered one)')
+    .option('--tasks <ids>', 'comma-separated task ids (default: the suite’s test split)')
+    .option('--rollouts <n>', 'episodes per task, model and condition (default 10)')
+    .option('--json', 'print summary.json')
+    .action(async (flags: EvalFlags) => {
+      const list = (value: string | undefined) =>
+        value
+          ?.split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
+      const generations = list(flags.generations);
+      const tasks = list(flags.tasks);
+      const rollouts =
+        flags.rollouts === undefined ? undefined : parsePositiveInteger(flags.rollouts, '--rollouts');
+      const loaded = await loadRunConfig(flags.config);
+      const config = parseRunConfig(loaded, flags.config);
+      const evaluation: EvaluationConfig = {
+        ...evaluationConfig(config),
+        ...(generations ? { generations } : {}),
+        ...(tasks ? { tasks } : {}),
+        ...(rollouts === undefined ? {} : { rollouts }),
+      };
+      const run = openEvaluatedRun(config, flags.runs);
+      const suiteDir = resolve(dirname(resolve(flags.config)), run.config.suite);
+      const progress = evaluationProgressLine();
+      let summary: EvaluationSummary;
+      try {
+        process.stderr.write(
+          `mass eval: evaluation "${evaluation.name}" of run ${run.directory}, ${evaluation.rollouts} rollout(s) per task, model and condition\n`,
+        );
+        summary = await evaluateRun({ run, suiteDir, evaluation, onProgress: progress.onEvent });
+      } finally {
+        progress.stop();
+        run.close();
+      }
+      if (flags.json) console.log(JSON.stringify(summary, null, 2));
+      else console.log(describeEvaluation(summary, run.directory));
+    });
+}
+
+/**
+ * Opens the configuration's run for an evaluation. The evaluation section is an outside measure, not part of the
+ * loop: it may differ from the frozen configuration's (or be added to a run that never had one) without touching
+ * `config.yaml`; every other field must match, as for any command that resumes a run.
+ */
+export function openEvaluatedRun(config: RunConfig, runsDirectory: string): Run<RunConfig> {
+  const frozenPath = join(runsDirectory, config.name, runFileNames.config);
+  const frozen = existsSync(frozenPath) ? readFrozenConfig(frozenPath, RunConfig) : undefined;
+  const { evaluation: _given, ...loop } = config;
+  void _given;
+  const compared =
+    frozen === undefined
+      ? config
+      : { ...loop, ...(frozen.evaluation ? { evaluation: frozen.evaluation } : {}) };
+  return openRun({
+    runsDirectory,
+    name: config.name,
+    configSchema: RunConfig,
+    config: compared,
+    command: 'mass eval',
+  });
+}
+
+/** One line on stderr as work finishes, at most one a second: episodes, grades and judgments done of planned. */
+function evaluationProgressLine(): { onEvent: (event: EvaluationProgress) => void; stop: () => void } {
+  const planned = { episode: 0, grade: 0, judgment: 0 };
+  const done = { episode: 0, grade: 0, judgment: 0 };
+  let last = 0;
+  const print = () => {
+    process.stderr.write(
+      `mass eval: episodes ${done.episode}/${planned.episode}, grades ${done.grade}/${planned.grade}, judgments ${done.judgment}/${planned.judgment}\n`,
+    );
+  };
+  return {
+    onEvent: (event) => {
+      if (event.kind === 'planned') {
+        planned.episode = event.episodes;
+        planned.grade = event.grades;
+        planned.judgment = event.judgments;
+        return;
+      }
+      done[event.what]++;
+      if (Date.now() - last >= 1000) {
+        last = Date.now();
+        print();
+      }
+    },
+    stop: () => {
+      if (planned.episode > 0) print();
+    },
+  };
+}

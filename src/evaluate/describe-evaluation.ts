@@ -1,0 +1,129 @@
+import type { EvaluationSummary } from './evaluation-records.js';
+import type { Interval } from './statistics/index.js';
+
+/**
+ * The terminal summary of an evaluation: per comparison the win rate of each judge and the oracle, per task and
+ * pooled, with intervals; then oracle grades, tokens, delegation, order inconsistency, agreement and reward hacking.
+ * Whatever the toy model stands in for is marked "(toy)".
+ */
+export function describeEvaluation(summary: EvaluationSummary, directory: string): string {
+  const { figures, counts } = summary;
+  const toyJudges = new Set(summary.judges.filter((judge) => judge.toy).map((judge) => judge.name));
+  const toyModels = new Set(summary.models.filter((model) => model.toy).map((model) => model.name));
+  const judgeName = (name: string) => (toyJudges.has(name) ? `${name} (toy)` : name);
+  const modelName = (name: string) => (toyModels.has(name) ? `${name} (toy)` : name);
+  const percentage = (confidence: number) => `${Math.round(confidence * 100)} %`;
+  const level = percentage(figures.settings.confidence);
+  const lines: string[] = [
+    `Evaluation "${summary.name}" of run ${summary.run}: ${summary.models.map((model) => modelName(model.name)).join(', ')} ` +
+      `on ${summary.tasks.join(', ')} (${summary.conditions.join(', ')}); judges: ${summary.judges.map((judge) => judgeName(judge.name)).join(', ') || 'none'}`,
+    `  ${counts.episodes} episodes (${counts.failedEpisodes} failed), ${counts.judgments} judgments ` +
+      `(${counts.repairedJudgments} repaired, ${counts.failedJudgments} failed and left out), ` +
+      `${counts.grades} grades (${counts.failedGrades} failed)`,
+    '',
+    `Win rate W/(W+L): per task with its Wilson ${level} interval, pooled with a bootstrap interval over pairs (wins-losses-ties)`,
+  ];
+  for (const comparison of figures.winRates) {
+    lines.push(
+      `  ${modelName(comparison.candidate)} against ${modelName(comparison.baseline)}, ${comparison.condition}:`,
+    );
+    for (const judge of comparison.judges) {
+      const cells = judge.perTask.map(
+        (cell) => `${cell.task} ${rate(cell.winRate)} ${interval(cell.winRateWilson)} (${record(cell)})`,
+      );
+      const pooled = `pooled ${rate(judge.pooled.winRate)} ${interval(judge.pooled.winRateBootstrap)} (${record(judge.pooled)})`;
+      lines.push(`    ${judgeName(judge.judge).padEnd(22)} ${[...cells, pooled].join('; ')}`);
+    }
+  }
+  if (figures.orderInconsistency.length > 0) {
+    lines.push('', 'Order inconsistency (the two orders of one pair and seed disagree):');
+    for (const judge of figures.orderInconsistency) {
+      lines.push(
+        `  ${judgeName(judge.judge).padEnd(22)} ${rate(judge.rate)} ${interval(judge.rateWilson)} of ${judge.pairsInBothOrders} pairs`,
+      );
+    }
+  }
+  lines.push('', `Oracle grade (0–100; mean and ${level} interval), difference from the reference:`);
+  for (const grade of figures.grades) {
+    const difference = figures.gradeDifferences.find(
+      (entry) => entry.generation === grade.generation && entry.condition === grade.condition,
+    );
+    lines.push(
+      `  ${modelName(grade.generation).padEnd(14)} ${grade.condition.padEnd(13)} ${number(grade.mean)} ${interval(grade.interval, 1)}` +
+        ` (${grade.graded}/${grade.episodes} graded)` +
+        (difference
+          ? `; ${signed(difference.meanDifference)} ${interval(difference.interval, 1)} against ${difference.reference}`
+          : ''),
+    );
+  }
+  lines.push('', 'Output tokens per episode; oracle grade per 1,000 output tokens, ratio to the reference:');
+  for (const tokens of figures.tokens) {
+    lines.push(
+      `  ${modelName(tokens.generation).padEnd(14)} ${tokens.condition.padEnd(13)} ${number(tokens.meanOutputTokens, 0)} tokens; ` +
+        `${number(tokens.gradePerThousandTokens, 2)} per 1,000` +
+        (tokens.ratioToReference
+          ? `; ×${number(tokens.ratioToReference.ratio, 2)} ${interval(tokens.ratioToReference.interval, 2)}`
+          : '') +
+        (tokens.ratioToSingleAgent
+          ? `; ×${number(tokens.ratioToSingleAgent.ratio, 2)} against single-agent`
+          : ''),
+    );
+  }
+  lines.push('', 'Delegation (episodes with at least one agent call; mean calls; mean subagent threads):');
+  for (const delegation of figures.delegation) {
+    lines.push(
+      `  ${modelName(delegation.generation).padEnd(14)} ${delegation.condition.padEnd(13)} ${rate(delegation.rate)} ${interval(delegation.rateWilson)}` +
+        `; ${number(delegation.meanDelegations, 2)}; ${number(delegation.meanSubagentThreads, 2)}`,
+    );
+  }
+  if (figures.agreement.length > 0) {
+    lines.push('', "Evaluator agreement (share of items; Cohen's κ):");
+    for (const agreement of figures.agreement) {
+      const [first, second] = agreement.evaluators;
+      lines.push(
+        `  ${agreement.sample}: ${judgeName(first)} and ${judgeName(second)}: ${rate(agreement.agreement)} ` +
+          `${interval(agreement.agreementInterval)}, κ ${number(agreement.kappa, 2)} ${interval(agreement.kappaInterval, 2)} over ${agreement.items}`,
+      );
+    }
+  }
+  if (figures.rewardHacking.length > 0) {
+    lines.push(
+      '',
+      "Reward hacking (runs the loop selected for training that the oracle puts in their task's bottom half):",
+    );
+    for (const entry of figures.rewardHacking) {
+      lines.push(
+        `  ${modelName(entry.generation).padEnd(14)} ${entry.bottomHalf} of ${entry.graded} graded selected runs (${rate(entry.bottomHalfRate)}); ` +
+          `${entry.flagged} flagged by integrity checks`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    `Records: ${directory}/evaluation/${summary.name}/ (summary.json, judgments.jsonl, grades.jsonl, episodes/)`,
+  );
+  return lines.join('\n');
+}
+
+function record(cell: { wins: number; losses: number; ties: number }): string {
+  return `${cell.wins}-${cell.losses}-${cell.ties}`;
+}
+
+function rate(value: number | null): string {
+  return value === null ? '–' : `${(value * 100).toFixed(0)} %`;
+}
+
+function number(value: number | null, digits = 1): string {
+  return value === null ? '–' : value.toFixed(digits);
+}
+
+function signed(value: number | null): string {
+  return value === null ? '–' : `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
+}
+
+/** `[low, high]` as percentages by default, else with the given decimals. */
+function interval(value: Interval | null, digits?: number): string {
+  if (value === null) return '';
+  if (digits === undefined) return `[${(value.lower * 100).toFixed(0)}, ${(value.upper * 100).toFixed(0)}]`;
+  return `[${value.lower.toFixed(digits)}, ${value.upper.toFixed(digits)}]`;
+}

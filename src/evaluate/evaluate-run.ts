@@ -1,0 +1,356 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+
+import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
+import { episodeSettings } from '../config/episode-settings.js';
+import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
+import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
+import { Semaphore } from '../model/concurrency.js';
+import { loadTokenCounter } from '../model/token-counter.js';
+import { JsonlAppender } from '../proxy/jsonl-appender.js';
+import { TaskSearchRecord } from '../search/search-records.js';
+import type { Run } from '../store/run-store.js';
+import type { LoadedTask } from '../tasks/load-task.js';
+import { ModelRegistry } from '../train/registry.js';
+import type { Workflow } from '../workflow/workflow.js';
+import { evaluationEpisodeStep, gradeStep } from './evaluation-episodes.js';
+import { judgmentStep, type JudgedEpisodes } from './evaluation-judgments.js';
+import { evaluationPlan, type EvaluationPlan } from './evaluation-plan.js';
+import {
+  EvaluationSummaryRecord,
+  type EvaluationEpisode,
+  type EvaluationSummary,
+  type GradeRow,
+  type JudgmentRow,
+} from './evaluation-records.js';
+import { serveEvaluation } from './serve-evaluation.js';
+import { computeEvaluationFigures, type GradedRollout, type JudgedPair } from './statistics/index.js';
+import { loopOutsideMeasures } from './loop-outside-measures.js';
+
+export type EvaluationProgress =
+  | { kind: 'planned'; episodes: number; grades: number; judgments: number }
+  | { kind: 'finished'; what: 'episode' | 'grade' | 'judgment' };
+
+export interface EvaluateRunOptions {
+  run: Run<RunConfig>;
+  /** The configuration's suite folder, resolved. */
+  suiteDir: string;
+  /** The evaluation section, defaults filled in and the command line's changes applied. */
+  evaluation: EvaluationConfig;
+  onProgress?: (event: EvaluationProgress) => void;
+}
+
+/**
+ * An evaluation of a run's generations (or of named endpoints) on held-out tasks, by two outside measures: external
+ * judges, each judging every pair of episodes with every seed in both A/B orders, and the task's withheld grader.
+ * Everything lands in `evaluation/<name>/` and every episode, grade and judgment is a step, so a killed evaluation
+ * resumes without redoing any of them. Episodes, grades and judgments run as soon as what they need is there, each
+ * kind under its own limits (episodes per model endpoint, judge calls per judge).
+ *
+ * No loop stage reads `evaluation/`, and no loop request carries an evaluation judge's model: the loop never learns
+ * from these measures.
+ */
+export async function evaluateRun(options: EvaluateRunOptions): Promise<EvaluationSummary> {
+  const { run, evaluation } = options;
+  const { config } = run;
+  const base = join('evaluation', evaluation.name);
+  const report = options.onProgress ?? (() => {});
+  const registry = await ModelRegistry.open(run.directory);
+  const plan = await evaluationPlan({ config, evaluation, registry, suiteDir: options.suiteDir });
+  const seeds = dataSeeds(config);
+  const samplingSeed = evaluation.seed ?? config.seed;
+  const workflows = await championDesigns(run, registry, plan.tasks, evaluation.conditions);
+  const tokenCounter = await loadTokenCounter();
+  const settings = episodeSettings(config);
+  const served = await serveEvaluation(config, plan.models, plan.judges);
+  const grades = new JsonlAppender(run.path(base, 'grades.jsonl'));
+  const judgments = new JsonlAppender(run.path(base, 'judgments.jsonl'));
+  try {
+    const episodeSlots = new Map<string, Semaphore>();
+    const slotsFor = (baseUrl: string) => {
+      let slots = episodeSlots.get(baseUrl);
+      if (!slots) episodeSlots.set(baseUrl, (slots = new Semaphore(evaluation.concurrency.episodes)));
+      return slots;
+    };
+    const gradeSlots = new Semaphore(Math.max(1, availableParallelism()));
+    const judgeSlots = new Map(
+      served.judges.map((judge) => [judge.name, new Semaphore(evaluation.concurrency.judgments)]),
+    );
+
+    const episodes = new Map<string, Promise<EvaluationEpisode>>();
+    const gradeRows: Array<Promise<GradeRow>> = [];
+    const bundles = new Map<string, Promise<WorkspaceBundle>>();
+    const episodeOf = (
+      model: string,
+      task: LoadedTask,
+      condition: EvaluationConfig['conditions'][number],
+      replicate: number,
+    ) => {
+      const key = `${model}\u0000${task.manifest.id}\u0000${condition}\u0000${replicate}`;
+      let episode = episodes.get(key);
+      if (!episode) {
+        const servedModel = served.models.get(model)!;
+        episode = (async () => {
+          const release = await slotsFor(servedModel.baseUrl).acquire();
+          try {
+            return await evaluationEpisodeStep(
+              run,
+              base,
+              {
+                model: servedModel,
+                task,
+                condition,
+                workflow: condition === 'workflow' ? workflows.get(task.manifest.id) : undefined,
+                replicate,
+                samplingSeed: samplingSeed + replicate,
+                dataSeed: taskDataSeed(seeds, task.manifest.id),
+              },
+              settings,
+            );
+          } finally {
+            release();
+            report({ kind: 'finished', what: 'episode' });
+          }
+        })();
+        episodes.set(key, episode);
+        gradeRows.push(
+          episode.then(async (finished) => {
+            const release = await gradeSlots.acquire();
+            try {
+              return await gradeStep(run, base, { ...finished, task }, grades);
+            } finally {
+              release();
+              report({ kind: 'finished', what: 'grade' });
+            }
+          }),
+        );
+      }
+      return episode;
+    };
+    const bundleOf = (task: LoadedTask, episode: EvaluationEpisode) => {
+      let bundle = bundles.get(episode.episodeId);
+      if (!bundle) {
+        bundle = buildWorkspaceBundle({ task, location: run.path(episode.dir), tokenCounter });
+        bundles.set(episode.episodeId, bundle);
+      }
+      return bundle;
+    };
+
+    const judged: Array<Promise<JudgmentRow[]>> = [];
+    for (const { candidate, baseline } of plan.comparisons) {
+      for (const task of plan.tasks) {
+        for (const condition of evaluation.conditions) {
+          for (let replicate = 0; replicate < evaluation.rollouts; replicate++) {
+            const pair = Promise.all([
+              episodeOf(candidate, task, condition, replicate),
+              episodeOf(baseline, task, condition, replicate),
+            ]);
+            for (const judge of served.judges) {
+              for (let seed = 0; seed < evaluation.judgeSeeds; seed++) {
+                judged.push(
+                  pair.then(async ([first, second]) => {
+                    const judgedEpisodes: JudgedEpisodes = {
+                      sample: 'evaluation',
+                      task,
+                      condition,
+                      replicate,
+                      candidate: {
+                        label: candidate,
+                        episodeId: first.episodeId,
+                        bundle: () => bundleOf(task, first),
+                      },
+                      baseline: {
+                        label: baseline,
+                        episodeId: second.episodeId,
+                        bundle: () => bundleOf(task, second),
+                      },
+                    };
+                    try {
+                      return await judgmentStep({
+                        run,
+                        key: `${base}/judgment/${candidate}-vs-${baseline}/${task.manifest.id}/${condition}/${replicate}/${judge.name}/${seed}`,
+                        pair: judgedEpisodes,
+                        judge,
+                        seed,
+                        repairAttempts: evaluation.judgeRepairAttempts,
+                        slots: judgeSlots.get(judge.name)!,
+                        judgments,
+                      });
+                    } finally {
+                      report({ kind: 'finished', what: 'judgment' });
+                    }
+                  }),
+                );
+              }
+            }
+          }
+        }
+      }
+    }
+    report({
+      kind: 'planned',
+      episodes: episodes.size,
+      grades: episodes.size,
+      judgments: judged.length,
+    });
+    const episodeList = await settleAll([...episodes.values()]);
+    const gradeList = await settleAll(gradeRows);
+    const judgmentList = (await settleAll(judged)).flat();
+    const outside = await loopOutsideMeasures({
+      run,
+      suiteDir: options.suiteDir,
+      registry,
+      plan,
+      evaluation,
+      served,
+      base,
+      tokenCounter,
+      seeds,
+      grades,
+      judgments,
+      gradeSlots,
+      judgeSlots,
+      onProgress: report,
+    });
+    const summary = summarise({
+      run,
+      evaluation,
+      plan,
+      served: served.judges.map((judge) => ({ name: judge.name, model: judge.modelName, toy: judge.toy })),
+      episodes: episodeList,
+      grades: gradeList,
+      judgments: judgmentList,
+      outside,
+    });
+    await EvaluationSummaryRecord.write(run.path(base, 'summary.json'), summary);
+    return summary;
+  } finally {
+    await Promise.allSettled([grades.close(), judgments.close()]);
+    await served.close();
+  }
+}
+
+/** Waits for every piece of work, so none is still writing when the run closes; then throws the first failure. */
+async function settleAll<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+}
+
+/**
+ * The design of the `workflow` condition: the task's champion from the latest search of it in this run, else the
+ * task's own design (held-out tasks are never searched by the loop). Every model runs the same design.
+ */
+async function championDesigns(
+  run: Run<RunConfig>,
+  registry: ModelRegistry,
+  tasks: readonly LoadedTask[],
+  conditions: readonly string[],
+): Promise<Map<string, Workflow>> {
+  const designs = new Map<string, Workflow>();
+  if (!conditions.includes('workflow')) return designs;
+  for (const task of tasks) {
+    let design: Workflow = task.manifest.workflow;
+    for (const generation of registry.list().reverse()) {
+      const result = await TaskSearchRecord.readIfPresent(
+        run.path('search', generation.name, task.manifest.id, 'result.json'),
+      );
+      if (result?.championDesign) {
+        design = result.championDesign;
+        break;
+      }
+    }
+    designs.set(task.manifest.id, design);
+  }
+  return designs;
+}
+
+function summarise(options: {
+  run: Run<RunConfig>;
+  evaluation: EvaluationConfig;
+  plan: EvaluationPlan;
+  served: EvaluationSummary['judges'];
+  episodes: EvaluationEpisode[];
+  grades: GradeRow[];
+  judgments: JudgmentRow[];
+  outside: Awaited<ReturnType<typeof loopOutsideMeasures>>;
+}): EvaluationSummary {
+  const { evaluation, plan, episodes, grades, judgments, outside } = options;
+  const everyJudgment = [...judgments, ...outside.judgments];
+  const everyGrade = [...grades, ...outside.grades];
+  const gradeOf = new Map(grades.map((row) => [row.episodeId, row.grade]));
+  const rollouts: GradedRollout[] = episodes.map((episode) => ({
+    task: episode.task,
+    condition: episode.condition,
+    replicate: episode.replicate,
+    generation: episode.model,
+    grade: gradeOf.get(episode.episodeId) ?? null,
+    outputTokens: episode.outputTokens,
+    delegations: episode.delegations,
+    subagentThreads: episode.subagentThreads,
+  }));
+  const judgedPairs: JudgedPair[] = judgments.flatMap((row) =>
+    row.outcome === null
+      ? []
+      : [
+          {
+            task: row.task,
+            condition: row.condition,
+            replicate: row.replicate,
+            candidate: row.candidate,
+            baseline: row.baseline,
+            judge: row.judge,
+            seed: row.seed,
+            order: row.order,
+            outcome: row.outcome,
+          },
+        ],
+  );
+  const figures = computeEvaluationFigures(
+    {
+      judgments: judgedPairs,
+      rollouts,
+      selectedRuns: outside.selectedRuns,
+      agreementSamples: outside.agreementSamples,
+    },
+    {
+      comparisons: plan.comparisons,
+      reference: plan.models[0]!.name,
+      tieMargin: evaluation.oracleTieMargin,
+      bootstrapSeed: evaluation.seed ?? options.run.config.seed,
+      pooledJudges: plan.judges.map((judge) => judge.name),
+    },
+  );
+  return {
+    run: options.run.name,
+    name: evaluation.name,
+    settings: { ...evaluation },
+    models: plan.models.map((model) => ({
+      name: model.name,
+      servedAs: model.servedAs,
+      parent: model.parent,
+      toy: model.endpoint.provider === 'toy',
+    })),
+    judges: options.served,
+    tasks: plan.tasks.map((task) => task.manifest.id),
+    conditions: evaluation.conditions,
+    comparisons: plan.comparisons,
+    counts: {
+      episodes: episodes.length,
+      failedEpisodes: episodes.filter((episode) => episode.status !== 'success').length,
+      judgments: everyJudgment.length,
+      repairedJudgments: everyJudgment.filter((row) => row.status === 'ok' && row.repairs > 0).length,
+      failedJudgments: everyJudgment.filter((row) => row.status === 'failed').length,
+      grades: everyGrade.length,
+      failedGrades: everyGrade.filter((row) => row.grade === null).length,
+    },
+    figures,
+    inputs: {
+      judgedPairs,
+      rollouts,
+      selectedRuns: outside.selectedRuns,
+      agreementSamples: outside.agreementSamples,
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { join } from 'node:path';
+
+import type { EpisodeSettings } from '../config/episode-settings.js';
+import { errorMessage } from '../errors.js';
+import type { EpisodeRecord } from '../episode/episode-record.js';
+import { runEpisode } from '../episode/run-episode.js';
+import type { JsonlAppender } from '../proxy/jsonl-appender.js';
+import type { Run } from '../store/run-store.js';
+import { gradeWorkspace } from '../tasks/grade.js';
+import type { LoadedTask } from '../tasks/load-task.js';
+import type { Workflow } from '../workflow/workflow.js';
+import { EvaluationEpisode, GradeRow, type EvaluationCondition } from './evaluation-records.js';
+import type { ServedModel } from './serve-evaluation.js';
+
+export interface EvaluationEpisodeSpec {
+  model: ServedModel;
+  task: LoadedTask;
+  condition: EvaluationCondition;
+  /** The design rendered into the prompt in the `workflow` condition. */
+  workflow?: Workflow;
+  replicate: number;
+  samplingSeed: number;
+  dataSeed: number;
+}
+
+/**
+ * One evaluation episode as a step (`evaluation/<name>/episode/<model>/<task>/<condition>/<replicate>`), in
+ * `evaluation/<name>/episodes/<model>-<task>-<condition>-<replicate>/`. A finished episode is never run again; the
+ * episode directory of an interrupted one is cleaned and run again by `runEpisode`.
+ */
+export function evaluationEpisodeStep(
+  run: Run<unknown>,
+  base: string,
+  spec: EvaluationEpisodeSpec,
+  settings: EpisodeSettings,
+): Promise<EvaluationEpisode> {
+  const { model, task, condition, replicate } = spec;
+  const taskId = task.manifest.id;
+  const episodeId = `${model.name}-${taskId}-${condition}-${replicate}`;
+  const dir = join(base, 'episodes', episodeId);
+  return run.step(
+    `${base}/episode/${model.name}/${taskId}/${condition}/${replicate}`,
+    async () => {
+      const { record } = await runEpisode({
+        ...settings,
+        taskDir: task.dir,
+        ...(spec.workflow ? { workflow: spec.workflow } : {}),
+        teacher: false,
+        singleAgent: condition === 'single-agent',
+        model: model.modelName,
+        baseUrl: model.baseUrl,
+        apiKey: model.apiKey,
+        seed: spec.samplingSeed,
+        dataSeed: spec.dataSeed,
+        outDir: run.path(dir),
+        hiddenDirectories: [run.directory],
+      });
+      return describeEpisode(record, {
+        episodeId,
+        dir,
+        model: model.name,
+        task: taskId,
+        condition,
+        replicate,
+        samplingSeed: spec.samplingSeed,
+        dataSeed: spec.dataSeed,
+      });
+    },
+    { output: EvaluationEpisode, produces: [join(dir, 'episode.json')] },
+  );
+}
+
+function describeEpisode(
+  record: EpisodeRecord,
+  identity: Pick<
+    EvaluationEpisode,
+    'episodeId' | 'dir' | 'model' | 'task' | 'condition' | 'replicate' | 'samplingSeed' | 'dataSeed'
+  >,
+): EvaluationEpisode {
+  return {
+    ...identity,
+    status: record.status,
+    failure: record.failure ? `${record.failure.kind}: ${record.failure.detail}` : null,
+    outputTokens: record.usage.total.completionTokens,
+    delegations: record.delegations,
+    subagentThreads: record.usage.perThread.filter((thread) => thread.role === 'subagent').length,
+    tampered: record.integrity.tampered,
+  };
+}
+
+/** An episode to grade: an evaluation episode, or a run of the loop's own collection (for the reward-hacking count). */
+export interface GradedEpisode {
+  episodeId: string;
+  /** Relative to the run directory. */
+  dir: string;
+  task: LoadedTask;
+  dataSeed: number;
+}
+
+/**
+ * The oracle on one episode as a step (`<base>/grade/<episode id>`): the task's withheld grader with the data seed.
+ * The row goes to `grades.jsonl` and is the step's output; a grader that fails is recorded (grade null), not thrown,
+ * so one broken workspace does not stop an evaluation.
+ */
+export function gradeStep(
+  run: Run<unknown>,
+  base: string,
+  episode: GradedEpisode,
+  grades: JsonlAppender,
+): Promise<GradeRow> {
+  const key = `${base}/grade/${episode.episodeId}`;
+  return run.step(
+    key,
+    async (): Promise<GradeRow> => {
+      const common = {
+        schemaVersion: 1 as const,
+        kind: 'evaluation-grade' as const,
+        key,
+        episodeId: episode.episodeId,
+        dir: episode.dir,
+        task: episode.task.manifest.id,
+        dataSeed: episode.dataSeed,
+      };
+      let row: GradeRow;
+      try {
+        const grade = await gradeWorkspace(episode.task, {
+          workspaceDir: run.path(episode.dir, 'workspace'),
+          seed: episode.dataSeed,
+        });
+        row = {
+          ...common,
+          grade: grade.score,
+          parts: grade.parts.map((part) => ({ name: part.name, score: part.score, weight: part.weight })),
+          error: null,
+        };
+      } catch (error) {
+        row = { ...common, grade: null, parts: [], error: errorMessage(error) };
+      }
+      await grades.append(JSON.stringify(GradeRow.parse(row)));
+      return row;
+    },
+    { output: GradeRow },
+  );
+}

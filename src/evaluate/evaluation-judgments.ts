@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+
+import { z } from 'zod';
+
+import type { WorkspaceBundle } from '../judge/bundle.js';
+import type { PairWinner, SingleJudgment } from '../judge/judgment-record.js';
+import { judgePair } from '../judge/pairwise-judge.js';
+import type { Semaphore } from '../model/concurrency.js';
+import type { JsonlAppender } from '../proxy/jsonl-appender.js';
+import type { Run } from '../store/run-store.js';
+import type { LoadedTask } from '../tasks/load-task.js';
+import { JudgmentRow } from './evaluation-records.js';
+import type { ServedJudge } from './serve-evaluation.js';
+
+/** Two episodes of one task to be judged, the candidate's first: an evaluation pair or a sampled tournament match. */
+export interface JudgedEpisodes {
+  sample: string;
+  task: LoadedTask;
+  condition: string;
+  replicate: number;
+  candidate: { label: string; episodeId: string; bundle: () => Promise<WorkspaceBundle> };
+  baseline: { label: string; episodeId: string; bundle: () => Promise<WorkspaceBundle> };
+}
+
+const JudgmentRows = z.array(JudgmentRow).length(2);
+
+/**
+ * One judge with one seed on one pair, in both A/B orders, as a step: two rows of `judgments.jsonl`, which are also
+ * the step's output. A verdict that stays malformed after the judge's repairs is recorded as failed; a server that
+ * keeps failing stops the step (the next run redoes it).
+ */
+export function judgmentStep(options: {
+  run: Run<unknown>;
+  key: string;
+  pair: JudgedEpisodes;
+  judge: ServedJudge;
+  seed: number;
+  repairAttempts: number;
+  slots: Semaphore;
+  judgments: JsonlAppender;
+}): Promise<JudgmentRow[]> {
+  const { run, key, pair, judge, seed } = options;
+  return run.step(
+    key,
+    async (): Promise<JudgmentRow[]> => {
+      const [candidate, baseline] = await Promise.all([pair.candidate.bundle(), pair.baseline.bundle()]);
+      const release = await options.slots.acquire();
+      let judgment;
+      try {
+        judgment = await judgePair({
+          task: pair.task,
+          x: { label: pair.candidate.episodeId, bundle: candidate },
+          y: { label: pair.baseline.episodeId, bundle: baseline },
+          model: judge.model,
+          modelName: judge.modelName,
+          mode: 'both',
+          seed,
+          orderKey: key,
+          sampling: { ...judge.sampling, seed },
+          maxRepairAttempts: options.repairAttempts,
+        });
+      } finally {
+        release();
+      }
+      const rows = judgment.judgments.map((single) => judgmentRow(key, pair, judge, seed, single));
+      await options.judgments.append(rows.map((row) => JSON.stringify(row)).join('\n'));
+      return rows;
+    },
+    { output: JudgmentRows },
+  );
+}
+
+function judgmentRow(
+  key: string,
+  pair: JudgedEpisodes,
+  judge: ServedJudge,
+  seed: number,
+  single: SingleJudgment,
+): JudgmentRow {
+  return JudgmentRow.parse({
+    schemaVersion: 1,
+    kind: 'evaluation-judgment',
+    key,
+    sample: pair.sample,
+    task: pair.task.manifest.id,
+    condition: pair.condition,
+    replicate: pair.replicate,
+    candidate: pair.candidate.label,
+    baseline: pair.baseline.label,
+    candidateEpisode: pair.candidate.episodeId,
+    baselineEpisode: pair.baseline.episodeId,
+    judge: judge.name,
+    judgeModel: judge.modelName,
+    seed,
+    order: single.shownAsA === 'x' ? 'candidate-first' : 'baseline-first',
+    status: single.status,
+    outcome: outcomeOf(single.winner),
+    repairs: single.attempts.length - 1,
+    promptHashes: { system: sha256(single.prompt.system), user: sha256(single.prompt.user) },
+    attempts: single.attempts.map((attempt) => ({
+      rawOutput: attempt.rawOutput,
+      finishReason: attempt.finishReason,
+      parse: attempt.parse.ok
+        ? { ok: true, winner: attempt.parse.verdict.winner, rationale: attempt.parse.verdict.rationale }
+        : { ok: false, error: attempt.parse.error },
+      usage: attempt.usage,
+    })),
+    usage: single.usage,
+    failure: single.failure,
+  });
+}
+
+/** From the candidate's side (the pair's x). */
+function outcomeOf(winner: PairWinner | null): 'win' | 'loss' | 'tie' | null {
+  if (winner === null) return null;
+  return winner === 'tie' ? 'tie' : winner === 'x' ? 'win' : 'loss';
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,157 @@
+import { UserError } from '../errors.js';
+import type { Endpoint, EvaluationConfig, RunConfig } from '../config/run-config.js';
+import { loadSuite } from '../tasks/load-suite.js';
+import type { LoadedTask } from '../tasks/load-task.js';
+import type { ModelRegistry } from '../train/registry.js';
+
+/** A model under evaluation: a generation of the run's registry, or a named endpoint of the configuration. */
+export interface EvaluatedModel {
+  name: string;
+  /** The name its server serves it under. */
+  servedAs: string;
+  /** The generation it was trained from; null for a base or a named endpoint. */
+  parent: string | null;
+  /** Where it is served: a generation is on the executor's server (the toy model: its weights file). */
+  endpoint: Endpoint;
+  /** The toy model's weights file, for a toy generation. */
+  toyWeights?: string;
+}
+
+export interface EvaluationJudge {
+  /** How figures name it. */
+  name: string;
+  endpoint: Endpoint;
+  toy: boolean;
+}
+
+export interface EvaluationPlan {
+  models: EvaluatedModel[];
+  comparisons: Array<{ candidate: string; baseline: string }>;
+  tasks: LoadedTask[];
+  judges: EvaluationJudge[];
+}
+
+/**
+ * What an evaluation compares: the configuration's named endpoints, else the registry's generations (all, or those
+ * named); comparisons as given, else each model against the first and against its parent; the tasks named, else the
+ * suite's test split.
+ */
+export async function evaluationPlan(options: {
+  config: RunConfig;
+  evaluation: EvaluationConfig;
+  registry: ModelRegistry;
+  suiteDir: string;
+}): Promise<EvaluationPlan> {
+  const { config, evaluation, registry } = options;
+  const models = evaluatedModels(config, evaluation, registry);
+  const comparisons = evaluation.comparisons ?? defaultComparisons(models);
+  const names = new Set(models.map((model) => model.name));
+  for (const comparison of comparisons) {
+    for (const side of [comparison.candidate, comparison.baseline]) {
+      if (!names.has(side)) {
+        throw new UserError(
+          `evaluation.comparisons: "${side}" is not a model of this evaluation; they are ${[...names].join(', ')}`,
+        );
+      }
+    }
+    if (comparison.candidate === comparison.baseline) {
+      throw new UserError(`evaluation.comparisons: ${comparison.candidate} is compared with itself`);
+    }
+  }
+  if (comparisons.length === 0) {
+    throw new UserError(
+      `evaluation: nothing to compare (models: ${[...names].join(', ') || 'none'}); an evaluation needs two models or more`,
+    );
+  }
+  const judges = evaluation.judges.map((endpoint, index) => ({
+    name: endpoint.name ?? endpoint.model,
+    endpoint,
+    toy: endpoint.provider === 'toy',
+    index,
+  }));
+  const judgeNames = judges.map((judge) => judge.name);
+  const repeated = judgeNames.find((name, index) => judgeNames.indexOf(name) !== index);
+  if (repeated !== undefined) {
+    throw new UserError(`evaluation.judges: two judges are named "${repeated}"; give each a name of its own`);
+  }
+  return {
+    models,
+    comparisons,
+    tasks: await evaluationTasks(options.suiteDir, evaluation.tasks),
+    judges: judges.map(({ name, endpoint, toy }) => ({ name, endpoint, toy })),
+  };
+}
+
+function evaluatedModels(
+  config: RunConfig,
+  evaluation: EvaluationConfig,
+  registry: ModelRegistry,
+): EvaluatedModel[] {
+  if (evaluation.models) {
+    return evaluation.models.map(({ name, endpoint }) => ({
+      name,
+      servedAs: endpoint.model,
+      parent: null,
+      endpoint,
+    }));
+  }
+  const generations = evaluation.generations
+    ? evaluation.generations.map((name) => registry.require(name))
+    : registry.list();
+  if (generations.length === 0) {
+    throw new UserError(
+      `${registry.file}: no generation is registered; run the loop first (mass rsi), or name the models to compare in evaluation.models`,
+    );
+  }
+  const executor = config.roles.executor;
+  return generations.map((generation) => ({
+    name: generation.name,
+    servedAs: generation.servedAs,
+    parent: generation.parent,
+    endpoint: { ...executor, model: generation.servedAs },
+    ...(executor.provider === 'toy' ? { toyWeights: generation.mergedPath! } : {}),
+  }));
+}
+
+/** Each model against the first, and against its parent when that is another model of the evaluation. */
+function defaultComparisons(
+  models: readonly EvaluatedModel[],
+): Array<{ candidate: string; baseline: string }> {
+  const first = models[0]?.name;
+  const names = new Set(models.map((model) => model.name));
+  const comparisons: Array<{ candidate: string; baseline: string }> = [];
+  const add = (candidate: string, baseline: string) => {
+    if (!comparisons.some((known) => known.candidate === candidate && known.baseline === baseline)) {
+      comparisons.push({ candidate, baseline });
+    }
+  };
+  for (const model of models.slice(1)) add(model.name, first!);
+  for (const model of models) {
+    if (model.parent !== null && names.has(model.parent)) add(model.name, model.parent);
+  }
+  return comparisons;
+}
+
+async function evaluationTasks(
+  suiteDir: string,
+  taskIds: readonly string[] | undefined,
+): Promise<LoadedTask[]> {
+  const suite = await loadSuite(suiteDir);
+  if (!taskIds) {
+    const test = suite.tasks.filter((task) => task.manifest.split === 'test');
+    if (test.length === 0) {
+      throw new UserError(
+        `suite ${suite.dir} has no test tasks: name the tasks to evaluate on in evaluation.tasks (or --tasks)`,
+      );
+    }
+    return test;
+  }
+  const known = new Map(suite.tasks.map((task) => [task.manifest.id, task]));
+  const unknown = taskIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new UserError(
+      `evaluation.tasks: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in suite ${suite.dir}. Its tasks: ${[...known.keys()].join(', ')}`,
+    );
+  }
+  return taskIds.map((id) => known.get(id)!);
+}

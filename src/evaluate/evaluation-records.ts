@@ -1,0 +1,140 @@
+import { z } from 'zod';
+
+import { JudgeUsage } from '../judge/judgment-record.js';
+import { defineRecord } from '../store/record.js';
+import { EvaluationFigures } from './statistics/figures-schema.js';
+import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './statistics/inputs.js';
+
+/**
+ * What `mass eval` writes under `evaluation/<name>/`: one step output per episode (in mass.db), one row per grade
+ * (`grades.jsonl`) and per judgment of one order (`judgments.jsonl`), both append-only, and `summary.json`.
+ */
+
+export const EvaluationCondition = z.enum(['bare', 'workflow', 'single-agent']);
+export type EvaluationCondition = z.infer<typeof EvaluationCondition>;
+
+/** One evaluation episode as its step stored it: where it is and what its record says. */
+export const EvaluationEpisode = z.object({
+  episodeId: z.string(),
+  /** Relative to the run directory. */
+  dir: z.string(),
+  model: z.string(),
+  task: z.string(),
+  condition: EvaluationCondition,
+  replicate: z.number().int().nonnegative(),
+  /** The same for replicate i of every model: pairs differ by the model alone. */
+  samplingSeed: z.number().int(),
+  /** The task's data seed: the grader regenerates the planted truth from it. */
+  dataSeed: z.number().int(),
+  status: z.enum(['success', 'failure']),
+  failure: z.string().nullable(),
+  outputTokens: z.number().int().nonnegative(),
+  delegations: z.number().int().nonnegative(),
+  subagentThreads: z.number().int().nonnegative(),
+  tampered: z.boolean(),
+});
+export type EvaluationEpisode = z.infer<typeof EvaluationEpisode>;
+
+/** A row of `grades.jsonl`: the task's withheld grader on one episode (an evaluation one or a loop one). */
+export const GradeRow = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.literal('evaluation-grade'),
+  /** The step that wrote it; a key appears twice only when an interrupted attempt was redone, the last row counts. */
+  key: z.string(),
+  episodeId: z.string(),
+  dir: z.string(),
+  task: z.string(),
+  dataSeed: z.number().int(),
+  /** 0 to 100; null when the grader failed on this workspace. */
+  grade: z.number().nullable(),
+  parts: z.array(z.object({ name: z.string(), score: z.number(), weight: z.number() })),
+  error: z.string().nullable(),
+});
+export type GradeRow = z.infer<typeof GradeRow>;
+
+/** A row of `judgments.jsonl`: one judge, one seed, one A/B order, on one pair of episodes. */
+export const JudgmentRow = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.literal('evaluation-judgment'),
+  key: z.string(),
+  /** `evaluation`: a pair of evaluation episodes; `tournament`: a sampled match of the loop's own tournament. */
+  sample: z.string(),
+  task: z.string(),
+  condition: z.string(),
+  replicate: z.number().int().nonnegative(),
+  /** The first episode's side (the candidate generation; the tournament match's x). */
+  candidate: z.string(),
+  baseline: z.string(),
+  candidateEpisode: z.string(),
+  baselineEpisode: z.string(),
+  judge: z.string(),
+  judgeModel: z.string(),
+  seed: z.number().int(),
+  order: z.enum(['candidate-first', 'baseline-first']),
+  status: z.enum(['ok', 'failed']),
+  /** From the candidate's side; null when no valid verdict came within the repairs. */
+  outcome: z.enum(['win', 'loss', 'tie']).nullable(),
+  /** Replies sent back for repair before the verdict (or before giving up). */
+  repairs: z.number().int().nonnegative(),
+  promptHashes: z.object({ system: z.string(), user: z.string() }),
+  attempts: z.array(
+    z.object({
+      rawOutput: z.string(),
+      finishReason: z.string().nullable(),
+      parse: z.union([
+        z.object({ ok: z.literal(true), winner: z.string(), rationale: z.string() }),
+        z.object({ ok: z.literal(false), error: z.string() }),
+      ]),
+      usage: JudgeUsage.nullable(),
+    }),
+  ),
+  usage: JudgeUsage,
+  failure: z.string().nullable(),
+});
+export type JudgmentRow = z.infer<typeof JudgmentRow>;
+
+/** The judged step's output: its rows' outcomes, so a resumed evaluation knows them without the file. */
+export const JudgmentStepOutput = z.object({
+  outcomes: z.array(z.enum(['win', 'loss', 'tie']).nullable()).length(2),
+  repairs: z.number().int().nonnegative(),
+});
+
+const Counts = z.object({
+  episodes: z.number().int().nonnegative(),
+  failedEpisodes: z.number().int().nonnegative(),
+  judgments: z.number().int().nonnegative(),
+  /** Judgments that needed at least one repair and then gave a valid verdict. */
+  repairedJudgments: z.number().int().nonnegative(),
+  /** No valid verdict within the repairs: recorded, left out of every figure. */
+  failedJudgments: z.number().int().nonnegative(),
+  grades: z.number().int().nonnegative(),
+  failedGrades: z.number().int().nonnegative(),
+});
+
+/** `evaluation/<name>/summary.json`: every figure and the inputs it came from. */
+export const EvaluationSummaryRecord = defineRecord({
+  kind: 'evaluation-summary',
+  version: 1,
+  schema: z.object({
+    run: z.string(),
+    name: z.string(),
+    /** The evaluation section as it was used (defaults filled in, the command line's changes applied). */
+    settings: z.looseObject({}),
+    models: z.array(
+      z.object({ name: z.string(), servedAs: z.string(), parent: z.string().nullable(), toy: z.boolean() }),
+    ),
+    judges: z.array(z.object({ name: z.string(), model: z.string(), toy: z.boolean() })),
+    tasks: z.array(z.string()),
+    conditions: z.array(EvaluationCondition),
+    comparisons: z.array(z.object({ candidate: z.string(), baseline: z.string() })),
+    counts: Counts,
+    figures: EvaluationFigures,
+    inputs: z.object({
+      judgedPairs: z.array(JudgedPair),
+      rollouts: z.array(GradedRollout),
+      selectedRuns: z.array(SelectedRun),
+      agreementSamples: z.array(AgreementSample),
+    }),
+  }),
+});
+export type EvaluationSummary = z.infer<(typeof EvaluationSummaryRecord)['schema']>;

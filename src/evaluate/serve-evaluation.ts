@@ -1,0 +1,96 @@
+import { UserError } from '../errors.js';
+import type { Endpoint, RunConfig } from '../config/run-config.js';
+import { apiKeyFrom } from '../model/create-model.js';
+import type { ChatModel, SamplingParams } from '../model/types.js';
+import { roleModel, roleSampling } from '../search/search-config.js';
+import { startToyModel } from '../testing/toy-model/toy-model.js';
+import { BASE_TOY_WEIGHTS, loadToyWeights } from '../testing/toy-model/weights.js';
+import { checkServedModel } from '../train/inference-server.js';
+import type { EvaluatedModel, EvaluationJudge } from './evaluation-plan.js';
+
+/** Where one model's episodes send their calls. */
+export interface ServedModel {
+  name: string;
+  modelName: string;
+  baseUrl: string;
+  apiKey?: string;
+}
+
+export interface ServedJudge {
+  name: string;
+  modelName: string;
+  model: ChatModel;
+  sampling: SamplingParams;
+  toy: boolean;
+}
+
+export interface ServedEvaluation {
+  models: Map<string, ServedModel>;
+  judges: ServedJudge[];
+  close(): Promise<void>;
+}
+
+/**
+ * Puts every model and judge of an evaluation where it can be reached. The toy model is started in this process, once
+ * per generation with that generation's weights (a toy judge with the base weights: its verdicts do not depend on
+ * them); any other model must already be served, and is checked to answer under its name before anything runs.
+ */
+export async function serveEvaluation(
+  config: RunConfig,
+  models: readonly EvaluatedModel[],
+  judges: readonly EvaluationJudge[],
+): Promise<ServedEvaluation> {
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    await Promise.all(closers.map((closer) => closer()));
+  };
+  try {
+    const served = new Map<string, ServedModel>();
+    for (const model of models) {
+      served.set(model.name, await serveModel(model, closers));
+    }
+    const sampling = roleSampling(config, config.budgets.judgeMaxTokens);
+    const servedJudges: ServedJudge[] = [];
+    for (const judge of judges) {
+      const endpoint = await judgeEndpoint(judge.endpoint, closers);
+      servedJudges.push({
+        name: judge.name,
+        ...roleModel(endpoint, sampling, config.budgets.episodeTimeoutSeconds),
+        toy: judge.toy,
+      });
+    }
+    return { models: served, judges: servedJudges, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function serveModel(model: EvaluatedModel, closers: Array<() => Promise<void>>): Promise<ServedModel> {
+  const { endpoint } = model;
+  if (endpoint.provider === 'toy') {
+    const weights = model.toyWeights ? await loadToyWeights(model.toyWeights) : BASE_TOY_WEIGHTS;
+    const server = await startToyModel({ weights, modelName: model.servedAs });
+    closers.push(() => server.close());
+    return { name: model.name, modelName: model.servedAs, baseUrl: server.baseUrl };
+  }
+  if (endpoint.provider !== 'openai-compatible' || !endpoint.baseUrl) {
+    throw new UserError(
+      `evaluation: model ${model.name} runs the team in qwen-code, which needs an OpenAI-compatible endpoint with a baseUrl`,
+    );
+  }
+  await checkServedModel({ baseUrl: endpoint.baseUrl, apiKeyEnv: endpoint.apiKeyEnv }, model.servedAs);
+  return {
+    name: model.name,
+    modelName: model.servedAs,
+    baseUrl: endpoint.baseUrl,
+    apiKey: apiKeyFrom(endpoint.apiKeyEnv),
+  };
+}
+
+async function judgeEndpoint(endpoint: Endpoint, closers: Array<() => Promise<void>>): Promise<Endpoint> {
+  if (endpoint.provider !== 'toy') return endpoint;
+  const server = await startToyModel({ weights: BASE_TOY_WEIGHTS, modelName: endpoint.model });
+  closers.push(() => server.close());
+  return { ...endpoint, provider: 'openai-compatible', baseUrl: server.baseUrl };
+}
