@@ -172,10 +172,7 @@ const Evaluation = z
       .optional()
       .describe('default: each generation against the first (L0), and against its parent'),
     conditions: z.array(EvaluationCondition).min(1).default(['bare']),
-    tasks: z
-      .array(z.string().min(1))
-      .optional()
-      .describe("task ids; default: the suite's test split"),
+    tasks: z.array(z.string().min(1)).optional().describe("task ids; default: the suite's test split"),
     rollouts: z.number().int().positive().default(10).describe('per task, model and condition'),
     seed: z
       .number()
@@ -185,7 +182,12 @@ const Evaluation = z
       .describe("replicate i samples with seed + i for every model; default: the run's seed"),
     judges: z
       .array(
-        Endpoint.extend({ name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional() }).strict(),
+        Endpoint.extend({
+          name: z
+            .string()
+            .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-"')
+            .optional(),
+        }).strict(),
       )
       .default([])
       .describe('external judges (any provider); each judges every pair with every seed in both orders'),
@@ -201,7 +203,7 @@ const Evaluation = z
       .int()
       .min(0)
       .default(20)
-      .describe("tournament matches per task re-judged for evaluator agreement"),
+      .describe('tournament matches per task re-judged for evaluator agreement'),
     concurrency: z
       .object({
         episodes: z.number().int().positive().default(4).describe('per model endpoint'),
