@@ -8,6 +8,7 @@ import { distillGeneration, distillSettings } from '../distill/generation/index.
 import type { DistillProgressEvent } from '../distill/generation/generation-records.js';
 import { loadTokenCounter } from '../model/token-counter.js';
 import { dataSeeds } from '../config/data-seeds.js';
+import { fitRunConfig } from '../config/context-fit.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../search/search-config.js';
 import type { SearchProgressEvent } from '../search/search-progress.js';
 import { searchTasks } from '../search/search-tasks.js';
@@ -73,7 +74,9 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
     let summary: GenerationSummary;
     let dataset: string | null = null;
     try {
-      const roles = searchRoles(config, served.endpoints);
+      // Each generation's served context: the budgets fitted to it, or refused before any episode.
+      const fitted = await fitRunConfig(config, served.endpoints, taskDirs, tokenCounter);
+      const roles = searchRoles(fitted, served.endpoints);
       report({ kind: 'stage', generation: name, stage: 'search' });
       const search = await searchTasks({
         run,
@@ -81,7 +84,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         taskDirs,
         concurrency: config.concurrency,
         ...roles,
-        settings: searchSettings(config),
+        settings: searchSettings(fitted),
         tokenCounter,
         hiddenDirectories: [run.directory],
         onProgress: (event) => report({ kind: 'search', generation: name, event }),
@@ -126,7 +129,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         })),
         executor: roles.executor,
         judge: roles.judge,
-        settings: distillSettings(config),
+        settings: distillSettings(fitted),
         tokenCounter,
         modelDirectory: config.rsi.modelDirectory,
         hiddenDirectories: [run.directory],

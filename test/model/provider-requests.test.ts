@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
@@ -11,6 +13,7 @@ import {
   type ScriptedServerOptions,
 } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/testing/steps.js';
+import { strictRejection } from '../../src/testing/strict-requests.js';
 
 const servers: ScriptedServer[] = [];
 async function start(options: ScriptedServerOptions): Promise<ScriptedServer> {
@@ -91,6 +94,22 @@ describe('strict mode of the scripted server', () => {
 });
 
 describe('each provider is sent only what it accepts', () => {
+  it('the executor: every request qwen-code 0.24.4 sent in the recorded episode passes vLLM’s strict mode', () => {
+    const rows = readFileSync('test/fixtures/qwen-code-0.24.4/requests.jsonl', 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { request: Record<string, unknown> });
+    expect(rows.length).toBeGreaterThan(3);
+    expect(rows[0]!.request).toMatchObject({ top_k: 20, chat_template_kwargs: { enable_thinking: true } });
+    for (const row of rows) {
+      expect(
+        strictRejection({ provider: 'openai-compatible' }, { body: row.request, headers: {} }),
+      ).toBeNull();
+    }
+    // The same requests would be refused by OpenAI's own API: the reason the executor must be on vLLM.
+    expect(strictRejection({ provider: 'openai' }, { body: rows[0]!.request, headers: {} })).not.toBeNull();
+  });
+
   it('vLLM gets the paper’s full set, the thinking switch in chat_template_kwargs', async () => {
     const server = await start({ strict: 'openai-compatible', script: [step.text('A')] });
     const model = new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: noRetries });

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 async function optimizerAgainst(script: Step[], options: Partial<ProposeWorkflowOptions> = {}) {
-  const server = await startScriptedServer({ script });
+  const server = await startScriptedServer({ script, strict: 'openai-compatible' });
   servers.push(server);
   const model = new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } });
   const outcome = await proposeWorkflow(model, optimizerInput(), { modelName: 'scripted-model', ...options });

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 
 import type { Command } from 'commander';
 
+import { fitRunConfig } from '../../config/context-fit.js';
 import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
@@ -62,7 +63,14 @@ export function registerDistill(program: Command): void {
         }
         // The toy model is served by this process; other models are used where they are.
         served = await serveConfiguredModel(config);
-        const roles = searchRoles(config, served.endpoints);
+        const tokenCounter = await loadTokenCounter(config.rsi.modelDirectory);
+        const fitted = await fitRunConfig(
+          config,
+          served.endpoints,
+          winners.map((winner) => winner.taskDir),
+          tokenCounter,
+        );
+        const roles = searchRoles(fitted, served.endpoints);
         const display = new RsiProgressDisplay(winners.length * config.distill.runs);
         const result = await distillGeneration({
           run,
@@ -70,8 +78,8 @@ export function registerDistill(program: Command): void {
           tasks: winners,
           executor: roles.executor,
           judge: roles.judge,
-          settings: distillSettings(config),
-          tokenCounter: await loadTokenCounter(config.rsi.modelDirectory),
+          settings: distillSettings(fitted),
+          tokenCounter,
           modelDirectory: config.rsi.modelDirectory,
           hiddenDirectories: [run.directory],
           onProgress: (event) => display.onEvent({ kind: 'distill', generation: flags.generation, event }),

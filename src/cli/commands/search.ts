@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 
+import { fitRunConfig } from '../../config/context-fit.js';
 import { SystemError } from '../../errors.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
 import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
@@ -69,14 +70,17 @@ export function registerSearch(program: Command): void {
         process.stderr.write(
           `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
         );
+        const tokenCounter = await loadTokenCounter();
+        // The budgets fitted to the context the models are served with (or refused, before any episode).
+        const fitted = await fitRunConfig(config, served.endpoints, taskDirs, tokenCounter);
         summary = await searchTasks({
           run,
           generation: flags.generation,
           taskDirs,
           concurrency: config.concurrency,
-          ...searchRoles(config, served.endpoints),
-          settings: searchSettings(config),
-          tokenCounter: await loadTokenCounter(),
+          ...searchRoles(fitted, served.endpoints),
+          settings: searchSettings(fitted),
+          tokenCounter,
           hiddenDirectories: [run.directory],
           onProgress: display.onEvent,
         });
