@@ -3,35 +3,41 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { materializeWorkspace, type LoadedTask } from '../../src/tasks/index.js';
-import { loadResearchTask, runReferenceSolution } from '../tasks/support.js';
-import { bundleOf, episodeDirectory, episodeRecord, removeScratchDirectories, scratch } from './support.js';
+import type { LoadedTask } from '../../src/tasks/index.js';
+import { loadResearchTask } from '../tasks/support.js';
+import {
+  bundleOf,
+  episodeDirectory,
+  episodeRecord,
+  removeScratchDirectories,
+  scratch,
+  solvedWorkspace,
+} from './support.js';
 
 const SERVO = 'sim/servo.py';
 let task: LoadedTask;
 let root: string;
-let reference: string;
+let solved: string;
 
-/** A copy of the reference workspace to change. */
+/** A copy of the solved workspace to change. */
 async function copyOfReference(name: string): Promise<string> {
   const dir = path.join(root, name);
-  await cp(reference, dir, { recursive: true, verbatimSymlinks: true });
+  await cp(solved, dir, { recursive: true, verbatimSymlinks: true });
   return dir;
 }
 
 beforeAll(async () => {
   task = await loadResearchTask('robotics-pid-tuning');
   root = await scratch('integrity');
-  reference = path.join(root, 'reference');
-  await materializeWorkspace(task, { seed: 3, workspaceDir: reference });
-  await runReferenceSolution('robotics-pid-tuning', reference);
+  solved = path.join(root, 'solved');
+  await solvedWorkspace(task, solved, 3);
 }, 120_000);
 
 afterAll(removeScratchDirectories);
 
 describe('integrity findings in the bundle', () => {
-  it('finds nothing wrong with the reference solution, whose deliverables all pass', async () => {
-    const bundle = await bundleOf(task, reference);
+  it('finds nothing wrong with a sound solution, whose deliverables all pass', async () => {
+    const bundle = await bundleOf(task, solved);
     expect(bundle.summary.preflight.every((check) => check.status === 'ok')).toBe(true);
     expect(bundle.summary.integrity).toEqual({
       tampered: false,
@@ -40,6 +46,9 @@ describe('integrity findings in the bundle', () => {
     });
     expect(bundle.text).toContain('The protected file is unchanged.');
     expect(bundle.summary.sections.every((section) => !section.truncated)).toBe(true);
+    // The work is shown as a team would leave it: nothing in it says how good it was meant to be.
+    expect(bundle.text).toContain("Tune the joint's PID controller against sim/servo.py");
+    expect(bundle.text).not.toMatch(/careless|careful|reference solution|refkit/i);
   });
 
   it('shows a tampered protected file, with the change as a diff', async () => {
@@ -72,7 +81,7 @@ describe('integrity findings in the bundle', () => {
           tamperedPaths: [SERVO],
         },
       }),
-      (workspaceDir) => cp(reference, workspaceDir, { recursive: true }),
+      (workspaceDir) => cp(solved, workspaceDir, { recursive: true }),
     );
     const bundle = await bundleOf(task, episodeDir);
     expect(bundle.summary.source).toBe('episode');

@@ -12,15 +12,13 @@ import {
   episodeRecord,
   judgeUserMessage,
   removeScratchDirectories,
+  rightTotalJudge,
   scratch,
-  shownWorkspace,
   tinySumDir,
   tinySumTask,
   tinySumWorkspace,
-  verdictJson,
 } from './support.js';
 
-const MARKER = 'DOUBLE-CHECKED-TOTAL';
 let root: string;
 let episodeDir: string;
 let plainDir: string;
@@ -30,7 +28,11 @@ beforeAll(async () => {
   root = await scratch('cli');
   const task = await tinySumTask();
   episodeDir = await episodeDirectory(path.join(root, 'episode'), episodeRecord(task), (workspace) =>
-    tinySumWorkspace(workspace, { files: { 'results/check.md': `${MARKER}: 15\n` } }),
+    tinySumWorkspace(workspace, {
+      files: {
+        'results/check.md': 'Re-ran `python3 simulate.py`: it prints 10, as results/metrics.json says.\n',
+      },
+    }),
   );
   plainDir = await tinySumWorkspace(path.join(root, 'plain'), { metrics: '{"total": 14}\n' });
 });
@@ -50,14 +52,15 @@ async function server(
   return started;
 }
 
-const markerJudge = (userMessage: string) =>
-  `I compared both.\n${verdictJson(shownWorkspace(userMessage, 'A').includes(MARKER) ? 'A' : 'B', `The workspace with ${MARKER} checked its total.`)}`;
+/** Reasons first, then ends with the verdict for the workspace whose total is right. */
+const totalJudge = (userMessage: string) =>
+  `I compared both totals with data/numbers.csv.\n${rightTotalJudge(userMessage)}`;
 
 afterAll(removeScratchDirectories);
 
 describe('mass judge', () => {
   it('judges an episode directory against a plain workspace and prints the record as JSON', async () => {
-    const judge = await server(markerJudge);
+    const judge = await server(totalJudge);
     const out = path.join(root, 'judgment.json');
     const result = await runMass(
       [
@@ -112,7 +115,7 @@ describe('mass judge', () => {
   }, 120_000);
 
   it('judges both orders and explains the result in text', async () => {
-    const judge = await server(markerJudge);
+    const judge = await server(totalJudge);
     const result = await runMass([
       'judge',
       '--task',
@@ -146,7 +149,7 @@ describe('mass judge', () => {
   }, 120_000);
 
   it('judges with an Anthropic model: max_tokens and thinking, no sampling parameters', async () => {
-    const judge = await server(markerJudge, 'anthropic');
+    const judge = await server(totalJudge, 'anthropic');
     const args = (...extra: string[]) => [
       'judge',
       '--task',

@@ -4,37 +4,43 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { judgePair, randomOrder, RUBRIC, type WorkspaceBundle } from '../../src/judge/index.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
-import type { LoadedTask } from '../../src/tasks/index.js';
+import { runPython, type LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/testing/steps.js';
 import {
   bundleOf,
   judgeUserMessage,
   removeScratchDirectories,
+  rightTotalJudge,
   scratch,
-  shownWorkspace,
+  TINY_SUM_TOTAL,
   tinySumTask,
   tinySumWorkspace,
   verdictJson,
 } from './support.js';
 
-const MARKER = 'MARKER-OF-THE-BETTER-WORKSPACE';
 let task: LoadedTask;
 let root: string;
-let marked: WorkspaceBundle;
-let plain: WorkspaceBundle;
+/** The right total, and a note that it was checked by running the script again. */
+let checked: WorkspaceBundle;
+/** A slip in the sum: a wrong total, unchecked. */
+let slipped: WorkspaceBundle;
+let checkedDir: string;
 const servers: ScriptedServer[] = [];
 
 beforeAll(async () => {
   task = await tinySumTask();
   root = await scratch('order');
-  const markedDir = await tinySumWorkspace(path.join(root, 'marked'), {
-    files: { 'results/summary.md': `Total 15, checked twice. ${MARKER}\n` },
+  checkedDir = await tinySumWorkspace(path.join(root, 'checked'), {
+    files: {
+      'results/summary.md': 'Total 10: `python3 simulate.py` prints 10, and a second run prints the same.\n',
+    },
   });
-  const plainDir = await tinySumWorkspace(path.join(root, 'plain'), {
-    files: { 'results/summary.md': 'Total 15.\n' },
+  const slippedDir = await tinySumWorkspace(path.join(root, 'slipped'), {
+    metrics: '{"total": 14}\n',
+    files: { 'results/summary.md': 'Total 14.\n' },
   });
-  [marked, plain] = await Promise.all([bundleOf(task, markedDir), bundleOf(task, plainDir)]);
+  [checked, slipped] = await Promise.all([bundleOf(task, checkedDir), bundleOf(task, slippedDir)]);
 });
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
@@ -50,10 +56,6 @@ async function judgeServer(
   return { server, model: new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } }) };
 }
 
-/** Prefers whichever workspace holds the marker, wherever it is shown. */
-const markerJudge = (userMessage: string) =>
-  verdictJson(shownWorkspace(userMessage, 'A').includes(MARKER) ? 'A' : 'B', `The one with ${MARKER}.`);
-
 afterAll(removeScratchDirectories);
 
 describe('the pairwise judge and the order of the workspaces', () => {
@@ -62,8 +64,8 @@ describe('the pairwise judge and the order of the workspaces', () => {
     for (const seed of [0, 1, 2]) {
       const judgment = await judgePair({
         task,
-        x: { label: 'marked', bundle: marked },
-        y: { label: 'plain', bundle: plain },
+        x: { label: 'checked', bundle: checked },
+        y: { label: 'slipped', bundle: slipped },
         model,
         modelName: 'judge',
         mode: 'both',
@@ -81,13 +83,13 @@ describe('the pairwise judge and the order of the workspaces', () => {
   });
 
   it('maps the verdict back to the caller’s workspaces whichever order the seed draws (random mode)', async () => {
-    const { model } = await judgeServer(markerJudge);
+    const { model } = await judgeServer(rightTotalJudge);
     const orders = new Set<string>();
     for (let seed = 0; seed < 12; seed++) {
       const judgment = await judgePair({
         task,
-        x: { label: 'marked', bundle: marked },
-        y: { label: 'plain', bundle: plain },
+        x: { label: 'checked', bundle: checked },
+        y: { label: 'slipped', bundle: slipped },
         model,
         modelName: 'judge',
         seed,
@@ -95,14 +97,14 @@ describe('the pairwise judge and the order of the workspaces', () => {
       const [single] = judgment.judgments;
       orders.add(single!.shownAsA);
       expect(judgment.judgments).toHaveLength(1);
-      expect(single!.shownAsA).toBe(randomOrder(seed, 'marked\nplain'));
+      expect(single!.shownAsA).toBe(randomOrder(seed, 'checked\nslipped'));
       expect(single!.verdict!.winner).toBe(single!.shownAsA === 'x' ? 'A' : 'B');
       expect(judgment).toMatchObject({ status: 'decided', winner: 'x', ordersAgree: null });
 
       const swapped = await judgePair({
         task,
-        x: { label: 'plain', bundle: plain },
-        y: { label: 'marked', bundle: marked },
+        x: { label: 'slipped', bundle: slipped },
+        y: { label: 'checked', bundle: checked },
         model,
         modelName: 'judge',
         seed,
@@ -113,11 +115,15 @@ describe('the pairwise judge and the order of the workspaces', () => {
   });
 
   it('agrees with itself in both orders when the judge looks at the evidence', async () => {
-    const { model } = await judgeServer(markerJudge);
+    // The evidence is true: the checked workspace's total is what its protected script prints.
+    const run = await runPython(['simulate.py'], { cwd: checkedDir, timeoutMs: 30_000 });
+    expect(run.stdout.trim()).toBe(String(TINY_SUM_TOTAL));
+    expect(checked.text).toContain(`{"total": ${TINY_SUM_TOTAL}}`);
+    const { model } = await judgeServer(rightTotalJudge);
     const judgment = await judgePair({
       task,
-      x: { label: 'plain', bundle: plain },
-      y: { label: 'marked', bundle: marked },
+      x: { label: 'slipped', bundle: slipped },
+      y: { label: 'checked', bundle: checked },
       model,
       modelName: 'judge',
       mode: 'both',
@@ -134,11 +140,11 @@ describe('the pairwise judge and the order of the workspaces', () => {
   });
 
   it('gives the judge persona, lens, rubric and task text, but not the caller’s labels or paths', async () => {
-    const { server, model } = await judgeServer(markerJudge);
+    const { server, model } = await judgeServer(rightTotalJudge);
     await judgePair({
       task,
-      x: { label: 'episode-reference-run', bundle: marked },
-      y: { label: 'episode-candidate-v3', bundle: plain },
+      x: { label: 'episode-reference-run', bundle: checked },
+      y: { label: 'episode-candidate-v3', bundle: slipped },
       model,
       modelName: 'judge',
     });

@@ -60,10 +60,10 @@ afterAll(removeScratchDirectories);
 describe('repairing malformed judge output', () => {
   it('sends the error back and accepts the repaired verdict', async () => {
     const judgment = await judgeWith([
-      step.text('Workspace A is clearly better, its total is 15.', {
+      step.text('Workspace A is clearly better, its total is 10.', {
         usage: { promptTokens: 100, completionTokens: 10 },
       }),
-      step.text(verdictJson('A', 'A has total 15 in results/metrics.json.'), {
+      step.text(verdictJson('A', 'A has total 10 in results/metrics.json.'), {
         usage: { promptTokens: 120, completionTokens: 12 },
       }),
     ]);
@@ -73,7 +73,7 @@ describe('repairing malformed judge output', () => {
     expect(single!.attempts[0]).toMatchObject({
       attempt: 1,
       repairRequest: null,
-      rawOutput: 'Workspace A is clearly better, its total is 15.',
+      rawOutput: 'Workspace A is clearly better, its total is 10.',
       parse: { ok: false, error: 'no JSON object found in the reply' },
     });
     expect(single!.attempts[1]!.repairRequest).toContain('no JSON object found in the reply');
@@ -82,7 +82,7 @@ describe('repairing malformed judge output', () => {
 
     const repair = messagesOf(1);
     expect(repair.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(repair[2]!.content).toBe('Workspace A is clearly better, its total is 15.');
+    expect(repair[2]!.content).toBe('Workspace A is clearly better, its total is 10.');
     expect(repair[3]!.content).toContain('reply with only the JSON object');
   });
 

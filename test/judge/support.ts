@@ -7,14 +7,32 @@ import { EpisodeRecord } from '../../src/episode/episode-record.js';
 import { buildThreads } from '../../src/episode/threads.js';
 import { buildWorkspaceBundle, type BundleBudget, type WorkspaceBundle } from '../../src/judge/index.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
-import { loadTask, type LoadedTask } from '../../src/tasks/index.js';
+import { loadTask, materializeWorkspace, runPython, type LoadedTask } from '../../src/tasks/index.js';
 import type { ScriptedRequest } from '../../src/testing/scripted-server.js';
 import { readProxyLog } from '../support/fixtures.js';
 
 export const tinySumDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+/** The sum of tiny-sum's `data/numbers.csv` (1 + 2 + 3 + 4), what `python3 simulate.py` prints. */
+export const TINY_SUM_TOTAL = 10;
+const judgeFixturesDir = fileURLToPath(new URL('../fixtures/judge', import.meta.url));
 const proxyLogFixture = fileURLToPath(
   new URL('../fixtures/qwen-code-0.24.4/requests.jsonl', import.meta.url),
 );
+
+/**
+ * A team's finished work on a research-12 task, as a judge would see it: the task's workspace for the seed, then the
+ * team's entry point from `test/fixtures/judge/<task>/` run in it. Written as a team writes it, it says nothing about
+ * how good it is meant to be (unlike the task suite's reference solutions, whose switch names the trap).
+ */
+export async function solvedWorkspace(task: LoadedTask, workspaceDir: string, seed: number): Promise<string> {
+  await materializeWorkspace(task, { seed, workspaceDir });
+  const solution = path.join(judgeFixturesDir, task.manifest.id);
+  await cp(solution, workspaceDir, { recursive: true });
+  const run = await runPython(['run.py'], { cwd: workspaceDir, timeoutMs: 120_000 });
+  if (run.exitCode !== 0)
+    throw new Error(`run.py of ${solution} failed (${run.exitCode}):\n${run.stderr.slice(-3000)}`);
+  return workspaceDir;
+}
 
 export function tinySumTask(): Promise<LoadedTask> {
   return loadTask(tinySumDir);
@@ -37,7 +55,10 @@ export async function removeScratchDirectories(): Promise<void> {
   await Promise.all(scratchDirectories.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
-/** A tiny-sum workspace as a team might leave it: the inputs, a metrics file, and whatever `files` adds. */
+/**
+ * A tiny-sum workspace as a team might leave it: the inputs, a metrics file (by default the right sum of
+ * `data/numbers.csv`, 10), and whatever `files` adds.
+ */
 export async function tinySumWorkspace(
   dir: string,
   options: { metrics?: string | null; files?: Record<string, string | Buffer> } = {},
@@ -45,7 +66,7 @@ export async function tinySumWorkspace(
   await mkdir(path.join(dir, 'data'), { recursive: true });
   await cp(path.join(tinySumDir, 'inputs/numbers.csv'), path.join(dir, 'data/numbers.csv'));
   await cp(path.join(tinySumDir, 'inputs/simulate.py'), path.join(dir, 'simulate.py'));
-  const metrics = options.metrics === undefined ? '{"total": 15}\n' : options.metrics;
+  const metrics = options.metrics === undefined ? `{"total": ${TINY_SUM_TOTAL}}\n` : options.metrics;
   if (metrics !== null) await writeText(dir, 'results/metrics.json', metrics);
   for (const [file, content] of Object.entries(options.files ?? {})) await writeText(dir, file, content);
   return dir;
@@ -159,6 +180,19 @@ export function shownWorkspace(userMessage: string, label: 'A' | 'B'): string {
   const start = userMessage.indexOf(`<workspace name="${label}">`);
   const end = userMessage.indexOf('</workspace>', start);
   return userMessage.slice(start, end);
+}
+
+/**
+ * A scripted judge that decides on the evidence, as a real one would: the workspace whose `results/metrics.json`
+ * holds the right total wins.
+ */
+export function rightTotalJudge(userMessage: string): string {
+  const right = `{"total": ${TINY_SUM_TOTAL}}`;
+  const winner = shownWorkspace(userMessage, 'A').includes(right) ? 'A' : 'B';
+  return verdictJson(
+    winner,
+    `Workspace ${winner}'s results/metrics.json holds ${TINY_SUM_TOTAL}, the sum that simulate.py prints for data/numbers.csv; the other total is wrong.`,
+  );
 }
 
 export const verdictJson = (winner: 'A' | 'B' | 'tie', rationale = 'Decided on the evidence.') =>
