@@ -11,6 +11,7 @@ export type EpisodeSettings = Pick<
   | 'sampling'
   | 'contextWindowSize'
   | 'sandbox'
+  | 'sandboxHide'
   | 'cpuSeconds'
   | 'memoryBytes'
   | 'retry'
@@ -32,6 +33,7 @@ export function episodeSettings(config: RunConfig): EpisodeSettings {
       enableThinking: own.enableThinking ?? sampling.enableThinking,
     },
     sandbox: config.sandbox,
+    sandboxHide: config.sandboxHide,
     retry: upstreamRetryPolicy(faultTolerance(config)),
   };
 }

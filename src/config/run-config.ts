@@ -336,7 +336,7 @@ export const RunConfig = z
     sandbox: z.enum(['bubblewrap', 'unsandboxed']).default('bubblewrap'),
     sandboxHide: z
       .array(z.string().refine((path) => path.startsWith('/'), 'an absolute host path'))
-      .default([])
+      .optional()
       .describe('host folders or files the agents must not see, beside /root, /home and /run (always hidden)'),
     rsi: Rsi.default({
       trainer: { kind: 'python' },

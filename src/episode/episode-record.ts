@@ -57,6 +57,8 @@ export const EpisodeRecord = defineRecord({
     }),
     modelCalls: z.number().int(),
     failedModelCalls: z.number().int(),
+    /** Calls the proxy had to retry (their server failed before the harness got a byte); 0 in older records. */
+    retriedModelCalls: z.number().int().optional(),
     delegations: z.number().int(),
     integrity: z.object({
       assets: z.array(ProtectedAssetCheck),
@@ -70,6 +72,12 @@ export const EpisodeRecord = defineRecord({
       limitExceeded: z.enum(['wall-clock', 'cpu-time', 'memory']).nullable(),
       cpuSeconds: z.number(),
       peakMemoryBytes: z.number(),
+      /**
+       * The workspace and the home as the agents saw them: `/workspace` and `/home/agent` in a sandbox, the host's
+       * paths without one. Absent in records written before the sandbox fixed them (the host's, then).
+       */
+      workspacePath: z.string().optional(),
+      homePath: z.string().optional(),
     }),
     harness: z.object({ name: z.literal('qwen-code'), version: z.string() }),
   }),

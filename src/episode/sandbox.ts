@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import { UserError } from '../errors.js';
 import { startHostForwarder, writeForwarder, type HostForwarder } from './forwarder.js';
@@ -12,6 +20,7 @@ import {
   withForwarder,
   type BubblewrapMounts,
   type LauncherOptions,
+  type RootEntry,
 } from './sandbox-bubblewrap.js';
 import { DEFAULT_SAMPLE_INTERVAL_MS, type SandboxLimits } from './sandbox-limits.js';
 import { runProcessTree, type OutputSink, type SandboxResult } from './sandbox-run.js';
@@ -27,26 +36,30 @@ export type SandboxMode = 'bubblewrap' | 'unsandboxed';
 
 /**
  * Inside a bubblewrap sandbox: the host's / read-only, a private /dev and /proc, a fresh /tmp (a size-capped
- * tmpfs; the host's /tmp is not visible), the workspace and the writable directories at their host paths (so
- * paths, `cwd` and environment mean the same with and without a sandbox), no network but loopback and the
- * forwarder to the proxy, no capabilities, its own pid, IPC, UTS and user namespaces. When the command exits,
- * its namespace dies with everything it started.
+ * tmpfs; the host's /tmp is not visible), the workspace at `/workspace` and the home at `/home/agent` wherever they
+ * lie on the host (so what the agents see and write, and the training data made from it, is the same wherever a
+ * run lives), the host's home folders (`/home`, `/root`) and the hidden paths behind empty read-only ones, no
+ * network but loopback and the forwarder to the proxy, no capabilities, its own pid, IPC, UTS and user namespaces.
+ * When the command exits, its namespace dies with everything it started. Without a sandbox every path is the
+ * host's.
  */
 export interface SandboxOptions {
   mode: SandboxMode;
   /** The agents' workspace, writable. */
   workspace: string;
-  /** Further writable directories, created when missing. */
+  /** Further writable directories, created when missing; at their host paths inside. */
   writableDirectories?: string[];
-  /** HOME inside: writable; default `<stateDirectory>/home`. */
+  /** HOME, writable, at `/home/agent` inside; default `<stateDirectory>/home`. */
   homeDirectory?: string;
   /** Files or directories in the workspace (absolute, or relative to it) that must stay as they are. */
   readOnlyPaths?: string[];
   /**
-   * Directories outside the workspace replaced by an empty tmpfs inside (those that do not exist are skipped);
-   * /run is always hidden. The rest of the root stays readable, and code inside can connect to any Unix socket
-   * it can see (a read-only mount does not stop `connect`): hide the run directory, where other episodes' proxy
-   * sockets live, and the task suite with its reference solutions. This sandbox's own mounts show through.
+   * Directories outside the workspace replaced by an empty read-only tmpfs inside, and files by an empty read-only
+   * file (those that do not exist are skipped); /run, /root and /home are always hidden (a key in a dotfile there
+   * could otherwise be copied into the workspace, and from there into a judge's prompt or the training data). The
+   * rest of the root stays readable, and code inside can connect to any Unix socket it can see (a read-only mount
+   * does not stop `connect`): hide the run directory, where other episodes' proxy sockets live, and the task suite
+   * with its reference solutions. This sandbox's own mounts show through.
    */
   hiddenDirectories?: string[];
   /** Directories shown read-only even when they lie inside a hidden one (the harness's own files, say). */
@@ -86,11 +99,14 @@ export interface SandboxCommand {
 }
 
 export const DEFAULT_FORWARDER_PORT = 18080;
+/** Where the workspace and the home are inside a bubblewrap sandbox, wherever they are on the host. */
+export const SANDBOX_WORKSPACE = '/workspace';
+export const SANDBOX_HOME = '/home/agent';
 const DEFAULT_TMP_SIZE_BYTES = 1024 ** 3;
 export const RUN_MARKER_VARIABLE = 'MASS_SANDBOX_RUN';
 const FIRST_ON_PATH = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
-/** System sockets (Docker's, D-Bus) live here, and nothing inside needs them. */
-const ALWAYS_HIDDEN = ['/run'];
+/** System sockets (Docker's, D-Bus) live in /run, and nothing inside needs them; the host's homes hold keys. */
+const ALWAYS_HIDDEN = ['/run', '/root', '/home'];
 
 export const UNSANDBOXED_WARNING =
   'running agent code WITHOUT a sandbox (--no-sandbox): it can read and write anything this user can, reach the ' +
@@ -104,6 +120,7 @@ export class Sandbox {
   private constructor(
     readonly mode: SandboxMode,
     private readonly mounts: BubblewrapMounts,
+    /** The home on the host (where to write the harness's settings). */
     readonly homeDirectory: string,
     /** `http://127.0.0.1:<port>` for code inside, when a proxy socket was given. */
     readonly proxyBaseUrl: string | null,
@@ -116,7 +133,7 @@ export class Sandbox {
     const workspace = existingDirectory(options.workspace, 'workspace');
     const stateDirectory = createdDirectory(options.stateDirectory);
     const homeDirectory = createdDirectory(options.homeDirectory ?? join(stateDirectory, 'home'));
-    const writableDirectories = [...(options.writableDirectories ?? []).map(createdDirectory), homeDirectory];
+    const writableDirectories = (options.writableDirectories ?? []).map(createdDirectory);
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => protectedPath(workspace, path));
     const requestedHidden = [...ALWAYS_HIDDEN, ...(options.hiddenDirectories ?? [])].flatMap((path) => {
       let real: string;
@@ -125,7 +142,9 @@ export class Sandbox {
       } catch {
         return [];
       }
-      const mountedOver = [workspace, ...writableDirectories].find((mounted) => isInside(mounted, real));
+      const mountedOver = [workspace, homeDirectory, ...writableDirectories].find((mounted) =>
+        isInside(mounted, real),
+      );
       if (mountedOver) {
         throw new UserError(
           `cannot hide ${path}: it lies inside ${mountedOver}, which the sandbox mounts writable`,
@@ -135,13 +154,15 @@ export class Sandbox {
     });
     // A folder inside another hidden one is hidden already (and would not exist to mount over); /tmp is private
     // to the sandbox anyway (an episode directory in /tmp asks to hide it).
-    const hiddenDirectories = [...new Set(requestedHidden)].filter(
-      (directory) => directory !== '/tmp' && !requestedHidden.some((other) => isInside(other, directory)),
+    const hidden = [...new Set(requestedHidden)].filter(
+      (path) => path !== '/tmp' && !requestedHidden.some((other) => isInside(other, path)),
     );
+    const hiddenFiles = hidden.filter((path) => !statSync(path).isDirectory());
     const proxySocketPath =
       options.proxySocketPath === undefined ? null : socketInExistingDirectory(options.proxySocketPath);
     const mounts: BubblewrapMounts = {
-      workspace,
+      workspace: { host: workspace, inside: SANDBOX_WORKSPACE },
+      home: { host: homeDirectory, inside: SANDBOX_HOME },
       writableDirectories,
       readOnlyPaths,
       readOnlyMounts: [
@@ -151,7 +172,10 @@ export class Sandbox {
           existingDirectory(directory, 'readable directory'),
         ),
       ],
-      hiddenDirectories,
+      hiddenDirectories: hidden.filter((path) => !hiddenFiles.includes(path)),
+      hiddenFiles,
+      emptyFile: emptyFile(stateDirectory),
+      rootEntries: options.mode === 'bubblewrap' ? hostRootEntries() : [],
       tmpSizeBytes: options.tmpSizeBytes ?? DEFAULT_TMP_SIZE_BYTES,
     };
 
@@ -177,18 +201,38 @@ export class Sandbox {
     return new Sandbox('bubblewrap', mounts, homeDirectory, proxyBaseUrl, bwrapPath, launcher, null);
   }
 
+  /** The workspace on the host. */
   get workspace(): string {
-    return this.mounts.workspace;
+    return this.mounts.workspace.host;
+  }
+
+  /** The workspace as the command sees it: `/workspace` in a bubblewrap sandbox. */
+  get workspaceInside(): string {
+    return this.bwrapPath === null ? this.mounts.workspace.host : this.mounts.workspace.inside;
+  }
+
+  /** HOME as the command sees it: `/home/agent` in a bubblewrap sandbox. */
+  get homeInside(): string {
+    return this.bwrapPath === null ? this.mounts.home.host : this.mounts.home.inside;
+  }
+
+  /** A host path as the command sees it: inside the workspace or the home, moved with them; any other unchanged. */
+  pathInside(hostPath: string): string {
+    for (const { host, inside } of this.bwrapPath === null ? [] : [this.mounts.workspace, this.mounts.home]) {
+      if (hostPath === host) return inside;
+      if (isInside(host, hostPath)) return join(inside, relative(host, hostPath));
+    }
+    return hostPath;
   }
 
   run(command: SandboxCommand): Promise<SandboxResult> {
-    const cwd = resolve(this.mounts.workspace, command.cwd ?? '.');
+    const cwd = this.pathInside(resolve(this.mounts.workspace.host, command.cwd ?? '.'));
     const marker = { name: RUN_MARKER_VARIABLE, value: randomUUID() };
     const env = {
       TMPDIR: '/tmp',
       LANG: 'C.UTF-8',
       ...command.env,
-      HOME: this.homeDirectory,
+      HOME: this.homeInside,
       PATH: sandboxPath(command.env?.PATH),
       [marker.name]: marker.value,
     };
@@ -219,7 +263,7 @@ export class Sandbox {
       ...common,
       executable: this.bwrapPath,
       args: bubblewrapArguments(this.mounts, cwd, inside),
-      cwd: this.mounts.workspace,
+      cwd: this.mounts.workspace.host,
       ownProcessGroup: false,
       sandboxed: true,
     });
@@ -236,6 +280,29 @@ export function sandboxPath(callerPath: string | undefined): string {
     .split(':')
     .filter((entry) => entry !== '' && !FIRST_ON_PATH.includes(entry));
   return [...new Set([...FIRST_ON_PATH, ...rest])].join(':');
+}
+
+/** What a hidden file shows inside: nothing. */
+function emptyFile(stateDirectory: string): string {
+  const path = join(stateDirectory, 'hidden-file');
+  writeFileSync(path, '');
+  return path;
+}
+
+/** The host's `/`, read when the sandbox opens. */
+function hostRootEntries(): RootEntry[] {
+  return readdirSync('/').flatMap((name): RootEntry[] => {
+    const path = `/${name}`;
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) return [{ name, kind: 'symlink', target: readlinkSync(path) }];
+      if (stat.isDirectory()) return [{ name, kind: 'directory' }];
+      if (stat.isFile()) return [{ name, kind: 'file' }];
+    } catch {
+      // Gone meanwhile.
+    }
+    return [];
+  });
 }
 
 function existingDirectory(path: string, what: string): string {

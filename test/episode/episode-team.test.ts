@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,11 @@ import { step } from '../../src/testing/steps.js';
 import { readProxyLog, temporaryDirectory } from '../support/fixtures.js';
 
 const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+// Outside /tmp (the sandbox has its own): a key file the configuration hides (`sandboxHide`).
+const keyDirectory = fileURLToPath(
+  new URL(`../../node_modules/.cache/mass-episode-key-${process.pid}`, import.meta.url),
+);
+const keyFile = join(keyDirectory, 'credentials');
 
 describe('an episode: real qwen-code, sandboxed, a scripted team delegating to two subagents', () => {
   const directory = temporaryDirectory();
@@ -22,7 +27,8 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
   let team: ReturnType<typeof scriptedTeam>;
 
   beforeAll(async () => {
-    const workspace = join(realpathSync(directory.path), 'episodes', 'e0', 'workspace');
+    // The agents see the workspace at /workspace, wherever the episode directory is.
+    const workspace = '/workspace';
     team = scriptedTeam({
       orchestrator: [
         step.toolCall(
@@ -51,6 +57,10 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
         {
           task: 'COMPUTE:',
           steps: [
+            step.toolCall('run_shell_command', {
+              command: `pwd; echo "home=$HOME"; echo "root=$(ls -A /root | wc -l)"; echo "key=$(cat ${keyFile})"`,
+              description: 'where am I',
+            }),
             step.toolCall(
               'run_shell_command',
               { command: 'python3 simulate.py', description: 'sum' },
@@ -75,6 +85,8 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
         },
       ],
     });
+    mkdirSync(keyDirectory, { recursive: true });
+    writeFileSync(keyFile, 'sk-host-KEY-11');
     server = await startScriptedServer({ responder: team.responder, models: ['team-model'] });
     const task = await loadTask(taskDir);
     result = await runEpisode({
@@ -87,12 +99,14 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       seed: 3,
       outDir,
       timeoutSeconds: 120,
+      sandboxHide: [keyFile],
     });
   }, 120_000);
 
   afterAll(async () => {
     await server.close();
     directory.remove();
+    rmSync(keyDirectory, { recursive: true, force: true });
   });
 
   it('succeeds, and the workspace holds what the team wrote', () => {
@@ -121,9 +135,18 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
         )
         .map((call) => call.function.name);
     expect(toolNames(threads[0]!)).toEqual(['agent', 'agent']);
-    expect(toolNames(threads[1]!)).toEqual(['run_shell_command', 'write_file']);
-    const shellResult = threads[1]!.segments[0]!.messages.find((message) => message.role === 'tool');
+    expect(toolNames(threads[1]!)).toEqual(['run_shell_command', 'run_shell_command', 'write_file']);
+    const [whereResult, shellResult] = threads[1]!.segments[0]!.messages.filter(
+      (message) => message.role === 'tool',
+    );
     expect(JSON.stringify(shellResult?.content)).toContain('10');
+    // The agents work in /workspace with HOME /home/agent, see nothing of the host's /root, nor the hidden key.
+    const where = JSON.stringify(whereResult?.content);
+    for (const line of ['/workspace', 'home=/home/agent', 'root=0', 'key=']) expect(where).toContain(line);
+    expect(where).not.toContain('KEY-11');
+    expect(result.record.sandbox).toMatchObject({ workspacePath: '/workspace', homePath: '/home/agent' });
+    // Nothing the model was sent names the episode's host directory.
+    expect(readFileSync(join(outDir, 'requests.jsonl'), 'utf8')).not.toContain(directory.path);
     expect(
       JSON.stringify(threads[2]!.segments[0]!.messages.filter((message) => message.role === 'tool')),
     ).toContain('ok');
@@ -139,11 +162,11 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
     );
     const { record } = result;
     expect(record.modelCalls).toBe(rows.length);
-    expect(record.modelCalls).toBe(8);
+    expect(record.modelCalls).toBe(9);
     expect(record.failedModelCalls).toBe(0);
     expect(record.delegations).toBe(2);
     expect(record.usage.total.completionTokens).toBe(completion);
-    expect(record.usage.perThread.map((thread) => thread.calls)).toEqual([3, 3, 2]);
+    expect(record.usage.perThread.map((thread) => thread.calls)).toEqual([3, 4, 2]);
     expect(record.integrity).toMatchObject({ tampered: false, tamperedPaths: [] });
     expect(record.integrity.assets.map((asset) => asset.path)).toEqual(['simulate.py']);
     expect(record.workflowHash).toMatch(/^[0-9a-f]{16}$/);
@@ -179,7 +202,7 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
     expect(again.record).toEqual(result.record);
     await expect(
       runEpisode({ taskDir, model: 'team-model', baseUrl: server.baseUrl, seed: 4, outDir }),
-    ).rejects.toThrow(/holds a finished episode with seed 3, not 4/);
+    ).rejects.toThrow(/holds a finished episode with sampling seed 3, not 4, data seed 3, not 4/);
     expect(existsSync(join(outDir, 'workspace', 'results', 'metrics.json'))).toBe(true);
   });
 });

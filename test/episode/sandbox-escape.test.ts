@@ -22,10 +22,11 @@ const ADVERSARY_PYTHON = `
 import json, os, socket, sys
 targets = json.loads(sys.argv[1])
 results = {}
+seen = {}
 
 def attempt(name, action):
     try:
-        action()
+        seen[name] = action()
         results[name] = 'ok'
     except Exception as error:
         results[name] = type(error).__name__ + ': ' + str(error)
@@ -52,7 +53,15 @@ attempt('protected-rename', lambda: os.rename(protected, protected + '.moved'))
 attempt('protected-parent-rename', lambda: os.rename(os.path.dirname(protected), os.path.dirname(protected) + '-moved'))
 attempt('protected-chmod', lambda: os.chmod(protected, 0o666))
 attempt('protected-hard-link', lambda: os.link(protected, 'linked.csv'))
+attempt('root-listing', lambda: sorted(os.listdir('/root')))
+attempt('home-listing', lambda: sorted(os.listdir('/home')))
+attempt('root-write', write('/root/' + os.path.basename(targets['beside'])))
+attempt('home-write', write('/home/' + os.path.basename(targets['beside'])))
+attempt('hidden-key-read', lambda: open(targets['key']).read())
+attempt('hidden-key-write', write(targets['key']))
+attempt('where', lambda: [os.getcwd(), os.environ['HOME']])
 print(json.dumps(results))
+print('seen ' + json.dumps(seen))
 `;
 
 const ADVERSARY_SHELL = `
@@ -69,12 +78,16 @@ describe('sandbox: agent code cannot escape', () => {
   const marker = uniqueMarker();
   // Outside /tmp (the sandbox has its own), where a git checkout ignores it should a run leave it behind.
   const hiddenDirectory = join(repositoryRoot, 'node_modules', '.cache', marker);
+  // A key in a dotfile the configuration names (beside what is always hidden: /root and /home).
+  const keyDirectory = join(repositoryRoot, 'node_modules', '.cache', `${marker}-key`);
+  const keyFile = join(keyDirectory, '.netrc');
   let fixture: SandboxFixture;
   let hostServer: Server;
   let socketServer: Server;
   let hostConnections = 0;
   let result: SandboxResult;
   let stdout: string;
+  let seen: Record<string, unknown>;
   let protectedPath: string;
   let targets: Record<string, string | number>;
 
@@ -86,6 +99,8 @@ describe('sandbox: agent code cannot escape', () => {
     await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
     mkdirSync(hiddenDirectory, { recursive: true });
     writeFileSync(join(hiddenDirectory, 'solution.py'), 'print("the reference solution")\n');
+    mkdirSync(keyDirectory, { recursive: true });
+    writeFileSync(keyFile, 'machine api.example.com password sk-not-for-agents\n');
     // Another episode's proxy socket: a read-only mount would not stop a connection, hiding does.
     socketServer = createServer((socket) => {
       hostConnections++;
@@ -98,12 +113,15 @@ describe('sandbox: agent code cannot escape', () => {
       mkdirSync(join(workspace, 'data'));
       protectedPath = join(workspace, 'data', 'prices.csv');
       writeFileSync(protectedPath, 'day,price\n1,100\n');
-      return { readOnlyPaths: ['data/prices.csv'], hiddenDirectories: [hiddenDirectory] };
+      return { readOnlyPaths: ['data/prices.csv'], hiddenDirectories: [hiddenDirectory, keyFile] };
     });
+    // The workspace is at /workspace inside, whatever its host path: the agents know only that one.
+    const protectedInside = fixture.sandbox.pathInside(protectedPath);
+    expect(protectedInside).toBe('/workspace/data/prices.csv');
 
     writeFileSync(join(fixture.workspace, 'adversary.py'), ADVERSARY_PYTHON);
     targets = {
-      protected: protectedPath,
+      protected: protectedInside,
       beside: join(fixture.root, `${marker}-beside.txt`),
       repository: join(repositoryRoot, `${marker}.txt`),
       etc: `/etc/${marker}`,
@@ -111,19 +129,26 @@ describe('sandbox: agent code cannot escape', () => {
       port: (hostServer.address() as { port: number }).port,
       hidden: join(hiddenDirectory, 'solution.py'),
       socket: socketPath,
+      key: keyFile,
     };
     const output = capture();
     const errors = capture();
     result = await fixture.sandbox.run({
       command: '/bin/sh',
       args: ['-c', ADVERSARY_SHELL],
-      env: { MARKER: marker, PROTECTED: protectedPath, TARGETS: JSON.stringify(targets) },
+      env: { MARKER: marker, PROTECTED: protectedInside, TARGETS: JSON.stringify(targets) },
       stdout: output.sink,
       stderr: errors.sink,
       limits: { wallClockSeconds: 20 },
     });
     stdout = output.text();
     if (result.exitCode !== 0) throw new Error(`adversary failed: ${errors.text()}`);
+    seen = JSON.parse(
+      stdout
+        .split('\n')
+        .find((line) => line.startsWith('seen '))!
+        .slice('seen '.length),
+    ) as Record<string, unknown>;
   });
 
   afterAll(async () => {
@@ -140,6 +165,7 @@ describe('sandbox: agent code cannot escape', () => {
     await new Promise<void>((resolve) => socketServer.close(() => resolve()));
     await fixture.close();
     rmSync(hiddenDirectory, { recursive: true, force: true });
+    rmSync(keyDirectory, { recursive: true, force: true });
   });
 
   it('can write in its workspace, and nowhere outside it', () => {
@@ -175,6 +201,21 @@ describe('sandbox: agent code cannot escape', () => {
     expect(attempts['other-socket']).toMatch(/FileNotFoundError/);
     expect(hostConnections).toBe(0);
     expect(attempts['hidden-read']).toMatch(/FileNotFoundError/);
+  });
+
+  it('sees no host home and no hidden key: empty read-only folders and files stand in for them', () => {
+    const attempts = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{'))!) as Record<
+      string,
+      string
+    >;
+    expect(seen.where).toEqual(['/workspace', '/home/agent']);
+    expect(seen['root-listing']).toEqual([]);
+    // /home holds the sandbox's own home alone.
+    expect(seen['home-listing']).toEqual(['agent']);
+    for (const name of ['root-write', 'home-write', 'hidden-key-write'])
+      expect(attempts[name], name).toMatch(/Read-only file system/);
+    expect(seen['hidden-key-read']).toBe('');
+    expect(readFileSync(keyFile, 'utf8')).toContain('sk-not-for-agents');
   });
 
   it('cannot change, delete, rename or unmount a protected file, nor move its directory', () => {

@@ -58,11 +58,12 @@ describe.each(MODES)('sandbox input, output and environment (%s)', (mode) => {
     });
     delete process.env.MASS_HOST_ONLY_SECRET;
     expect(result.exitCode).toBe(0);
+    // In a sandbox the workspace and the home have fixed paths, whatever the host's; without one, the host's.
     expect(output.text().trim().split('\n')).toEqual([
-      fixture.workspace,
+      mode === 'bubblewrap' ? '/workspace' : fixture.workspace,
       '/usr/bin/python3',
       'numpy',
-      fixture.sandbox.homeDirectory,
+      mode === 'bubblewrap' ? '/home/agent' : fixture.sandbox.homeDirectory,
       'home-writable',
       'secret=none',
       'given',
