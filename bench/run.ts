@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, printed as JSON. Figures are ratios measured side by side in one run.
 import { benchDataBuilder } from './data-builder.bench.js';
 import { benchEpisodes } from './episodes.bench.js';
+import { benchEvaluation } from './evaluation.bench.js';
 import { benchGenerators } from './generators.bench.js';
 import { benchProxy } from './proxy.bench.js';
 import { benchRanking } from './ranking.bench.js';
@@ -12,10 +13,12 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   generators: () => benchGenerators(),
   episodes: () => benchEpisodes(),
   'data-builder': () => benchDataBuilder(),
+  // Not in the default set (minutes of episodes): `npm run bench eval`.
+  eval: () => benchEvaluation(),
 };
 
 for (const [name, run] of Object.entries(benchmarks)) {
-  if (only && only !== name) continue;
+  if (only ? only !== name : name === 'eval') continue;
   console.error(`bench: ${name}…`);
   console.log(JSON.stringify({ benchmark: name, ...(await run()) }, null, 2));
 }

@@ -51,5 +51,19 @@ export function demoConfig(name: string): RunConfig {
       maxContextTokens: 8_192,
     },
     rsi: { trainer: { kind: 'toy' }, deploy: { kind: 'toy' }, servedAs: 'mass-toy-{generation}' },
+    // The demo suite has no test split: the evaluation runs on the demo tasks themselves, two rollouts each, with
+    // the toy model standing in as the external judge.
+    evaluation: {
+      name: 'demo',
+      tasks: ['demo-potency', 'demo-volatility'],
+      conditions: ['bare'],
+      rollouts: 2,
+      judges: [{ provider: 'toy', model: 'mass-toy-judge', name: 'toy-judge', maxConcurrency: 64 }],
+      judgeSeeds: 2,
+      judgeRepairAttempts: 2,
+      oracleTieMargin: 2,
+      tournamentSample: 20,
+      concurrency: { episodes: 2, judgments: 4 },
+    },
   };
 }

@@ -41,7 +41,9 @@ const configText = (name: string, judges: { alwaysA: string; flaky: string } | n
   [
     `name: ${name}`,
     `suite: ${DEMO_SUITE}`,
+    'tasks: [demo-volatility]',
     'roles: { executor: { provider: toy, model: toy-L0 } }',
+    'search: { iterations: 0 }',
     'budgets: { episodeTimeoutSeconds: 150 }',
     'concurrency: { episodes: 2, judgments: 2, tasks: 1 }',
     'rsi: { trainer: { kind: toy }, deploy: { kind: toy }, servedAs: "toy-{generation}" }',
@@ -223,17 +225,7 @@ describe('mass eval on the toy model', () => {
     writeFileSync(plainFile, configText('plain', null));
     const searches = ['evaluated', 'plain'].map(async (name) => {
       const file = name === 'plain' ? plainFile : configFile;
-      const result = await runMass([
-        'search',
-        '--config',
-        file,
-        '--runs',
-        runs,
-        '--tasks',
-        'demo-volatility',
-        '--iterations',
-        '0',
-      ]);
+      const result = await runMass(['search', '--config', file, '--runs', runs]);
       expect(result.code, result.stderr).toBe(0);
       return TaskSearchRecord.read(join(runs, name, 'search', 'L0', 'demo-volatility', 'result.json'));
     });

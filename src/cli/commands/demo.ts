@@ -2,11 +2,14 @@ import { basename, dirname, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { RunConfig } from '../../config/run-config.js';
+import { evaluationConfig, RunConfig } from '../../config/run-config.js';
 import { UserError } from '../../errors.js';
 import { ConfigMismatchError } from '../../store/frozen-config.js';
 import { DEMO_SUITE, demoConfig } from '../../demo/demo-config.js';
-import { openRun } from '../../store/run-store.js';
+import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
+import { evaluateRun } from '../../evaluate/evaluate-run.js';
+import type { EvaluationSummary } from '../../evaluate/evaluation-records.js';
+import { openRun, type Run } from '../../store/run-store.js';
 import { loadToyWeights, TOY_BEHAVIOURS } from '../../testing/toy-model/weights.js';
 import { ModelRegistry } from '../../train/registry.js';
 import { describeRsi, runRsi } from './rsi.js';
@@ -17,30 +20,14 @@ export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(
-      'The whole loop on the built-in toy model: two generations of search, tournament, training data and training',
+      'The whole loop on the built-in toy model: two generations of search, tournament, training data and training, then an evaluation of the generations',
     )
     .option('--out <dir>', 'the run directory', 'runs/demo')
     .option('--json', 'print the summary as JSON')
     .action(async (options: { out: string; json?: boolean }) => {
       const out = resolve(options.out);
-      let run;
-      try {
-        run = openRun({
-          runsDirectory: dirname(out),
-          name: basename(out),
-          configSchema: RunConfig,
-          config: demoConfig(basename(out)),
-          command: 'mass demo',
-        });
-      } catch (error) {
-        if (!(error instanceof ConfigMismatchError)) throw error;
-        throw new UserError(
-          `${out} holds a run of another version of the demo (it differs in ${error.differences
-            .map((difference) => difference.field)
-            .join(', ')}): delete that folder, or give --out another one.`,
-        );
-      }
-      const summary = await runRsi(run, DEMO_SUITE, DEMO_ROUNDS, 'mass demo');
+      const summary = await runRsi(openDemoRun(out), DEMO_SUITE, DEMO_ROUNDS, 'mass demo');
+      const evaluation = await evaluateDemo(openDemoRun(out));
       const registry = await ModelRegistry.open(out);
       const weights = await Promise.all(
         registry.list().map(async (generation) => ({
@@ -49,7 +36,7 @@ export function registerDemo(program: Command): void {
         })),
       );
       if (options.json) {
-        console.log(JSON.stringify({ directory: out, ...summary, toyWeights: weights }, null, 2));
+        console.log(JSON.stringify({ directory: out, ...summary, toyWeights: weights, evaluation }, null, 2));
         return;
       }
       console.log(
@@ -64,6 +51,41 @@ export function registerDemo(program: Command): void {
         const values = weights.map((entry) => entry.weights[behaviour].toFixed(3).padStart(8)).join('');
         console.log(`  ${behaviour.padEnd(22)}${values}`);
       }
+      console.log('');
+      console.log(
+        'Did the trained generations do better? Evaluated on the demo tasks themselves (the demo suite has no test ' +
+          'split), the toy model standing in as the external judge (toy):',
+      );
+      console.log(describeEvaluation(evaluation, out));
       console.log('Run it again: finished steps are skipped. Delete the run directory to start over.');
     });
+}
+
+function openDemoRun(out: string): Run<RunConfig> {
+  try {
+    return openRun({
+      runsDirectory: dirname(out),
+      name: basename(out),
+      configSchema: RunConfig,
+      config: demoConfig(basename(out)),
+      command: 'mass demo',
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigMismatchError)) throw error;
+    throw new UserError(
+      `${out} holds a run of another version of the demo (it differs in ${error.differences
+        .map((difference) => difference.field)
+        .join(', ')}): delete that folder, or give --out another one.`,
+    );
+  }
+}
+
+/** The demo's last stage: L0, L1 and L2 compared on the demo tasks by the toy judge and the oracle. */
+async function evaluateDemo(run: Run<RunConfig>): Promise<EvaluationSummary> {
+  try {
+    process.stderr.write('mass demo: evaluating L0, L1 and L2 (the toy model judges: toy)\n');
+    return await evaluateRun({ run, suiteDir: DEMO_SUITE, evaluation: evaluationConfig(run.config) });
+  } finally {
+    run.close();
+  }
 }
