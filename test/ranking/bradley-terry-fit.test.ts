@@ -71,6 +71,18 @@ describe('Bradley–Terry fit', () => {
     }
   }
 
+  it('converges in a few steps when two players meet many times (updated all at once, they swap strengths every step)', () => {
+    const matches = Array.from({ length: 192 }, (_, index) => ({
+      a: 'L0',
+      b: 'L1',
+      winner: index % 3 === 0 ? ('a' as const) : index % 7 === 0 ? ('tie' as const) : ('b' as const),
+    }));
+    const fit = fitBradleyTerry(matches);
+    expect(fit.converged).toBe(true);
+    expect(fit.iterations).toBeLessThan(20);
+    expectClose(fit.scores, newtonMap(['L0', 'L1'], matches, 0.5).scores, 1e-6);
+  });
+
   it('equals an independent Newton fit of the likelihood to 1e-6 with prior 0, centred to mean 0', () => {
     const { players, matches } = ringTournament(4, 6, 0.2);
     const fit = fitBradleyTerry(matches, { prior: 0 });
