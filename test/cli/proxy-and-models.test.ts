@@ -60,11 +60,16 @@ describe('mass proxy', () => {
 
 describe('mass models', () => {
   it('lists the served models and checks that one answers', async () => {
-    server = await startScriptedServer({ models: ['qwen3-8b'], script: [step.text('ready')] });
+    server = await startScriptedServer({
+      models: ['qwen3-8b'],
+      maxModelLength: 131_072,
+      script: [step.text('ready')],
+    });
     const result = await runMass(['models', '--base-url', server.baseUrl, '--check', 'qwen3-8b', '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       models: ['qwen3-8b'],
+      contextLengths: { 'qwen3-8b': 131_072 },
       check: { model: 'qwen3-8b', reply: 'ready' },
     });
   });

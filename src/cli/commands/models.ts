@@ -20,7 +20,12 @@ export function registerModels(program: Command): void {
         apiKey: apiKeyFrom(options.apiKeyEnv),
         retry: { maxAttempts: 2 },
       });
-      const served = await model.listModels();
+      const listed = await model.servedModels();
+      const served = listed.map((entry) => entry.id);
+      // vLLM lists each model's context (max_model_len): what a run's budgets must fit in.
+      const contextLengths = Object.fromEntries(
+        listed.flatMap((entry) => (entry.maxModelLength === null ? [] : [[entry.id, entry.maxModelLength]])),
+      );
       let check: { model: string; reply: string | null; usage: unknown; latencyMs: number } | undefined;
       if (options.check) {
         const started = performance.now();
@@ -37,10 +42,22 @@ export function registerModels(program: Command): void {
         };
       }
       if (options.json) {
-        console.log(JSON.stringify({ baseUrl: options.baseUrl, models: served, check }, null, 2));
+        console.log(
+          JSON.stringify({ baseUrl: options.baseUrl, models: served, contextLengths, check }, null, 2),
+        );
         return;
       }
-      console.log(served.length > 0 ? served.join('\n') : '(the server lists no models)');
+      console.log(
+        listed.length > 0
+          ? listed
+              .map((entry) =>
+                entry.maxModelLength === null
+                  ? entry.id
+                  : `${entry.id}  (max_model_len ${entry.maxModelLength})`,
+              )
+              .join('\n')
+          : '(the server lists no models)',
+      );
       if (check)
         console.log(`\n${check.model} answered in ${check.latencyMs} ms: ${JSON.stringify(check.reply)}`);
     });
