@@ -43,6 +43,8 @@ export class RsiProgressDisplay {
           );
         } else if (search.kind === 'proposal' && !search.ok) {
           this.line(`${search.task} ${search.version}: the optimizer gave no usable design`);
+        } else if (search.kind === 'lost-to-outage') {
+          this.line(`${search.task} ${search.version}: ${search.what} lost to a server outage, to be redone`);
         }
         return;
       }

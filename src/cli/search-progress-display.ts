@@ -66,6 +66,12 @@ export class SearchProgressDisplay {
         line.state = 'failed';
         this.log(`${event.task}: stopped: ${event.error}`);
         break;
+      case 'lost-to-outage':
+        if (event.what === 'episode') line.running--;
+        this.log(
+          `${event.task} ${event.version}: ${event.what} lost to a server outage, redone once the server answers (${event.error})`,
+        );
+        break;
     }
     this.scheduleRedraw();
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { ProxyLogRow } from '../proxy/log-row.js';
+import { RETRYABLE_UPSTREAM_STATUSES } from '../proxy/upstream-retry.js';
 import type { HarnessSummary, ToolCallSummary } from './harness-events.js';
 
 export const FailureKind = z.enum([
@@ -12,8 +13,18 @@ export const FailureKind = z.enum([
 ]);
 export type FailureKind = z.infer<typeof FailureKind>;
 
+/**
+ * Why a model call failed, for `api_error`: the server stayed unavailable past the proxy's retries (an outage: the
+ * episode says nothing about its design), the stream was cut after part of it reached the harness and could not be
+ * resumed, or the server refused the request (a 4xx: the request itself was wrong, e.g. too long).
+ */
+export const ApiErrorCause = z.enum(['server_unavailable', 'stream_cut', 'request_refused']);
+export type ApiErrorCause = z.infer<typeof ApiErrorCause>;
+
 export const EpisodeFailure = z.object({
   kind: FailureKind,
+  /** Set for `api_error` (absent in older records). */
+  cause: ApiErrorCause.optional(),
   detail: z.string(),
   lastToolCalls: z.array(
     z.object({ name: z.string(), input: z.string(), parentToolUseId: z.string().nullable() }),
@@ -67,10 +78,16 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
   );
   if (failedCalls.length > 0) {
     const first = failedCalls[0]!;
-    return failure(
-      'api_error',
-      `${failedCalls.length} model call(s) failed; the first (#${first.seq}): ${first.status ?? 'no status'} ${first.error ?? ''}`.trim(),
-    );
+    return {
+      status: 'failure',
+      failure: {
+        ...failure(
+          'api_error',
+          `${failedCalls.length} model call(s) failed; the first (#${first.seq}): ${first.status ?? 'no status'} ${first.error ?? ''}`.trim(),
+        ).failure,
+        cause: apiErrorCause(first),
+      },
+    };
   }
   if (harness.lastAssistantText && API_ERROR_TEXT.test(harness.lastAssistantText)) {
     return failure(
@@ -93,4 +110,11 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
   if (process.exitCode !== 0)
     return failure('harness_crash', `the harness reported success but exited with code ${process.exitCode}`);
   return { status: 'success', failure: null };
+}
+
+/** Why a failed call failed (see `ApiErrorCause`). */
+export function apiErrorCause(row: Pick<ProxyLogRow, 'status' | 'error'>): ApiErrorCause {
+  if (row.error?.includes('mid-response') || (row.status !== null && row.status < 400)) return 'stream_cut';
+  if (row.status === null || RETRYABLE_UPSTREAM_STATUSES.has(row.status)) return 'server_unavailable';
+  return 'request_refused';
 }

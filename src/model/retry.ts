@@ -117,12 +117,39 @@ export async function withRetries<T>(
   }
 }
 
+const failuresOfErrors = new WeakMap<object, CallFailure>();
+
+/** The failure that ended a call, on an error `finalError` made; null for any other error. */
+export function callFailureOf(error: unknown): CallFailure | null {
+  return typeof error === 'object' && error !== null ? (failuresOfErrors.get(error) ?? null) : null;
+}
+
+/**
+ * True when a call failed on its server's side in a way that may pass (refused or dropped connections, timeouts,
+ * 429 and 5xx, a cut stream) and the retries ran out: an outage, not a mistake in the request or its answer.
+ */
+export function isTransportFailure(error: unknown): boolean {
+  const failure = callFailureOf(error);
+  return failure !== null && failure.kind !== 'model-behaviour' && isRetryable(failure);
+}
+
 /** The typed error for a failure that ends a call: a user's mistake, a system fault or bad model behaviour. */
 export function finalError(
   failure: CallFailure,
   attempts: number,
   context: Pick<RetryContext, 'endpoint' | 'model'>,
   advice: string | null = null,
+): MassError {
+  const error = errorForFailure(failure, attempts, context, advice);
+  failuresOfErrors.set(error, failure);
+  return error;
+}
+
+function errorForFailure(
+  failure: CallFailure,
+  attempts: number,
+  context: Pick<RetryContext, 'endpoint' | 'model'>,
+  advice: string | null,
 ): MassError {
   const where = `${context.endpoint} (model "${context.model}")`;
   const tries = attempts === 1 ? '' : ` after ${attempts} attempts`;

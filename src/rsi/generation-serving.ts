@@ -24,7 +24,12 @@ export async function serveToyModel(
   weights: ToyWeights,
   servedAs: string,
 ): Promise<ServedGeneration> {
-  const server = await startToyModel({ weights, modelName: servedAs, seed: config.seed });
+  const server = await startToyModel({
+    weights,
+    modelName: servedAs,
+    seed: config.seed,
+    faults: config.roles.executor.faults,
+  });
   const onToyServer = (endpoint: Endpoint): Endpoint =>
     endpoint.provider === 'toy'
       ? { ...endpoint, provider: 'openai-compatible', baseUrl: server.baseUrl }

@@ -6,6 +6,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { SystemError } from '../errors.js';
 import { distillGeneration, distillSettings } from '../distill/generation/index.js';
 import type { DistillProgressEvent } from '../distill/generation/generation-records.js';
+import { checkTrainingTokenizer } from '../distill/tokenizer-family.js';
 import { loadTokenCounter } from '../model/token-counter.js';
 import { dataSeeds } from '../config/data-seeds.js';
 import { fitRunConfig } from '../config/context-fit.js';
@@ -17,9 +18,11 @@ import { BASE_TOY_WEIGHTS, saveToyWeights } from '../testing/toy-model/weights.j
 import { TrainingMetrics } from '../train/training-metrics.js';
 import { ModelRegistry } from '../train/registry.js';
 import type { Trainer } from '../train/trainer.js';
+import { checkDeploymentFits } from './deployment-check.js';
 import { serveGeneration } from './generation-serving.js';
 import { RsiSummaryRecord, type GenerationSummary, type RsiSummary } from './rsi-records.js';
 import { trainerFromConfig } from './trainer-from-config.js';
+import { trainingTokenizer } from './training-tokenizer.js';
 
 export type RsiProgressEvent =
   | {
@@ -58,12 +61,20 @@ const TrainStepOutput = z.object({
 export async function runGenerations(options: RunGenerationsOptions): Promise<RsiSummary> {
   const { run, rounds } = options;
   const { config } = run;
+  checkDeploymentFits(config, rounds);
   const report = options.onProgress ?? (() => {});
   const trainer = options.trainer ?? trainerFromConfig(config);
   const registry = await ModelRegistry.open(run.directory);
   const taskDirs = await searchTaskDirs(options.suiteDir, config.tasks, dataSeeds(config));
-  const tokenCounter = await loadTokenCounter(config.rsi.modelDirectory);
   if (!registry.get('L0')) await registerBase(run, registry);
+  // Refused before any work when the training data's tokenizer cannot be the model's.
+  const baseTokenizer = await trainingTokenizer(config, registry, 'L0');
+  await checkTrainingTokenizer({
+    modelDirectory: baseTokenizer.modelDirectory,
+    servedModels: [baseTokenizer.servedModel],
+    allowMismatch: baseTokenizer.allowTokenizerMismatch,
+  });
+  const tokenCounter = await loadTokenCounter(baseTokenizer.modelDirectory);
 
   const generations: GenerationSummary[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -89,6 +100,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         hiddenDirectories: [run.directory],
         onProgress: (event) => report({ kind: 'search', generation: name, event }),
       });
+      if (search.outage) throw new SystemError(`generation ${name}: the search stopped: ${search.outage}`);
       if (search.failures.length > 0) {
         throw new SystemError(
           `generation ${name}: ${search.failures.length} task search(es) stopped: ${search.failures
@@ -131,7 +143,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         judge: roles.judge,
         settings: distillSettings(fitted),
         tokenCounter,
-        modelDirectory: config.rsi.modelDirectory,
+        ...(await trainingTokenizer(config, registry, name)),
         hiddenDirectories: [run.directory],
         onProgress: (event) => report({ kind: 'distill', generation: name, event }),
       });

@@ -1,5 +1,6 @@
 import { assertDataSeedTasks, dataSeeds, type DataSeeds } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
+import { faultTolerance } from '../config/fault-tolerance.js';
 import { UserError } from '../errors.js';
 import { resolveSampling } from '../config/role-sampling.js';
 import { apiKeyFrom, createChatModel, recognisedProvider } from '../model/create-model.js';
@@ -21,6 +22,10 @@ export function searchSettings(config: RunConfig): SearchSettings {
     seed: config.seed,
     dataSeeds: dataSeeds(config),
     episode: episodeSettings(config),
+    outages: {
+      budgetSeconds: faultTolerance(config).outageSeconds,
+      probeSeconds: faultTolerance(config).probeSeconds,
+    },
     bundleBudget: { totalTokens: config.budgets.judgeBundleTokens },
     evidenceTokens: config.budgets.optimizerEvidenceTokens,
   };
@@ -77,17 +82,27 @@ export function searchRoles(
     );
   }
   const callTimeout = config.budgets.episodeTimeoutSeconds;
-  // A role's sampling block is its own: a judge playing the executor's model does not take the executor's block.
+  const sampling = judgeAndOptimizerSampling(config, endpoints);
+  return {
+    executor: { model: executor.model, baseUrl: executor.baseUrl, apiKey: apiKeyFrom(executor.apiKeyEnv) },
+    judge: roleModel(endpoints.judge, sampling.judge, callTimeout),
+    optimizer: roleModel(endpoints.optimizer, sampling.optimizer, callTimeout),
+  };
+}
+
+/**
+ * The judge's and optimizer's request settings for their endpoints' providers. A role's sampling block is its own: a
+ * judge playing the executor's model does not take the executor's block.
+ */
+export function judgeAndOptimizerSampling(
+  config: RunConfig,
+  endpoints: Record<'executor' | 'judge' | 'optimizer', Endpoint> = roleEndpoints(config),
+): Record<'judge' | 'optimizer', SamplingParams> {
   const sampling = (role: 'judge' | 'optimizer', maxTokens: number) =>
     roleSampling(config, maxTokens, { ...endpoints[role], sampling: config.roles[role]?.sampling });
   return {
-    executor: { model: executor.model, baseUrl: executor.baseUrl, apiKey: apiKeyFrom(executor.apiKeyEnv) },
-    judge: roleModel(endpoints.judge, sampling('judge', config.budgets.judgeMaxTokens), callTimeout),
-    optimizer: roleModel(
-      endpoints.optimizer,
-      sampling('optimizer', config.budgets.optimizerMaxTokens),
-      callTimeout,
-    ),
+    judge: sampling('judge', config.budgets.judgeMaxTokens),
+    optimizer: sampling('optimizer', config.budgets.optimizerMaxTokens),
   };
 }
 

@@ -7,4 +7,6 @@ export type SearchProgressEvent =
   | { kind: 'proposal'; task: string; version: string; ok: boolean }
   | { kind: 'champion'; task: string; version: string; champion: string }
   | { kind: 'task-finished'; task: string; champion: string; beatsReference: boolean }
-  | { kind: 'task-failed'; task: string; error: string };
+  | { kind: 'task-failed'; task: string; error: string }
+  /** Work lost because the model server stayed down (`what`: episode, judge …, optimizer); it waits and is redone. */
+  | { kind: 'lost-to-outage'; task: string; version: string; what: string; error: string };

@@ -1,10 +1,12 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
 import { buildWorkspaceBundle, type BundleBudget, type WorkspaceBundle } from '../judge/bundle.js';
 import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
 import type { Semaphore } from '../model/concurrency.js';
+import { isTransportFailure } from '../model/retry.js';
+import { errorMessage } from '../errors.js';
 import type { TokenCounter } from '../model/token-counter.js';
 import type { ChatModel, SamplingParams } from '../model/types.js';
 import { executionMetadata } from '../optimizer/execution-metadata.js';
@@ -35,6 +37,7 @@ import {
   type SearchIteration,
   type TaskSearchResult,
 } from './search-records.js';
+import type { OutageGate } from './outage-gate.js';
 import type { SearchProgressEvent } from './search-progress.js';
 import { maxChangeFraction, type Stabiliser } from './stabiliser.js';
 
@@ -69,6 +72,8 @@ export interface SearchSettings {
   bundleBudget?: Partial<BundleBudget>;
   /** Tokens of workspace evidence shown to the optimizer (default 8,000). */
   evidenceTokens?: number;
+  /** How long the search waits for a model server that stays down, and how often it asks (default 900 s, 5 s). */
+  outages?: { budgetSeconds: number; probeSeconds: number };
 }
 
 export interface SearchContext {
@@ -84,6 +89,8 @@ export interface SearchContext {
   episodeSlots: Semaphore;
   judgeSlots: Semaphore;
   hiddenDirectories?: string[];
+  /** Shared by every task: work lost while the model server is down waits here and is redone. */
+  outages: OutageGate;
   onProgress?: (event: SearchProgressEvent) => void;
 }
 
@@ -198,25 +205,42 @@ class TaskSearch {
         ran = true;
         const episodeId = `${generation}-${this.id}-${version}`;
         const outDir = run.path('episodes', episodeId);
-        const release = await this.context.episodeSlots.acquire();
-        this.context.onProgress?.({ kind: 'episode-started', task: this.id, version });
+        const { outages } = this.context;
         let record;
-        try {
-          ({ record } = await runEpisode({
-            ...settings.episode,
-            taskDir: this.task.dir,
-            workflow: design ?? undefined,
-            model: executor.model,
-            baseUrl: executor.baseUrl,
-            apiKey: executor.apiKey,
-            seed: settings.seed,
-            dataSeed: taskDataSeed(settings.dataSeeds, this.id),
-            outDir,
-            hiddenDirectories: this.context.hiddenDirectories,
-          }));
-        } finally {
-          release();
+        for (;;) {
+          await outages.ready();
+          const release = await this.context.episodeSlots.acquire();
+          this.context.onProgress?.({ kind: 'episode-started', task: this.id, version });
+          try {
+            ({ record } = await runEpisode({
+              ...settings.episode,
+              taskDir: this.task.dir,
+              workflow: design ?? undefined,
+              model: executor.model,
+              baseUrl: executor.baseUrl,
+              apiKey: executor.apiKey,
+              seed: settings.seed,
+              dataSeed: taskDataSeed(settings.dataSeeds, this.id),
+              outDir,
+              hiddenDirectories: this.context.hiddenDirectories,
+            }));
+          } finally {
+            release();
+          }
+          if (record.failure?.cause !== 'server_unavailable') break;
+          // The server stayed down past the calls' retries: the run says nothing about the design. Redone later.
+          const error = `${record.failure.kind}: ${record.failure.detail}`;
+          this.context.onProgress?.({
+            kind: 'lost-to-outage',
+            task: this.id,
+            version,
+            what: 'episode',
+            error,
+          });
+          await outages.lostToOutage(`episode ${episodeId}`, error);
+          await rm(outDir, { recursive: true, force: true });
         }
+        outages.succeeded();
         this.context.onProgress?.({
           kind: 'episode-finished',
           task: this.id,
@@ -260,28 +284,30 @@ class TaskSearch {
         const evidence = base.episode
           ? await this.bundle(current, { totalTokens: settings.evidenceTokens ?? DEFAULT_EVIDENCE_TOKENS })
           : undefined;
-        const outcome = await proposeWorkflow(
-          optimizer.model,
-          {
-            task: { id: this.id, prompt: renderTaskPrompt(this.task) },
-            current: { label: current, design: base.design! },
-            // Always the champion, the bare-task reference included: without it the prompt cannot say what won.
-            previousBest: {
-              label: champion.label,
-              design: champion.design,
-              rationale: this.promotionRationale.get(champion.label) ?? '',
+        const outcome = await this.throughOutages('optimizer', version, () =>
+          proposeWorkflow(
+            optimizer.model,
+            {
+              task: { id: this.id, prompt: renderTaskPrompt(this.task) },
+              current: { label: current, design: base.design! },
+              // Always the champion, the bare-task reference included: without it the prompt cannot say what won.
+              previousBest: {
+                label: champion.label,
+                design: champion.design,
+                rationale: this.promotionRationale.get(champion.label) ?? '',
+              },
+              original: this.task.manifest.workflow,
+              workspaceEvidence: evidence?.text,
+              execution: base.episode?.execution,
+              history: this.history,
             },
-            original: this.task.manifest.workflow,
-            workspaceEvidence: evidence?.text,
-            execution: base.episode?.execution,
-            history: this.history,
-          },
-          {
-            modelName: optimizer.modelName,
-            sampling: optimizer.sampling,
-            repairAttempts: settings.optimizerRepairAttempts,
-            maxChangeFraction: bound,
-          },
+            {
+              modelName: optimizer.modelName,
+              sampling: optimizer.sampling,
+              repairAttempts: settings.optimizerRepairAttempts,
+              maxChangeFraction: bound,
+            },
+          ),
         );
         await OptimizerCallRecord.write(run.path(this.base, version, 'optimizer.json'), {
           taskId: this.id,
@@ -313,7 +339,7 @@ class TaskSearch {
       async () => {
         const judged: Array<{ first: string; second: string; judgment: PairwiseJudgment; path: string }> = [];
         const compare = async (first: string, second: string): Promise<MatchResult> => {
-          const judgment = await this.judge(first, second);
+          const judgment = await this.judge(version, first, second);
           const path = run.path(this.base, version, 'judgments', `${first}-vs-${second}.json`);
           await mkdir(join(path, '..'), { recursive: true });
           await PairwiseJudgmentRecord.write(path, judgment);
@@ -374,38 +400,72 @@ class TaskSearch {
     const judgment = judged.find(
       (entry) => entry.first === match.first && entry.second === match.second,
     )?.judgment;
+    // The candidate is x (the match's first); each judgment says whether x was shown as A.
+    const shownAs = (single: PairwiseJudgment['judgments'][number]) => (single.shownAsA === 'x' ? 'A' : 'B');
     const single = judgment?.mode === 'random' ? judgment.judgments[0] : undefined;
+    const orders =
+      judgment?.mode === 'both'
+        ? judgment.judgments.flatMap((order) =>
+            order.verdict ? [{ candidatePosition: shownAs(order), rationale: order.verdict.rationale }] : [],
+          )
+        : [];
     return [
       {
         candidate: { label: candidate.label, design: candidate.design },
         opponent: { label: opponent.label, design: opponent.design },
         winner: match.result === 'first' ? 'candidate' : match.result === 'tie' ? 'tie' : 'opponent',
         rationale: match.rationale ?? '',
-        candidatePosition: single ? (single.shownAsA === 'x' ? 'A' : 'B') : undefined,
+        candidatePosition: single ? shownAs(single) : undefined,
+        ...(orders.length > 0 ? { orders } : {}),
         candidateExecution: candidate.episode?.execution,
       },
     ];
   }
 
-  private async judge(first: string, second: string): Promise<PairwiseJudgment> {
+  private async judge(version: string, first: string, second: string): Promise<PairwiseJudgment> {
     const { judge, settings } = this.context;
     const [x, y] = await Promise.all([this.bundle(first), this.bundle(second)]);
-    const release = await this.context.judgeSlots.acquire();
-    try {
-      return await judgePair({
-        task: this.task,
-        x: { label: first, bundle: x },
-        y: { label: second, bundle: y },
-        model: judge.model,
-        modelName: judge.modelName,
-        mode: settings.judgeMode,
-        seed: settings.seed,
-        orderKey: `${this.base}/${first}/${second}`,
-        sampling: judge.sampling,
-        maxRepairAttempts: settings.judgeRepairAttempts,
-      });
-    } finally {
-      release();
+    return this.throughOutages(`judge ${first} vs ${second}`, version, async () => {
+      const release = await this.context.judgeSlots.acquire();
+      try {
+        return await judgePair({
+          task: this.task,
+          x: { label: first, bundle: x },
+          y: { label: second, bundle: y },
+          model: judge.model,
+          modelName: judge.modelName,
+          mode: settings.judgeMode,
+          seed: settings.seed,
+          orderKey: `${this.base}/${first}/${second}`,
+          sampling: judge.sampling,
+          maxRepairAttempts: settings.judgeRepairAttempts,
+        });
+      } finally {
+        release();
+      }
+    });
+  }
+
+  /**
+   * A judge or optimizer call that waits out outages: a transport failure that outlasted the call's retries is
+   * recorded and the call redone once the server answers again (see `OutageGate`); it never becomes a result.
+   */
+  private async throughOutages<T>(what: string, version: string, call: () => Promise<T>): Promise<T> {
+    const { outages } = this.context;
+    for (;;) {
+      await outages.ready();
+      let failure: unknown;
+      try {
+        const result = await call();
+        outages.succeeded();
+        return result;
+      } catch (error) {
+        if (!isTransportFailure(error)) throw error;
+        failure = error;
+      }
+      const error = errorMessage(failure);
+      this.context.onProgress?.({ kind: 'lost-to-outage', task: this.id, version, what, error });
+      await outages.lostToOutage(`${what} (${this.base}/${version})`, error);
     }
   }
 

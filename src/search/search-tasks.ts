@@ -1,17 +1,24 @@
 import { errorMessage } from '../errors.js';
 import { Semaphore } from '../model/concurrency.js';
+import { modelsEndpointProbe, OutageBudgetSpentError, OutageGate, type LostWork } from './outage-gate.js';
 import { searchTask, type SearchContext } from './search-task.js';
 import type { TaskSearchResult } from './search-records.js';
 
-export interface SearchTasksOptions extends Omit<SearchContext, 'episodeSlots' | 'judgeSlots'> {
+export interface SearchTasksOptions extends Omit<SearchContext, 'episodeSlots' | 'judgeSlots' | 'outages'> {
   taskDirs: readonly string[];
   concurrency: { tasks: number; episodes: number; judgments: number };
+  /** Default: one asking the executor's server, with the settings' outage budget, recording to `outages.jsonl`. */
+  outages?: OutageGate;
 }
 
 export interface SearchSummary {
   results: TaskSearchResult[];
   /** Tasks whose search stopped on an error (a server that kept failing, a broken task); re-running resumes them. */
   failures: Array<{ taskDir: string; error: string }>;
+  /** Set when the model server stayed down past the outage budget: every search stopped, to be resumed. */
+  outage: string | null;
+  /** Work lost to outages and redone (or left to redo on resume), as `outages.jsonl` records it. */
+  lostToOutages: LostWork[];
 }
 
 /**
@@ -20,12 +27,24 @@ export interface SearchSummary {
  * others; its finished steps stay done, so the next run resumes it.
  */
 export async function searchTasks(options: SearchTasksOptions): Promise<SearchSummary> {
-  const { taskDirs, concurrency, ...shared } = options;
+  const { taskDirs, concurrency, outages: given, ...shared } = options;
+  const outageSettings = shared.settings.outages ?? DEFAULT_OUTAGE_SETTINGS;
+  const outages =
+    given ??
+    new OutageGate({
+      probe: modelsEndpointProbe(shared.executor.baseUrl, shared.executor.apiKey),
+      budgetMs: outageSettings.budgetSeconds * 1000,
+      probeIntervalMs: outageSettings.probeSeconds * 1000,
+      server: shared.executor.baseUrl,
+      logFile: shared.run.path('outages.jsonl'),
+    });
   const context: SearchContext = {
     ...shared,
     episodeSlots: new Semaphore(concurrency.episodes),
     judgeSlots: new Semaphore(concurrency.judgments),
+    outages,
   };
+  let outage: string | null = null;
   const taskSlots = new Semaphore(concurrency.tasks);
   type Outcome = { taskDir: string; result: TaskSearchResult } | { taskDir: string; error: string };
   const outcomes = await Promise.all(
@@ -35,6 +54,7 @@ export async function searchTasks(options: SearchTasksOptions): Promise<SearchSu
         return { taskDir, result: await searchTask(context, taskDir) };
       } catch (error) {
         const message = errorMessage(error);
+        if (error instanceof OutageBudgetSpentError) outage = message;
         context.onProgress?.({ kind: 'task-failed', task: taskDir, error: message });
         return { taskDir, error: message };
       } finally {
@@ -42,10 +62,15 @@ export async function searchTasks(options: SearchTasksOptions): Promise<SearchSu
       }
     }),
   );
+  if (!given) await outages.close();
   return {
+    outage,
+    lostToOutages: outages.lost,
     results: outcomes.flatMap((outcome) => ('result' in outcome ? [outcome.result] : [])),
     failures: outcomes.flatMap((outcome) =>
       'error' in outcome ? [{ taskDir: outcome.taskDir, error: outcome.error }] : [],
     ),
   };
 }
+
+const DEFAULT_OUTAGE_SETTINGS = { budgetSeconds: 900, probeSeconds: 5 };

@@ -91,6 +91,7 @@ export function registerSearch(program: Command): void {
       }
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
       else console.log(describeSummary(summary, run.directory, flags.generation));
+      if (summary.outage) throw new SystemError(`mass search stopped: ${summary.outage}`);
       if (summary.failures.length > 0) {
         throw new SystemError(
           `${summary.failures.length} task search(es) stopped: ${summary.failures
@@ -122,6 +123,11 @@ function describeSummary(summary: SearchSummary, runDirectory: string, generatio
     format(header),
     ...rows.map(format),
     '',
+    ...(summary.lostToOutages.length > 0
+      ? [
+          `${summary.lostToOutages.length} piece(s) of work lost to model-server outages and redone: ${runDirectory}/outages.jsonl`,
+        ]
+      : []),
     `Champions, designs, verdicts and optimizer calls: ${runDirectory}/search/${generation}/<task>/`,
   ].join('\n');
 }

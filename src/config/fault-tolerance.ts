@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+import { DEFAULT_UPSTREAM_RETRY, type UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
+
+/**
+ * The run configuration's `faultTolerance` section: how long a model call is retried while its server fails (the
+ * episode's proxy, before the harness sees a byte), and how long a search waits for a server that stays down before
+ * it stops (exit 3; the same command resumes). The defaults ride out a vLLM restart of two to three minutes.
+ */
+export const FaultTolerance = z
+  .object({
+    callAttempts: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_UPSTREAM_RETRY.maxAttempts)
+      .describe('attempts per model call, the first included; 1: no retries'),
+    callSeconds: z
+      .number()
+      .positive()
+      .default(DEFAULT_UPSTREAM_RETRY.maxTotalMs / 1000)
+      .describe('no new attempt once a call has taken this long, waits included'),
+    initialDelayMs: z.number().positive().default(DEFAULT_UPSTREAM_RETRY.initialDelayMs),
+    maxDelayMs: z.number().positive().default(DEFAULT_UPSTREAM_RETRY.maxDelayMs),
+    responseHeadTimeoutSeconds: z
+      .number()
+      .positive()
+      .default(DEFAULT_UPSTREAM_RETRY.responseHeadTimeoutMs! / 1000)
+      .describe('a streamed call with no response head by then is retried'),
+    outageSeconds: z
+      .number()
+      .positive()
+      .default(900)
+      .describe('how long a search waits for a model server that stays down, then stops with exit 3'),
+    probeSeconds: z
+      .number()
+      .positive()
+      .default(5)
+      .describe('how often a server that is down is asked whether it is back'),
+  })
+  .strict();
+export type FaultTolerance = z.output<typeof FaultTolerance>;
+
+/** The section with every default, for a configuration that has none. */
+export function faultTolerance(config: { faultTolerance?: FaultTolerance }): FaultTolerance {
+  return config.faultTolerance ?? FaultTolerance.parse({});
+}
+
+/** The episode proxy's retry policy from the section. */
+export function upstreamRetryPolicy(settings: FaultTolerance): UpstreamRetryPolicy {
+  return {
+    maxAttempts: settings.callAttempts,
+    maxTotalMs: settings.callSeconds * 1000,
+    initialDelayMs: settings.initialDelayMs,
+    maxDelayMs: settings.maxDelayMs,
+    responseHeadTimeoutMs: settings.responseHeadTimeoutSeconds * 1000,
+  };
+}

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+import { SystemError } from '../errors.js';
+import { JsonlAppender } from '../proxy/jsonl-appender.js';
+
+/** One piece of work lost because the model server was down, as `outages.jsonl` in the run directory records it. */
+export const LostWork = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.literal('lost-to-outage'),
+  at: z.string(),
+  /** What was lost and will be redone, e.g. `episode L0-tiny-sum-v1` or `judge L0/tiny-sum v1 vs v0`. */
+  what: z.string(),
+  error: z.string(),
+  /** Since when the server has been failing (the first loss of this outage). */
+  outageSince: z.string(),
+});
+export type LostWork = z.infer<typeof LostWork>;
+
+export interface OutageGateOptions {
+  /** True when the model server answers again (a `GET /models`). */
+  probe: () => Promise<boolean>;
+  /** How long an outage may last, from the first work it cost to the first work done after it. */
+  budgetMs: number;
+  probeIntervalMs: number;
+  /** The server, for messages. */
+  server: string;
+  /** Where lost work is recorded (`outages.jsonl`); none: not recorded. */
+  logFile?: string;
+}
+
+/** The outage lasted past its budget: the command stops, and the same command resumes it once the server is back. */
+export class OutageBudgetSpentError extends SystemError {}
+
+/**
+ * Keeps a run from burning through its queue while its model server is down. Work that fails because the server
+ * stayed unavailable past its calls' retries (an episode whose calls kept failing, a judge or optimizer call) is
+ * recorded as lost, then waits here until the server answers again and is redone: it never becomes a result. New work
+ * waits while an outage is going on. An outage ends at the first work done after it; one that lasts past its
+ * budget stops every waiter with `OutageBudgetSpentError`, and nothing finished before is touched.
+ */
+export class OutageGate {
+  /** Since when the server has been failing; null when it is not. */
+  private since: number | null = null;
+  private waiting: Promise<void> | null = null;
+  private spent: OutageBudgetSpentError | null = null;
+  /** Opened at the first loss: a run without outages has no `outages.jsonl`. */
+  private log: JsonlAppender | null = null;
+  readonly lost: LostWork[] = [];
+
+  constructor(private readonly options: OutageGateOptions) {}
+
+  /** Before new work: waits while the server is down; throws once an outage has spent its budget. */
+  async ready(): Promise<void> {
+    if (this.spent) throw this.spent;
+    if (this.waiting) await this.waiting;
+  }
+
+  /** Work went through: the server works, any outage is over. */
+  succeeded(): void {
+    if (!this.waiting) this.since = null;
+  }
+
+  /**
+   * Work was lost to the server being down: records it, then waits until the server answers again (one wait shared
+   * by everything lost in the same outage). The caller redoes the work afterwards. Throws once the outage has lasted
+   * past its budget.
+   */
+  async lostToOutage(what: string, error: string): Promise<void> {
+    const now = Date.now();
+    this.since ??= now;
+    const row: LostWork = {
+      schemaVersion: 1,
+      kind: 'lost-to-outage',
+      at: new Date(now).toISOString(),
+      what,
+      error,
+      outageSince: new Date(this.since).toISOString(),
+    };
+    this.lost.push(row);
+    if (this.options.logFile) {
+      this.log ??= new JsonlAppender(this.options.logFile);
+      await this.log.append(JSON.stringify(row));
+    }
+    if (this.spent) throw this.spent;
+    this.waiting ??= this.waitForServer(this.since).finally(() => (this.waiting = null));
+    await this.waiting;
+  }
+
+  async close(): Promise<void> {
+    await this.log?.close();
+  }
+
+  private async waitForServer(since: number): Promise<void> {
+    const { budgetMs, probeIntervalMs } = this.options;
+    for (;;) {
+      const remaining = since + budgetMs - Date.now();
+      if (remaining <= 0) {
+        this.spent = new OutageBudgetSpentError(
+          `the model server ${this.options.server} has been failing for ${Math.round((Date.now() - since) / 1000)} s, past the outage budget of ${budgetMs / 1000} s (faultTolerance.outageSeconds). Finished work is kept: run the same command again to resume once the server is back.`,
+        );
+        throw this.spent;
+      }
+      if (await this.options.probe().catch(() => false)) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(probeIntervalMs, remaining)));
+    }
+  }
+}
+
+/** Asks an OpenAI-style server whether it is up: `GET <baseUrl>/models` answers 2xx within a few seconds. */
+export function modelsEndpointProbe(baseUrl: string, apiKey?: string): () => Promise<boolean> {
+  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
+  return async () => {
+    try {
+      const response = await fetch(url, {
+        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+        signal: AbortSignal.timeout(5_000),
+      });
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  };
+}
