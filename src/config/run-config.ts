@@ -192,6 +192,10 @@ const Evaluation = z
       .default([])
       .describe('external judges (any provider); each judges every pair with every seed in both orders'),
     judgeSeeds: z.number().int().positive().default(3),
+    selfJudge: z
+      .boolean()
+      .default(true)
+      .describe('the candidate also judges its own pairs, as the loop does: the self-judge of the agreement figures'),
     judgeRepairAttempts: z.number().int().min(0).default(2),
     oracleTieMargin: z
       .number()

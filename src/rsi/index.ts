@@ -1,3 +1,4 @@
+export * from './deployment-check.js';
 export * from './generation-serving.js';
 export * from './rsi-records.js';
 export * from './run-generations.js';

@@ -15,11 +15,27 @@ export const TrainingHyperparameters = z
     loraRank: PositiveInteger.default(64),
     loraAlpha: z.number().positive().default(128),
     loraDropout: z.number().min(0).max(1).default(0.05),
-    /** Attention and MLP projections, as Qwen-style checkpoints name them. */
+    /**
+     * The last part of the names of the linear layers LoRA goes on, looked for in the language model only (never a
+     * vision tower): attention and MLP projections as Qwen-style checkpoints name them, and the linear-attention
+     * projections of Qwen3.5/3.6. A name the model does not have is passed over; one that matches nothing at all
+     * is an error.
+     */
     loraTargetModules: z
       .array(z.string().min(1))
       .min(1)
-      .default(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']),
+      .default([
+        'q_proj',
+        'k_proj',
+        'v_proj',
+        'o_proj',
+        'gate_proj',
+        'up_proj',
+        'down_proj',
+        'in_proj_qkv',
+        'in_proj_z',
+        'out_proj',
+      ]),
     learningRate: z.number().positive().default(3e-5),
     adamBetas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).default([0.9, 0.95]),
     /** Not stated in the paper; 0 is the usual choice for LoRA. */
@@ -31,10 +47,17 @@ export const TrainingHyperparameters = z
     maxGradNorm: z.number().positive().default(1),
     steps: PositiveInteger.default(1624),
     /**
-     * Windows per optimizer step (gradient accumulation over one window at a time). Not stated in the paper: its
-     * 28.8 M processed supervised tokens over 1,624 steps are about 17.7 k per step, two draws of its data.
+     * Windows per optimizer step (gradient accumulation over one window at a time): the official `paper`
+     * configuration's 3 replicas with accumulation 1.
      */
-    batchSize: PositiveInteger.default(2),
+    batchSize: PositiveInteger.default(3),
+    /**
+     * How a step's windows make one loss. `window` (the official code's): each window's mean over its labelled
+     * tokens, then the mean over the windows, so a short orchestrator window weighs as much as a long subagent one,
+     * as the sampler meant; `token`: the mean over every labelled token of the step, so a window weighs what it
+     * holds. Validation loss is normalised the same way.
+     */
+    lossNormalization: z.enum(['window', 'token']).default('window'),
     /** The sampler's chance of a task's orchestrator windows (src/distill/window-sampler.ts). */
     orchestratorProbability: z
       .number()

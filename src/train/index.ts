@@ -16,5 +16,6 @@ export * from './python-records.js';
 export * from './python-trainer.js';
 export * from './registry.js';
 export * from './trainer.js';
+export * from './trainer-python.js';
 export * from './training-metrics.js';
 export * from './toy-trainer.js';

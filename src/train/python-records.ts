@@ -21,6 +21,10 @@ export const PythonTrainingReport = defineRecord({
     mergedPath: z.string().min(1).nullable(),
     seconds: z.number().nonnegative(),
     versions: z.record(z.string(), z.string()),
+    /** The transformers class the parent was loaded (and the merged model saved) as; absent in older reports. */
+    modelClass: z.string().optional(),
+    /** How many linear layers got LoRA, by the last part of their name (`q_proj`, `in_proj_qkv`…). */
+    loraTargets: z.record(z.string(), Count).optional(),
   }),
 });
 export type PythonTrainingReport = z.infer<(typeof PythonTrainingReport)['schema']>;

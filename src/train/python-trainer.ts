@@ -9,6 +9,7 @@ import { resolveHyperparameters } from './hyperparameters.js';
 import { logTail, runLoggedProcess, type ProcessOutcome } from './logged-process.js';
 import { PythonTrainingPlan, PythonTrainingReport } from './python-records.js';
 import { parentWeightsOf, type Trainer, type TrainOptions } from './trainer.js';
+import { defaultTrainerPython } from './trainer-python.js';
 import type { TrainingResult } from './training-metrics.js';
 
 /** The bundled script. Two folders up is the package root, from `src/train/` and from `dist/train/` alike. */
@@ -17,7 +18,7 @@ export const PYTHON_TRAINER_SCRIPT = fileURLToPath(
 );
 
 export interface PythonTrainerOptions {
-  /** The Python that has torch, transformers and peft (`python/requirements.txt`); default `python3`. */
+  /** The Python that has torch, transformers and peft (`python/requirements.txt`); default: `defaultTrainerPython()`. */
   python?: string;
   /** Default: the bundled `train_lora.py`. */
   script?: string;
@@ -48,7 +49,7 @@ const USER_ERROR_EXIT = 2;
  * read back into a `TrainingResult`.
  */
 export function pythonTrainer(options: PythonTrainerOptions = {}): PythonTrainer {
-  const python = options.python ?? 'python3';
+  const python = options.python ?? defaultTrainerPython();
   const script = options.script ?? PYTHON_TRAINER_SCRIPT;
 
   async function run(train: TrainOptions, dryRun: boolean): Promise<string> {

@@ -71,7 +71,7 @@ describe('the run configuration', () => {
   });
   it('pairs the toy model with the toy trainer, and needs enough runs for selection', () => {
     expect(parseRunConfig(minimal, 'c.yaml').rsi).toEqual({
-      trainer: { kind: 'python', python: 'python3' },
+      trainer: { kind: 'python' },
       deploy: { kind: 'lora' },
       servedAs: '{run}-{generation}',
     });

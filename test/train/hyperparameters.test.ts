@@ -9,7 +9,18 @@ describe('training hyperparameters', () => {
       loraRank: 64,
       loraAlpha: 128,
       loraDropout: 0.05,
-      loraTargetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+      loraTargetModules: [
+        'q_proj',
+        'k_proj',
+        'v_proj',
+        'o_proj',
+        'gate_proj',
+        'up_proj',
+        'down_proj',
+        'in_proj_qkv',
+        'in_proj_z',
+        'out_proj',
+      ],
       learningRate: 3e-5,
       adamBetas: [0.9, 0.95],
       weightDecay: 0,
@@ -17,7 +28,8 @@ describe('training hyperparameters', () => {
       minLearningRateRatio: 0.1,
       maxGradNorm: 1,
       steps: 1624,
-      batchSize: 2,
+      batchSize: 3,
+      lossNormalization: 'window',
       orchestratorProbability: 1 / 3,
       evalEvery: 150,
       checkpointEvery: 150,
@@ -45,5 +57,8 @@ describe('training hyperparameters', () => {
       /checkpointEvery: 100 is not a multiple of evalEvery 150/,
     );
     expect(() => resolveHyperparameters({ epochs: 2 } as never)).toThrow(UserError);
+    expect(() => resolveHyperparameters({ lossNormalization: 'sequence' } as never)).toThrow(
+      /lossNormalization: /,
+    );
   });
 });

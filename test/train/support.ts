@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { TrainingDataStats } from '../../src/distill/training-data-stats.js';
-import { DataSplit, STATS_FILE, trainingDataFiles } from '../../src/distill/training-records.js';
+import {
+  DataSplit,
+  STATS_FILE,
+  trainingDataFiles,
+  type TrainingWindow,
+} from '../../src/distill/training-records.js';
 import { writeTrainingData } from '../../src/distill/write-training-data.js';
 import type { ModelGeneration } from '../../src/train/model-generation.js';
 
@@ -78,6 +83,68 @@ export async function emptyDataset(outDir: string): Promise<string> {
     limits: { windowTokens: 49_152, maxContextTokens: 8_192, maxHeaderFraction: 0.9 },
     splits: { train: split, validation: split },
   });
+  return outDir;
+}
+
+/**
+ * A training-data directory of short windows over token ids 2–63, for the tiny random models of
+ * `python/tiny_models.py` (the real builder's windows hold Qwen3's ids and thousands of tokens): one task, an
+ * orchestrator and two subagent windows to train on, two windows to validate on. Each window counts upwards from a
+ * start, so there is something to learn; the last `supervised` tokens are labelled.
+ */
+export async function tinyDataset(outDir: string): Promise<string> {
+  await emptyDataset(outDir);
+  const shapes = {
+    train: [
+      { role: 'orchestrator', start: 2, length: 16, supervised: 6 },
+      { role: 'subagent', start: 10, length: 40, supervised: 30 },
+      { role: 'subagent', start: 20, length: 32, supervised: 20 },
+    ],
+    validation: [
+      { role: 'orchestrator', start: 5, length: 16, supervised: 6 },
+      { role: 'subagent', start: 30, length: 36, supervised: 24 },
+    ],
+  } as const;
+  const stats = await TrainingDataStats.read(join(outDir, STATS_FILE));
+  for (const split of DataSplit.options) {
+    const windows: TrainingWindow[] = shapes[split].map((shape, index) => {
+      const inputIds = Array.from({ length: shape.length }, (_, at) => 2 + ((shape.start + at) % 62));
+      const context = shape.length - shape.supervised;
+      return {
+        schemaVersion: 1,
+        id: `tiny-${split}/${shape.role}-${index}/0/0/0`,
+        split,
+        episode: `tiny-${split}`,
+        task: 'tiny-count',
+        role: shape.role,
+        thread: `${shape.role}-${index}`,
+        threadSegment: 0,
+        querySegment: 0,
+        window: 0,
+        windowsInQuerySegment: 1,
+        targets: [1],
+        tokens: { header: context, context: 0, body: shape.supervised, total: shape.length },
+        supervisedTokens: shape.supervised,
+        input_ids: inputIds,
+        labels: inputIds.map((id, at) => (at < context ? -100 : id)),
+      };
+    });
+    const files = trainingDataFiles(split);
+    const lines = (records: object[]) => records.map((record) => `${JSON.stringify(record)}\n`).join('');
+    await writeFile(join(outDir, files.windows), lines(windows));
+    await writeFile(
+      join(outDir, files.index),
+      lines(windows.map(({ input_ids: _ids, labels: _labels, ...summary }) => summary)),
+    );
+    const total = stats.splits[split]!.total;
+    stats.splits[split]!.total = {
+      ...total,
+      windows: windows.length,
+      tokens: windows.reduce((sum, window) => sum + window.tokens.total, 0),
+      supervisedTokens: windows.reduce((sum, window) => sum + window.supervisedTokens, 0),
+    };
+  }
+  await TrainingDataStats.write(join(outDir, STATS_FILE), stats);
   return outDir;
 }
 

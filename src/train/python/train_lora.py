@@ -10,9 +10,14 @@ The dataset directory (src/distill/write-training-data.ts) holds, per split (`tr
 
 The configuration (written by src/train/python-trainer.ts) names the parent model, the seed and every
 hyperparameter; src/train/hyperparameters.ts documents them and holds the paper's recipe as defaults: LoRA r 64,
-alpha 128, dropout 0.05 on q,k,v,o,gate,up,down; AdamW (0.9, 0.95); lr 3e-5, 5 warm-up steps, cosine decay to 10 %;
-validation every `evalEvery` steps, an adapter checkpoint every `checkpointEvery` steps, the checkpoint with the
-lowest validation loss chosen and merged into the parent.
+alpha 128, dropout 0.05 on the language model's attention, linear-attention and MLP projections; AdamW (0.9, 0.95);
+lr 3e-5, 5 warm-up steps, cosine decay to 10 %; 3 windows per step, the loss averaged per window, then over the step's
+windows; validation every `evalEvery` steps, an adapter checkpoint every `checkpointEvery` steps, the checkpoint with
+the lowest validation loss chosen and merged into the parent.
+
+The parent is loaded with the class its config.json names (`architectures`), so a Qwen3.5/3.6 checkpoint keeps its
+vision tower and the merged model is the same architecture as the parent, servable the same way; LoRA goes only on
+the language model's linear layers whose names `loraTargetModules` lists.
 
 Sampling is the TypeScript sampler's (src/distill/window-sampler.ts), ported draw for draw: the same mulberry32
 generator from the same seed, tasks in the same order, the same three draws per window (task, pool, window), so
@@ -53,7 +58,7 @@ PLAN_FILE = "plan.json"
 HYPERPARAMETER_KEYS = (
     "loraRank", "loraAlpha", "loraDropout", "loraTargetModules", "learningRate", "adamBetas", "weightDecay",
     "warmupSteps", "minLearningRateRatio", "maxGradNorm", "steps", "batchSize", "orchestratorProbability",
-    "evalEvery", "checkpointEvery", "mergeIntoParent", "gradientCheckpointing", "dtype",
+    "evalEvery", "checkpointEvery", "mergeIntoParent", "gradientCheckpointing", "dtype", "lossNormalization",
 )
 
 
@@ -152,6 +157,63 @@ def learning_rate_at(step: int, hyper: Dict[str, Any]) -> float:
     decay_steps = max(1, hyper["steps"] - 1 - warmup)
     progress = min(1.0, (step - warmup) / decay_steps)
     return floor + (peak - floor) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def window_weights(token_counts: Sequence[int], normalization: str) -> List[float]:
+    """The weight of each window's summed cross-entropy in the loss of its step (or of the validation set).
+
+    `window`, the official code's: each window's mean over its labelled tokens, then the mean over the windows, so a
+    200-token orchestrator window weighs as much as a 20,000-token subagent one and the sampler's one-third share of
+    orchestrator windows is a third of the gradient. `token`: the mean over every labelled token, so a window weighs
+    what it holds. A window with no labelled token weighs nothing either way.
+    """
+    if normalization == "window":
+        windows = sum(1 for count in token_counts if count > 0)
+        return [1.0 / (windows * count) if count > 0 else 0.0 for count in token_counts]
+    if normalization == "token":
+        tokens = sum(count for count in token_counts if count > 0)
+        return [1.0 / tokens if count > 0 else 0.0 for count in token_counts]
+    raise DataError(f"lossNormalization {normalization!r}: use \"window\" or \"token\"")
+
+
+def combined_loss(summed_losses: Sequence[float], token_counts: Sequence[int], normalization: str) -> float:
+    """The loss of windows whose summed cross-entropies and labelled-token counts are given."""
+    weights = window_weights(token_counts, normalization)
+    return sum(weight * loss for weight, loss in zip(weights, summed_losses))
+
+
+def predicted_tokens(window: Dict[str, Any]) -> int:
+    """Positions whose next token is labelled: what the window's loss sums over."""
+    return sum(1 for label in window["labels"][1:] if label != IGNORE_INDEX)
+
+
+def choose_lora_targets(linear_layers: Sequence[str], language_model: str, wanted: Sequence[str]) -> List[str]:
+    """The full names of the linear layers LoRA goes on: inside `language_model` (a module path, "" for the whole
+    model), outside any vision tower, and named (last part) as one of `wanted`. A wanted name the model lacks is
+    passed over (Qwen3 has no linear attention); none matching at all is an error."""
+    prefix = f"{language_model}." if language_model else ""
+    wanted_names = set(wanted)
+    chosen = []
+    for name in linear_layers:
+        parts = name.split(".")
+        if not name.startswith(prefix) or parts[-1] not in wanted_names:
+            continue
+        # A vision tower is never the language model, whatever get_decoder said.
+        if any(part.startswith("vision") or part == "visual" for part in parts):
+            continue
+        chosen.append(name)
+    if not chosen:
+        raise DataError(f"loraTargetModules {list(wanted)} names no linear layer of the language model "
+                        f"({language_model or 'the model'}); its linear layers end in "
+                        f"{sorted({name.split('.')[-1] for name in linear_layers})[:20]}")
+    return chosen
+
+
+def count_by_name(modules: Sequence[str]) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for name in modules:
+        counts[name.split(".")[-1]] = counts.get(name.split(".")[-1], 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def evaluation_steps(hyper: Dict[str, Any]) -> List[int]:
@@ -353,6 +415,8 @@ def window_loss(model, window: Dict[str, Any], device):
 
     labels = window["labels"]
     positions = [p for p in range(len(labels) - 1) if labels[p + 1] != IGNORE_INDEX]
+    if not positions:
+        return torch.zeros((), device=device), 0
     input_ids = torch.tensor([window["input_ids"]], dtype=torch.long, device=device)
     keep = torch.tensor(positions, dtype=torch.long, device=device)
     targets = torch.tensor([labels[p + 1] for p in positions], dtype=torch.long, device=device)
@@ -360,18 +424,55 @@ def window_loss(model, window: Dict[str, Any], device):
     return functional.cross_entropy(logits.float(), targets, reduction="sum"), len(positions)
 
 
-def validation_loss(model, windows: WindowFile, device) -> float:
+def validation_loss(model, windows: WindowFile, device, normalization: str) -> float:
     import torch
 
     model.eval()
-    total, count = 0.0, 0
+    losses, counts = [], []
     with torch.no_grad():
         for index in range(len(windows)):
             loss, tokens = window_loss(model, windows.load(index), device)
-            total += loss.item()
-            count += tokens
+            losses.append(loss.item())
+            counts.append(tokens)
     model.train()
-    return total / max(count, 1)
+    return combined_loss(losses, counts, normalization)
+
+
+def parent_model_class(transformers, parent: str):
+    """The class the parent's config.json names, when transformers has it and it generates text (a Qwen3.5/3.6
+    checkpoint names its image-text class: AutoModelForCausalLM would drop the vision tower, and the merged model
+    would no longer be the served architecture); otherwise AutoModelForCausalLM."""
+    config = transformers.AutoConfig.from_pretrained(parent)
+    for name in config.architectures or []:
+        model_class = getattr(transformers, name, None)
+        if model_class is not None and name.endswith(("ForCausalLM", "ForConditionalGeneration")):
+            return model_class
+    return transformers.AutoModelForCausalLM
+
+
+def lora_target_modules(model, torch, wanted: Sequence[str]) -> List[str]:
+    """`choose_lora_targets` on the model's linear layers, the language model being what transformers' get_decoder
+    finds (Qwen3: `model`; Qwen3.5/3.6: `model.language_model`)."""
+    names = {id(module): name for name, module in model.named_modules()}
+    decoder = model.get_decoder() if hasattr(model, "get_decoder") else model
+    language_model = names.get(id(decoder), "")
+    linear_layers = [name for name, module in model.named_modules() if isinstance(module, torch.nn.Linear)]
+    return choose_lora_targets(linear_layers, language_model, wanted)
+
+
+def copy_parent_files(parent: str, merged: str) -> None:
+    """The parent's small files that neither the weights nor the tokenizer wrote (the processor's configuration of a
+    model with a vision tower, generation_config.json, a chat template): the merged model is served as the parent
+    was. Only for a parent on disk; weights are never copied."""
+    if not os.path.isdir(parent):
+        return
+    for name in sorted(os.listdir(parent)):
+        source, target = os.path.join(parent, name), os.path.join(merged, name)
+        if (os.path.isfile(source) and not os.path.exists(target)
+                and name.endswith((".json", ".jinja", ".txt", ".model", ".tiktoken"))
+                and not name.endswith(".index.json")):
+            with open(source, "rb") as reader, open(target, "wb") as writer:
+                writer.write(reader.read())
 
 
 def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, Any]) -> Dict[str, Any]:
@@ -381,14 +482,18 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
     torch.manual_seed(config["seed"])
     dtype = getattr(torch, hyper["dtype"])
     device_map = "auto" if torch.cuda.is_available() else None
-    log(f"loading {parent} ({hyper['dtype']}, {'cuda' if device_map else 'cpu'})")
-    model = transformers.AutoModelForCausalLM.from_pretrained(parent, torch_dtype=dtype, device_map=device_map)
+    model_class = parent_model_class(transformers, parent)
+    log(f"loading {parent} as {model_class.__name__} ({hyper['dtype']}, {'cuda' if device_map else 'cpu'})")
+    model = model_class.from_pretrained(parent, dtype=dtype, device_map=device_map)
+    targets = lora_target_modules(model, torch, hyper["loraTargetModules"])
+    log(f"LoRA on {len(targets)} linear layers: {count_by_name(targets)}")
     if hyper["gradientCheckpointing"]:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         model.enable_input_require_grads()
+    # Full names, so that peft cannot also match a same-named layer of a vision tower.
     model = peft.get_peft_model(model, peft.LoraConfig(
         r=hyper["loraRank"], lora_alpha=hyper["loraAlpha"], lora_dropout=hyper["loraDropout"],
-        target_modules=list(hyper["loraTargetModules"]), bias="none", task_type="CAUSAL_LM"))
+        target_modules=targets, bias="none", task_type="CAUSAL_LM"))
     model.print_trainable_parameters()
     device = model.get_input_embeddings().weight.device
     trainable = [parameter for parameter in model.parameters() if parameter.requires_grad]
@@ -396,7 +501,9 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
                                   weight_decay=hyper["weightDecay"])
     draws = plan["draws"]
     evaluations, checkpoints_at = set(plan["evaluationSteps"]), set(plan["checkpointSteps"])
-    report: Dict[str, Any] = {"trainLoss": [], "validationLoss": [], "checkpoints": [], "supervisedTokensProcessed": 0}
+    normalization = hyper["lossNormalization"]
+    report: Dict[str, Any] = {"trainLoss": [], "validationLoss": [], "checkpoints": [], "supervisedTokensProcessed": 0,
+                              "modelClass": model_class.__name__, "loraTargets": count_by_name(targets)}
     started = time.time()
     model.train()
     for step in range(hyper["steps"]):
@@ -404,13 +511,16 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
         for group in optimizer.param_groups:
             group["lr"] = rate
         batch = [dataset.train.load(index) for index in draws[step * hyper["batchSize"]:(step + 1) * hyper["batchSize"]]]
-        # The step's loss is the mean over every labelled token of the batch, so long windows weigh what they hold.
-        batch_tokens = sum(sum(1 for label in w["labels"][1:] if label != IGNORE_INDEX) for w in batch)
+        counts = [predicted_tokens(window) for window in batch]
+        batch_tokens = sum(counts)
         step_loss = 0.0
-        for window in batch:
+        # One window at a time (its gradient added to the step's), each weighted as lossNormalization says.
+        for window, weight in zip(batch, window_weights(counts, normalization)):
+            if weight == 0:
+                continue
             loss, _ = window_loss(model, window, device)
-            (loss / max(batch_tokens, 1)).backward()
-            step_loss += loss.item()
+            (loss * weight).backward()
+            step_loss += loss.item() * weight
         torch.nn.utils.clip_grad_norm_(trainable, hyper["maxGradNorm"])
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -418,14 +528,13 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
         report["supervisedTokensProcessed"] += sum(
             dataset.train.summaries[index]["supervisedTokens"]
             for index in draws[step * hyper["batchSize"]:done * hyper["batchSize"]])
-        mean_loss = step_loss / max(batch_tokens, 1)
-        if not math.isfinite(mean_loss):
-            raise RuntimeError(f"training diverged: the loss is {mean_loss} at step {done}; lower learningRate")
-        report["trainLoss"].append({"step": done, "loss": mean_loss, "learningRate": rate})
-        log(f"step {done}/{hyper['steps']} loss {mean_loss:.4f} lr {rate:.3e} tokens {batch_tokens} "
+        if not math.isfinite(step_loss):
+            raise RuntimeError(f"training diverged: the loss is {step_loss} at step {done}; lower learningRate")
+        report["trainLoss"].append({"step": done, "loss": step_loss, "learningRate": rate})
+        log(f"step {done}/{hyper['steps']} loss {step_loss:.4f} lr {rate:.3e} tokens {batch_tokens} "
             f"elapsed {time.time() - started:.0f}s")
         if done in evaluations:
-            loss = validation_loss(model, dataset.validation, device)
+            loss = validation_loss(model, dataset.validation, device, normalization)
             report["validationLoss"].append({"step": done, "loss": loss})
             log(f"step {done} validation loss {loss:.4f}")
         if done in checkpoints_at:
@@ -443,10 +552,11 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
             torch.cuda.empty_cache()
         merged_path = "merged"
         log(f"merging {chosen['path']} into {parent}")
-        base = transformers.AutoModelForCausalLM.from_pretrained(parent, torch_dtype=dtype, device_map=device_map)
+        base = model_class.from_pretrained(parent, dtype=dtype, device_map=device_map)
         merged = peft.PeftModel.from_pretrained(base, os.path.join(out, chosen["path"])).merge_and_unload()
         merged.save_pretrained(os.path.join(out, merged_path), safe_serialization=True)
         transformers.AutoTokenizer.from_pretrained(parent).save_pretrained(os.path.join(out, merged_path))
+        copy_parent_files(parent, os.path.join(out, merged_path))
     return {
         "schemaVersion": 1,
         "kind": "python-training-report",

@@ -26,11 +26,12 @@ DATASET = os.environ.get("MASS_TRAIN_DATASET")
 # src/train/hyperparameters.ts's defaults.
 HYPER = {
     "loraRank": 64, "loraAlpha": 128, "loraDropout": 0.05,
-    "loraTargetModules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+    "loraTargetModules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
+                          "in_proj_qkv", "in_proj_z", "out_proj"],
     "learningRate": 3e-5, "adamBetas": [0.9, 0.95], "weightDecay": 0, "warmupSteps": 5,
-    "minLearningRateRatio": 0.1, "maxGradNorm": 1, "steps": 1624, "batchSize": 2, "orchestratorProbability": 1 / 3,
+    "minLearningRateRatio": 0.1, "maxGradNorm": 1, "steps": 1624, "batchSize": 3, "orchestratorProbability": 1 / 3,
     "evalEvery": 150, "checkpointEvery": 150, "mergeIntoParent": True, "gradientCheckpointing": True,
-    "dtype": "bfloat16",
+    "dtype": "bfloat16", "lossNormalization": "window",
 }
 
 
@@ -98,6 +99,88 @@ class ScheduleTest(unittest.TestCase):
         self.assertEqual(train_lora.evaluation_steps(HYPER), list(range(150, 1501, 150)) + [1624])
         self.assertEqual(train_lora.checkpoint_steps({**HYPER, "checkpointEvery": 300}),
                          list(range(300, 1501, 300)) + [1624])
+
+
+class LossNormalizationTest(unittest.TestCase):
+    # A step of a short orchestrator window (20 predicted tokens, mean cross-entropy 3.0) and a long subagent one
+    # (2,000 tokens, mean 1.0): the losses summed over each window's tokens, as window_loss returns them.
+    COUNTS = [20, 2000]
+    SUMMED = [20 * 3.0, 2000 * 1.0]
+
+    def test_window_normalisation_averages_each_window_then_the_windows(self):
+        self.assertAlmostEqual(train_lora.combined_loss(self.SUMMED, self.COUNTS, "window"), (3.0 + 1.0) / 2)
+        weights = train_lora.window_weights(self.COUNTS, "window")
+        # Each window's mean counts for half: the short window's gradient is as large as the long one's.
+        self.assertAlmostEqual(weights[0] * self.COUNTS[0], 0.5)
+        self.assertAlmostEqual(weights[1] * self.COUNTS[1], 0.5)
+
+    def test_token_normalisation_lets_the_long_window_drown_the_short_one(self):
+        token = train_lora.combined_loss(self.SUMMED, self.COUNTS, "token")
+        self.assertAlmostEqual(token, (60 + 2000) / 2020)
+        self.assertLess(token, 1.02)
+        self.assertAlmostEqual(train_lora.window_weights(self.COUNTS, "token")[0] * self.COUNTS[0], 20 / 2020)
+
+    def test_both_agree_when_windows_hold_the_same_number_of_tokens(self):
+        counts, summed = [50, 50, 50], [50 * 2.0, 50 * 1.0, 50 * 0.5]
+        self.assertAlmostEqual(train_lora.combined_loss(summed, counts, "window"),
+                               train_lora.combined_loss(summed, counts, "token"))
+
+    def test_a_window_without_labelled_tokens_weighs_nothing(self):
+        self.assertEqual(train_lora.window_weights([0, 10], "window"), [0.0, 0.1])
+        self.assertEqual(train_lora.window_weights([0, 10], "token"), [0.0, 0.1])
+        self.assertEqual(train_lora.window_weights([0, 0], "window"), [0.0, 0.0])
+        with self.assertRaisesRegex(train_lora.DataError, 'lossNormalization .sequence.: use "window" or "token"'):
+            train_lora.window_weights([1], "sequence")
+
+    def test_predicted_tokens_are_the_positions_before_a_label(self):
+        window = {"labels": [5, -100, 7, 8, -100]}  # the first label has no position before it
+        self.assertEqual(train_lora.predicted_tokens(window), 2)
+
+
+def qwen3_6_linear_layers(layers=4):
+    """Linear layers of a Qwen3.6 (Qwen3_5ForConditionalGeneration) as transformers names them: a vision tower,
+    linear-attention layers with a full-attention layer every fourth, MLPs, the output head."""
+    names = []
+    for block in range(2):
+        names += [f"model.visual.blocks.{block}.attn.qkv", f"model.visual.blocks.{block}.attn.proj",
+                  f"model.visual.blocks.{block}.mlp.linear_fc1", f"model.visual.blocks.{block}.mlp.linear_fc2"]
+    names += ["model.visual.merger.linear_fc1", "model.visual.merger.linear_fc2"]
+    for layer in range(layers):
+        prefix = f"model.language_model.layers.{layer}"
+        if (layer + 1) % 4:
+            names += [f"{prefix}.linear_attn.{name}"
+                      for name in ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj")]
+        else:
+            names += [f"{prefix}.self_attn.{name}" for name in ("q_proj", "k_proj", "v_proj", "o_proj")]
+        names += [f"{prefix}.mlp.{name}" for name in ("gate_proj", "up_proj", "down_proj")]
+    return names + ["lm_head"]
+
+
+class LoraTargetTest(unittest.TestCase):
+    def test_qwen3_6_gets_attention_linear_attention_and_mlp_of_the_language_model_only(self):
+        chosen = train_lora.choose_lora_targets(qwen3_6_linear_layers(), "model.language_model",
+                                                HYPER["loraTargetModules"])
+        self.assertTrue(all(name.startswith("model.language_model.layers.") for name in chosen))
+        self.assertEqual(train_lora.count_by_name(chosen), {
+            "down_proj": 4, "gate_proj": 4, "in_proj_qkv": 3, "in_proj_z": 3, "k_proj": 1, "o_proj": 1,
+            "out_proj": 3, "q_proj": 1, "up_proj": 4, "v_proj": 1})
+
+    def test_a_vision_tower_is_left_alone_even_where_its_names_match(self):
+        layers = qwen3_6_linear_layers() + ["model.visual.blocks.0.attn.out_proj", "vision_tower.q_proj"]
+        chosen = train_lora.choose_lora_targets(layers, "", HYPER["loraTargetModules"])
+        self.assertFalse([name for name in chosen if "visual" in name or "vision" in name])
+        self.assertEqual(len(chosen), 25)
+
+    def test_qwen3_has_no_linear_attention_and_that_is_fine(self):
+        layers = [f"model.layers.{layer}.{kind}.{name}" for layer in range(2)
+                  for kind, names in (("self_attn", ("q_proj", "k_proj", "v_proj", "o_proj")),
+                                      ("mlp", ("gate_proj", "up_proj", "down_proj"))) for name in names]
+        chosen = train_lora.choose_lora_targets(layers + ["lm_head"], "model", HYPER["loraTargetModules"])
+        self.assertEqual(chosen, layers)
+
+    def test_names_that_match_nothing_are_an_error_listing_what_exists(self):
+        with self.assertRaisesRegex(train_lora.DataError, r"names no linear layer .*'down_proj', 'gate_proj'"):
+            train_lora.choose_lora_targets(qwen3_6_linear_layers(), "model.language_model", ["c_attn"])
 
 
 class ConfigTest(unittest.TestCase):
@@ -192,7 +275,7 @@ class DatasetTest(unittest.TestCase):
         self.assertIn("dry run: 3 training and 1 validation windows check out", printed.getvalue())
         with open(os.path.join(out, "plan.json")) as handle:
             plan = json.load(handle)
-        self.assertEqual(len(plan["draws"]), 40)
+        self.assertEqual(len(plan["draws"]), 60)  # 20 steps of 3 windows
         self.assertEqual(plan["evaluationSteps"], [5, 10, 15, 20])
         self.assertEqual(plan["checkpointSteps"], [10, 20])
         self.assertEqual(plan["train"]["tasks"], {"tiny-sum": {"orchestratorWindows": 1, "otherWindows": 2,

@@ -1,0 +1,64 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { parseRunConfig, RunConfig } from '../../src/config/run-config.js';
+import { DEMO_SUITE } from '../../src/demo/demo-config.js';
+import { UserError } from '../../src/errors.js';
+import { checkDeploymentFits } from '../../src/rsi/deployment-check.js';
+import { runGenerations } from '../../src/rsi/run-generations.js';
+import { openRun } from '../../src/store/run-store.js';
+import { temporaryDirectory } from '../support/fixtures.js';
+import { rejection } from '../train/support.js';
+
+// A real model's configuration; nothing listens on the port, and nothing must try to reach it.
+const configuration = (deploy?: object) =>
+  parseRunConfig(
+    {
+      name: 'lora-two-rounds',
+      suite: DEMO_SUITE,
+      tasks: ['demo-volatility'],
+      roles: { executor: { baseUrl: 'http://127.0.0.1:9/v1', model: 'Qwen/Qwen3.6-27B' } },
+      ...(deploy ? { rsi: { deploy } } : {}),
+    },
+    'rsi.yaml',
+  );
+
+describe('deployment by runtime LoRA loading', () => {
+  const directory = temporaryDirectory('mass-rsi-deploy-');
+  afterAll(() => directory.remove());
+
+  it('is refused at the start of a loop of two rounds, naming deploy: restart, before anything runs', async () => {
+    const config = configuration();
+    expect(config.rsi.deploy.kind).toBe('lora');
+    const run = openRun({
+      runsDirectory: directory.path,
+      name: config.name,
+      configSchema: RunConfig,
+      config,
+    });
+    try {
+      const error = await rejection(runGenerations({ run, suiteDir: DEMO_SUITE, rounds: 2 }));
+      expect(error).toBeInstanceOf(UserError);
+      expect(error.message).toMatch(/rsi\.deploy\.kind lora can serve only the first trained generation, L1/);
+      expect(error.message).toMatch(
+        /For --rounds 2, deploy with `rsi\.deploy: \{ kind: restart, argv: \[\.\.\.\] \}`/,
+      );
+      // Refused before the first stage: no episode, no search, no registry.
+      expect(
+        readdirSync(run.directory).filter((entry) => ['episodes', 'search', 'train'].includes(entry)),
+      ).toEqual([]);
+      expect(existsSync(join(run.directory, 'train', 'registry.json'))).toBe(false);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('is accepted for one round, and a restart command for any number', () => {
+    expect(() => checkDeploymentFits(configuration(), 1)).not.toThrow();
+    const restart = configuration({ kind: 'restart', argv: ['systemctl', 'restart', 'vllm'] });
+    expect(() => checkDeploymentFits(restart, 5)).not.toThrow();
+    expect(() => checkDeploymentFits(configuration(), 3)).toThrow(/For --rounds 3/);
+  });
+});
