@@ -2,7 +2,10 @@ import { writeFile } from 'node:fs/promises';
 
 import type { Command } from 'commander';
 
+import { episodeSettings } from '../../config/episode-settings.js';
 import { loadRunConfig, roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
+import { recognisedProvider } from '../../model/create-model.js';
+import { judgeAndOptimizerSampling } from '../../search/search-config.js';
 
 export function registerConfig(program: Command): void {
   const config = program.command('config').description('The run configuration file (`mass search --config`)');
@@ -26,5 +29,12 @@ export function registerConfig(program: Command): void {
       console.error(
         `${file}: valid. executor ${roles.executor.model}, judge ${roles.judge.model}, optimizer ${roles.optimizer.model}`,
       );
+      // What each role's provider will be sent, so a setting it refuses or lacks shows here rather than mid-run.
+      const sampling = { executor: episodeSettings(loaded).sampling, ...judgeAndOptimizerSampling(loaded) };
+      for (const role of ['executor', 'judge', 'optimizer'] as const) {
+        const { provider, baseUrl } = roles[role];
+        const speaks = provider === 'toy' ? provider : recognisedProvider(provider, baseUrl);
+        console.error(`  ${role} (${speaks}): ${JSON.stringify(sampling[role])}`);
+      }
     });
 }
