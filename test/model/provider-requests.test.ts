@@ -3,10 +3,13 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
+import { parseRunConfig } from '../../src/config/run-config.js';
 import { AnthropicModel } from '../../src/model/anthropic.js';
 import { createChatModel } from '../../src/model/create-model.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import type { ChatMessage, SamplingParams } from '../../src/model/types.js';
+import { proposeWorkflow } from '../../src/optimizer/propose-workflow.js';
+import { judgeAndOptimizerSampling } from '../../src/search/search-config.js';
 import {
   startScriptedServer,
   type ScriptedServer,
@@ -14,6 +17,7 @@ import {
 } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/testing/steps.js';
 import { strictRejection } from '../../src/testing/strict-requests.js';
+import { optimizerInput, replyFor, smallImprovement } from '../optimizer/support.js';
 
 const servers: ScriptedServer[] = [];
 async function start(options: ScriptedServerOptions): Promise<ScriptedServer> {
@@ -208,6 +212,52 @@ describe('each provider is sent only what it accepts', () => {
       }),
     ).rejects.toThrow(/thinking budget \(2000\) must be below the output bound max_tokens \(2000\)/);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('roles on OpenAI and Anthropic, as configured', () => {
+  it('the optimizer on OpenAI and on Anthropic: the configured roles’ requests pass strict mode, repairs included', async () => {
+    const openai = await start({
+      strict: 'openai',
+      script: [step.text('not JSON'), step.text(replyFor(smallImprovement()))],
+    });
+    const anthropic = await start({ strict: 'anthropic', script: [step.text(replyFor(smallImprovement()))] });
+    const config = parseRunConfig(
+      {
+        name: 'r',
+        suite: 's',
+        roles: {
+          executor: { model: 'qwen', baseUrl: 'http://127.0.0.1:8000/v1' },
+          judge: { provider: 'anthropic', model: 'claude', sampling: { thinking: { budgetTokens: 8000 } } },
+          optimizer: { provider: 'openai', model: 'gpt', sampling: { reasoningEffort: 'high' } },
+        },
+      },
+      'config.yaml',
+    );
+    const sampling = judgeAndOptimizerSampling(config);
+    const viaOpenAI = await proposeWorkflow(
+      createChatModel({ provider: 'openai', baseUrl: openai.baseUrl }),
+      optimizerInput(),
+      { modelName: 'gpt', sampling: sampling.optimizer },
+    );
+    expect(viaOpenAI.ok).toBe(true);
+    expect(openai.requests).toHaveLength(2);
+    // The judge's settings on an Anthropic model, used for an optimizer call here: what matters is the request.
+    const viaAnthropic = await proposeWorkflow(
+      new AnthropicModel({ apiKey: 'k', baseUrl: anthropic.url, retry: noRetries }),
+      optimizerInput(),
+      { modelName: 'claude', sampling: sampling.judge },
+    );
+    expect(viaAnthropic.ok).toBe(true);
+    expect([openai.rejected.length, anthropic.rejected.length]).toEqual([0, 0]);
+    expect(openai.requests[1]!.body).toMatchObject({
+      max_completion_tokens: 49_152,
+      reasoning_effort: 'high',
+    });
+    expect(anthropic.requests[0]!.body).toMatchObject({
+      max_tokens: 49_152,
+      thinking: { type: 'enabled', budget_tokens: 8000 },
+    });
   });
 });
 
