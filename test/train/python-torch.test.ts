@@ -120,7 +120,7 @@ describe.skipIf(missing !== undefined)('train_lora.py with torch, on tiny Qwen3 
     console.info(
       `python-torch.test.ts: built, trained, merged and checked both models in ${seconds.toFixed(1)} s`,
     );
-  }, 300_000);
+  }, 480_000);
   afterAll(() => directory.remove());
 
   it.each(MODELS)(
