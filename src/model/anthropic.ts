@@ -41,7 +41,8 @@ interface AnthropicTurn {
 }
 
 /**
- * A `ChatModel` on Anthropic's Messages API, for external judges kept outside the loop. Requests and answers are
+ * A `ChatModel` on Anthropic's Messages API, for a role played by a Claude model (an external judge, the optimizer
+ * ablation). It is sent `max_tokens`, thinking and effort, never sampling parameters (`request-parameters.ts`). Requests and answers are
  * translated to and from the chat-completions shape. `stream` yields the whole answer once it has arrived: judges
  * need complete verdicts, not tokens as they come.
  */
