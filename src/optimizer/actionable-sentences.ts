@@ -1,4 +1,5 @@
 import { isCriticism } from './criticism.js';
+import type { PairwiseComparison } from './history.js';
 import { clauseSides, type Side } from './verdict-sides.js';
 
 /**
@@ -54,6 +55,20 @@ export function actionableSentences(rationale: string, options: ActionableOption
     }
   }
   return kept;
+}
+
+/**
+ * The actionable points of one comparison: of each order's rationale, read with the candidate's position in it, when
+ * both orders were judged; else of its rationale.
+ */
+export function comparisonActionablePoints(comparison: PairwiseComparison, limit = 8): string[] {
+  const readings = comparison.orders?.length
+    ? comparison.orders
+    : [{ candidatePosition: comparison.candidatePosition, rationale: comparison.rationale }];
+  const points = readings.flatMap((reading) =>
+    actionableSentences(reading.rationale, { candidate: reading.candidatePosition, limit }),
+  );
+  return [...new Set(points)].slice(0, limit);
 }
 
 function concernsCandidate(

@@ -22,6 +22,13 @@ export const PairwiseComparison = z.object({
   rationale: z.string(),
   /** Which workspace the judge saw the candidate as, so that "A" and "B" in the rationale can be read. */
   candidatePosition: z.enum(['A', 'B']).optional(),
+  /**
+   * A judgment of both orders: each order's rationale with the workspace the candidate was shown as in it (the
+   * combined `rationale` cannot say, since A is the candidate in one order and the opponent in the other).
+   */
+  orders: z
+    .array(z.object({ candidatePosition: z.enum(['A', 'B']), rationale: z.string() }).strict())
+    .optional(),
   /** How the candidate's run went, when known. */
   candidateExecution: ExecutionMetadata.optional(),
 });

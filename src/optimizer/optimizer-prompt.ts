@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { diffWorkflows, renderWorkflowDiff } from '../workflow/workflow-diff.js';
 import type { Workflow } from '../workflow/workflow.js';
-import { actionableSentences } from './actionable-sentences.js';
+import { comparisonActionablePoints } from './actionable-sentences.js';
 import { renderExecutionMetadata, type ExecutionMetadata } from './execution-metadata.js';
 import type { ComparedDesign, PairwiseComparison } from './history.js';
 import { recurringProblems } from './recurring-problems.js';
@@ -208,20 +208,26 @@ function renderComparison(comparison: PairwiseComparison, number: number): strin
       : comparison.winner === 'candidate'
         ? `${candidate.label} (the candidate)`
         : `${opponent.label} (the opponent)`;
-  const positions = comparison.candidatePosition
-    ? ` (in it, workspace ${comparison.candidatePosition} is ${candidate.label}, workspace ${comparison.candidatePosition === 'A' ? 'B' : 'A'} is ${opponent.label})`
-    : '';
-  const lines = [
-    `## ${number}. ${candidate.label} against ${opponent.label}: winner ${winner}`,
-    '',
-    `Rationale${positions}:\n\n${quote(comparison.rationale)}`,
-  ];
-  const position = comparison.candidatePosition;
-  const actionable = actionableSentences(comparison.rationale, { candidate: position });
-  lines.push(
-    '',
-    position ? `Actionable points for ${candidate.label} (workspace ${position}):` : 'Actionable points:',
-  );
+  const lines = [`## ${number}. ${candidate.label} against ${opponent.label}: winner ${winner}`];
+  const orders = comparison.orders ?? [];
+  if (orders.length > 0) {
+    orders.forEach((order, index) => {
+      lines.push(
+        '',
+        `Rationale, order ${index + 1} of ${orders.length} (${positionsIn(order.candidatePosition, candidate, opponent)}):\n\n${quote(order.rationale)}`,
+      );
+    });
+  } else {
+    const position = comparison.candidatePosition;
+    const positions = position ? ` (${positionsIn(position, candidate, opponent)})` : '';
+    lines.push('', `Rationale${positions}:\n\n${quote(comparison.rationale)}`);
+  }
+  const actionable = comparisonActionablePoints(comparison);
+  const known =
+    orders.length > 0
+      ? 'both orders'
+      : comparison.candidatePosition && `workspace ${comparison.candidatePosition}`;
+  lines.push('', known ? `Actionable points for ${candidate.label} (${known}):` : 'Actionable points:');
   if (actionable.length === 0) lines.push('(none found)');
   else lines.push(...actionable.map((sentence) => `- ${sentence}`));
   lines.push(
@@ -234,6 +240,10 @@ function renderComparison(comparison: PairwiseComparison, number: number): strin
     lines.push('', `Run of ${candidate.label}:`, renderExecutionMetadata(comparison.candidateExecution));
   }
   return lines.join('\n');
+}
+
+function positionsIn(position: 'A' | 'B', candidate: ComparedDesign, opponent: ComparedDesign): string {
+  return `in it, workspace ${position} is ${candidate.label}, workspace ${position === 'A' ? 'B' : 'A'} is ${opponent.label}`;
 }
 
 function designDifference(from: ComparedDesign, to: ComparedDesign): string {

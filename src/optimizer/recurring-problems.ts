@@ -1,4 +1,4 @@
-import { actionableSentences } from './actionable-sentences.js';
+import { comparisonActionablePoints } from './actionable-sentences.js';
 import type { PairwiseComparison } from './history.js';
 
 /**
@@ -55,9 +55,7 @@ export function recurringProblems(
   options: RecurringProblemOptions = {},
 ): RecurringProblem[] {
   const minimum = options.minimumOccurrences ?? 2;
-  const sentencesByComparison = history.map((comparison) =>
-    actionableSentences(comparison.rationale, { candidate: comparison.candidatePosition, limit: 50 }),
-  );
+  const sentencesByComparison = history.map((comparison) => comparisonActionablePoints(comparison, 50));
   return [
     ...missingDeliverables(sentencesByComparison, minimum),
     ...repeatedExecutionProblems(history, minimum),

@@ -401,7 +401,8 @@ class TaskSearch {
       (entry) => entry.first === match.first && entry.second === match.second,
     )?.judgment;
     // The candidate is x (the match's first); each judgment says whether x was shown as A.
-    const shownAs = (single: PairwiseJudgment['judgments'][number]) => (single.shownAsA === 'x' ? 'A' : 'B');
+    const shownAs = (single: PairwiseJudgment['judgments'][number]): 'A' | 'B' =>
+      single.shownAsA === 'x' ? 'A' : 'B';
     const single = judgment?.mode === 'random' ? judgment.judgments[0] : undefined;
     const orders =
       judgment?.mode === 'both'

@@ -99,3 +99,41 @@ describe('the actionable points of a verdict that praises and criticises both wo
     ).toContain('missing-deliverable');
   });
 });
+
+describe('a judgment of both orders', () => {
+  /** The same verdict with the workspaces' names exchanged, as the judge writes it when shown the other order. */
+  const swapped = (text: string) => text.replace(/\b([AB])\b/g, (side) => (side === 'A' ? 'B' : 'A'));
+
+  it('is read order by order, each with the candidate’s position in it', () => {
+    const { user } = buildOptimizerPrompt(
+      optimizerInput({
+        history: [
+          {
+            candidate: { label: 'v1', design: designWithCritic() },
+            opponent: { label: 'v0', design: smallTeam() },
+            winner: 'candidate',
+            rationale: `Order 1: ${PID_TUNING_VERDICT}\nOrder 2: ${swapped(PID_TUNING_VERDICT)}`,
+            orders: [
+              { candidatePosition: 'B', rationale: PID_TUNING_VERDICT },
+              { candidatePosition: 'A', rationale: swapped(PID_TUNING_VERDICT) },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(user).toContain(
+      'Rationale, order 1 of 2 (in it, workspace B is v1, workspace A is v0):\n\n> Workspace B is preferred.',
+    );
+    expect(user).toContain(
+      'Rationale, order 2 of 2 (in it, workspace A is v1, workspace B is v0):\n\n> Workspace A is preferred.',
+    );
+    const points = user.split('Actionable points for v1 (both orders):\n')[1]!.split('\n\n')[0]!;
+    expect(points.split('\n')).toEqual([
+      '- B tunes on all 40 scenarios and reaches a pass rate of 0.95 in the unmodified simulator, though its report does not say which two scenarios fail or why.',
+      "- B's step-response plot has no axis labels.",
+      '- A tunes on all 40 scenarios and reaches a pass rate of 0.95 in the unmodified simulator, though its report does not say which two scenarios fail or why.',
+      "- A's step-response plot has no axis labels.",
+    ]);
+    expect(points).not.toContain('edited the protected');
+  });
+});
