@@ -42,9 +42,9 @@ interface AnthropicTurn {
 
 /**
  * A `ChatModel` on Anthropic's Messages API, for a role played by a Claude model (an external judge, the optimizer
- * ablation). It is sent `max_tokens`, thinking and effort, never sampling parameters (`request-parameters.ts`). Requests and answers are
- * translated to and from the chat-completions shape. `stream` yields the whole answer once it has arrived: judges
- * need complete verdicts, not tokens as they come.
+ * ablation). It is sent `max_tokens`, thinking and effort, never sampling parameters (`request-parameters.ts`).
+ * Requests and answers are translated to and from the chat-completions shape. `stream` yields the whole answer once
+ * it has arrived: judges need complete verdicts, not tokens as they come.
  */
 export class AnthropicModel implements ChatModel {
   readonly endpoint: string;
