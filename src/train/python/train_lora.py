@@ -21,12 +21,15 @@ the language model's linear layers whose names `loraTargetModules` lists.
 
 Sampling is the TypeScript sampler's (src/distill/window-sampler.ts), ported draw for draw: the same mulberry32
 generator from the same seed, tasks in the same order, the same three draws per window (task, pool, window), so
-`sample_windows` here and `sampleWindows` there choose the same windows (test/train/python-plan.test.ts checks it).
+`sample_windows` here and `sampleWindows` there choose the same windows (test/train/python-script.test.ts checks
+it).
 
 Written to the output directory:
   checkpoints/step-NNNNNN/  the LoRA adapter at each checkpoint step
-  merged/                   the chosen checkpoint merged into the parent, with the parent's tokenizer
-  report.json               losses, checkpoints, the chosen one, token counts: read back by the TypeScript trainer
+  merged/                   the chosen checkpoint merged into the parent, with the parent's tokenizer and its other
+                            small files (processor configuration, generation_config.json)
+  report.json               losses, checkpoints, the chosen one, token counts, the model class and the LoRA
+                            targets: read back by the TypeScript trainer
   plan.json                 what the run trains on and how (with --dry-run, nothing else is done)
 
 One process: on a machine with several GPUs the model is split across them (device_map="auto"), which fits a larger
@@ -210,9 +213,10 @@ def choose_lora_targets(linear_layers: Sequence[str], language_model: str, wante
 
 
 def count_by_name(modules: Sequence[str]) -> Dict[str, int]:
+    """How many of the modules end in each name: `{"q_proj": 16, ...}`, for the log and the report."""
     counts: Dict[str, int] = {}
-    for name in modules:
-        counts[name.split(".")[-1]] = counts.get(name.split(".")[-1], 0) + 1
+    for short in (name.split(".")[-1] for name in modules):
+        counts[short] = counts.get(short, 0) + 1
     return dict(sorted(counts.items()))
 
 
