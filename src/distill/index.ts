@@ -10,6 +10,7 @@ export * from './replace-task-prompt.js';
 export * from './skipped-item.js';
 export * from './template-messages.js';
 export * from './token-cache.js';
+export * from './tokenizer-family.js';
 export * from './training-conversation.js';
 export * from './training-data-stats.js';
 export * from './training-records.js';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
+import { HostPathRewrite } from './host-path-rewrite.js';
 import { SkippedItem } from './skipped-item.js';
+import { TokenizerCheckResult } from './tokenizer-family.js';
 import { DataSplit, type ConversationRole } from './training-records.js';
 
 const Count = z.number().int().nonnegative();
@@ -50,6 +52,8 @@ export const SplitStats = z.object({
   /** Absent in data built before arguments were parsed into objects. */
   toolCalls: ToolCallCounts.optional(),
   skipped: z.array(SkippedItem),
+  /** Host paths replaced by the sandbox's fixed ones (absent in data built before the replacement). */
+  hostPaths: z.array(HostPathRewrite).optional(),
 });
 export type SplitStats = z.infer<typeof SplitStats>;
 
@@ -59,6 +63,8 @@ export const TrainingDataStats = defineRecord({
   version: 1,
   schema: z.object({
     model: z.string(),
+    /** The tokenizer compared with the served model's name (absent in data built before the comparison). */
+    tokenizer: TokenizerCheckResult.optional(),
     /** `team` (the orchestrator's workflow prompt replaced by the bare task) or `single-agent` (bare episodes). */
     mode: z.enum(['team', 'single-agent']),
     limits: z.object({
@@ -90,6 +96,7 @@ const emptySplit = (): SplitStats => ({
   truncatedResponses: 0,
   toolCalls: { calls: 0, argumentsAsText: 0, turnsWithTextArguments: [] },
   skipped: [],
+  hostPaths: [],
 });
 
 /** Adds every count to the split's total, its role, its task and the task's role at once, so they always agree. */
@@ -124,6 +131,10 @@ export class StatsTally {
     counts.calls += calls;
     counts.argumentsAsText += asText;
     if (asText > 0) counts.turnsWithTextArguments.push(turn);
+  }
+
+  hostPaths(split: DataSplit, rewrites: HostPathRewrite[]): void {
+    (this.splits[split].hostPaths ??= []).push(...rewrites);
   }
 
   skip(split: DataSplit, items: SkippedItem[]): void {

@@ -4,9 +4,11 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { BareTasks } from './bare-tasks.js';
 import { buildTrainingData, type BuildTrainingDataOptions } from './build-training-data.js';
+import { EpisodeRecord } from '../episode/episode-record.js';
 import { loadChatTemplateModel } from './chat-template-model.js';
 import { readEpisodeSource, type EpisodeSource } from './episode-source.js';
 import { JsonLinesWriter } from './json-lines-writer.js';
+import { checkTrainingTokenizer } from './tokenizer-family.js';
 import { TrainingDataStats } from './training-data-stats.js';
 import { DataSplit, STATS_FILE, trainingDataFiles } from './training-records.js';
 
@@ -18,6 +20,13 @@ export interface WriteTrainingDataOptions {
   taskDirectories?: string[];
   /** A model directory with `tokenizer.json` and `tokenizer_config.json` (default: Qwen3's). */
   modelDirectory?: string;
+  /**
+   * The model whose tokenizer the data must have: the name it is served under or its hub id (default: the model
+   * each episode recorded). A trained generation is served under a name of the run's: give the base model's.
+   */
+  servedModel?: string;
+  /** Build with a tokenizer not known to be the served model's (see `checkTrainingTokenizer`). */
+  allowTokenizerMismatch?: boolean;
   limits?: BuildTrainingDataOptions['limits'];
   mode?: BuildTrainingDataOptions['mode'];
   verify?: BuildTrainingDataOptions['verify'];
@@ -36,6 +45,14 @@ export async function writeTrainingData(options: WriteTrainingDataOptions): Prom
   const directories = options.episodes.map((episode) => path.resolve(episode.dir));
   const repeated = directories.find((directory, index) => directories.indexOf(directory) !== index);
   if (repeated) throw new UserError(`${repeated} is given twice; each episode belongs to one split, once`);
+  const tokenizer = await checkTrainingTokenizer({
+    modelDirectory: options.modelDirectory,
+    servedModels:
+      options.servedModel !== undefined
+        ? [options.servedModel]
+        : await Promise.all(options.episodes.map((episode) => recordedModel(episode.dir))),
+    allowMismatch: options.allowTokenizerMismatch,
+  });
   const model = await loadChatTemplateModel(options.modelDirectory);
   const bareTasks = new BareTasks(options.taskDirectories);
   await mkdir(options.outDir, { recursive: true });
@@ -87,6 +104,11 @@ export async function writeTrainingData(options: WriteTrainingDataOptions): Prom
       for (const writer of Object.values(split)) await writer.close();
     }
   }
+  stats = { ...stats, tokenizer };
   await TrainingDataStats.write(path.join(options.outDir, STATS_FILE), stats);
   return stats;
+}
+
+async function recordedModel(episodeDirectory: string): Promise<string> {
+  return (await EpisodeRecord.read(path.join(episodeDirectory, 'episode.json'))).model;
 }

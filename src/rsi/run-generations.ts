@@ -66,7 +66,6 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
   const trainer = options.trainer ?? trainerFromConfig(config);
   const registry = await ModelRegistry.open(run.directory);
   const taskDirs = await searchTaskDirs(options.suiteDir, config.tasks, dataSeeds(config));
-  if (!registry.get('L0')) await registerBase(run, registry);
   // Refused before any work when the training data's tokenizer cannot be the model's.
   const baseTokenizer = await trainingTokenizer(config, registry, 'L0');
   await checkTrainingTokenizer({
@@ -74,6 +73,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
     servedModels: [baseTokenizer.servedModel],
     allowMismatch: baseTokenizer.allowTokenizerMismatch,
   });
+  if (!registry.get('L0')) await registerBase(run, registry);
   const tokenCounter = await loadTokenCounter(baseTokenizer.modelDirectory);
 
   const generations: GenerationSummary[] = [];

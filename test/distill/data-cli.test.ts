@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
 } from '../../src/distill/index.js';
 import { runMass, type CliResult } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { qwen35StyleDirectory } from './qwen35-style.js';
 import { fixtures, tasksDirectory } from './support.js';
 
 function lines<T>(file: string, parse: (value: unknown) => T): T[] {
@@ -29,9 +30,31 @@ describe('mass data build and mass data sample', () => {
   let team: CliResult;
   let single: CliResult;
   let refused: CliResult;
+  // The team episode as if a Qwen3.6 had played it: Qwen3's files (the default) are refused, its own directory used.
+  const qwen36Episode = join(directory.path, 'qwen3.6-episode');
+  const qwen36Out = join(directory.path, 'qwen3.6');
+  let wrongTokenizer: CliResult;
+  let ownTokenizer: CliResult;
 
   beforeAll(async () => {
-    [team, single, refused] = await Promise.all([
+    cpSync(join(fixtures, 'team-a'), qwen36Episode, { recursive: true });
+    const record = JSON.parse(readFileSync(join(qwen36Episode, 'episode.json'), 'utf8')) as { model: string };
+    record.model = 'Qwen/Qwen3.6-27B';
+    writeFileSync(join(qwen36Episode, 'episode.json'), JSON.stringify(record));
+    const qwen36Build = (out: string, ...options: string[]) =>
+      runMass([
+        'data',
+        'build',
+        '--episodes',
+        qwen36Episode,
+        '--task-dir',
+        tasksDirectory,
+        '--out',
+        out,
+        '--json',
+        ...options,
+      ]);
+    [team, single, refused, wrongTokenizer, ownTokenizer] = await Promise.all([
       runMass([
         'data',
         'build',
@@ -71,8 +94,10 @@ describe('mass data build and mass data sample', () => {
         '--out',
         join(directory.path, 'refused'),
       ]),
+      qwen36Build(join(directory.path, 'qwen3.6-refused')),
+      qwen36Build(qwen36Out, '--model-dir', qwen35StyleDirectory()),
     ]);
-  }, 60_000);
+  }, 90_000);
 
   afterAll(() => directory.remove());
 
@@ -168,6 +193,27 @@ describe('mass data build and mass data sample', () => {
     );
     const prompt = readFileSync(join(fixtures, 'single', 'prompt.md'), 'utf8');
     expect(conversation!.messages[1]!.content).toContain(prompt);
+  });
+
+  it('refuses a tokenizer of another family than the served model’s, naming both, and uses the model’s own', () => {
+    expect(wrongTokenizer.code).toBe(2);
+    expect(wrongTokenizer.stderr).toMatch(
+      /tokenizer, Qwen3's tokenizer \(the default, .*\) \(family qwen3\), is not that of the served model "Qwen\/Qwen3.6-27B" \(family qwen3.5\).*--model-dir.*--allow-tokenizer-mismatch/s,
+    );
+    expect(ownTokenizer.stderr).not.toMatch(/Error/);
+    expect(ownTokenizer.code).toBe(0);
+    const stats = TrainingDataStats.parse(JSON.parse(ownTokenizer.stdout), 'stdout');
+    expect(stats.model).toBe(qwen35StyleDirectory());
+    expect(stats.tokenizer).toMatchObject({
+      family: 'qwen3.5',
+      served: [{ model: 'Qwen/Qwen3.6-27B', family: 'qwen3.5' }],
+      verdict: 'same-family',
+    });
+    // Every tool-calling turn rendered with the template that needs its arguments as a mapping.
+    expect(stats.splits.train.skipped).toEqual([]);
+    expect(stats.splits.train.toolCalls).toMatchObject({ argumentsAsText: 0 });
+    expect(stats.splits.train.toolCalls!.calls).toBeGreaterThan(3);
+    expect(stats.splits.train.total.windows).toBe(3);
   });
 
   it('refuses team episodes for single-agent data, saying why', () => {

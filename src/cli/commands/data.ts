@@ -18,6 +18,7 @@ interface BuildOptions {
   validation?: string[];
   taskDir?: string[];
   modelDir?: string;
+  allowTokenizerMismatch?: boolean;
   out: string;
   window: string;
   maxContext: string;
@@ -57,7 +58,11 @@ export function registerData(program: Command): void {
     )
     .option(
       '--model-dir <dir>',
-      'model directory with tokenizer.json and tokenizer_config.json (default: Qwen3)',
+      'the served model’s directory: tokenizer.json, tokenizer_config.json, its chat template (default: Qwen3’s files)',
+    )
+    .option(
+      '--allow-tokenizer-mismatch',
+      'build even when the model directory’s family is not the served model’s (they share one vocabulary)',
     )
     .requiredOption('--out <dir>', 'output directory')
     .option('--window <tokens>', 'tokens per window', String(DEFAULT_WINDOW_LIMITS.windowTokens))
@@ -94,6 +99,7 @@ export function registerData(program: Command): void {
         outDir: options.out,
         taskDirectories: options.taskDir,
         modelDirectory: options.modelDir,
+        allowTokenizerMismatch: options.allowTokenizerMismatch,
         limits: {
           windowTokens: parseCount('--window', options.window, 1),
           maxContextTokens: parseCount('--max-context', options.maxContext, 0),
@@ -216,6 +222,14 @@ function describeStats(stats: TrainingDataStats, outDir: string): string {
   const line = (label: string, counts: DataCounts) =>
     `  ${label.padEnd(14)} ${String(counts.windows).padStart(6)} windows  ${formatTokens(counts.supervisedTokens).padStart(10)} supervised  ${formatTokens(counts.tokens).padStart(10)} tokens`;
   const lines = [`training data in ${path.resolve(outDir)} (${stats.mode}, ${stats.model})`];
+  if (stats.tokenizer && stats.tokenizer.verdict !== 'same-family') {
+    const served = stats.tokenizer.served.map((entry) => `"${entry.model}"`).join(', ');
+    lines.push(
+      stats.tokenizer.verdict === 'unverified'
+        ? `  the tokenizer could not be compared with the served model ${served} (a family is unknown from the names)`
+        : `  the tokenizer's family differs from the served model ${served}'s (allowed)`,
+    );
+  }
   for (const [split, splitStats] of Object.entries(stats.splits)) {
     if (splitStats.episodes === 0) continue;
     lines.push(`${split}: ${splitStats.episodes} episodes`);
@@ -225,6 +239,12 @@ function describeStats(stats: TrainingDataStats, outDir: string): string {
     }
     for (const [task, taskStats] of Object.entries(splitStats.perTask))
       lines.push(line(task, taskStats.total));
+    const textArguments = splitStats.toolCalls?.argumentsAsText ?? 0;
+    if (textArguments > 0) {
+      lines.push(
+        `  ${textArguments} of ${splitStats.toolCalls!.calls} tool calls had arguments that are not a JSON object: rendered as text (stats.json lists the turns)`,
+      );
+    }
     if (splitStats.truncatedResponses > 0) {
       lines.push(`  ${splitStats.truncatedResponses} responses cut by the length limit, not trained on`);
     }

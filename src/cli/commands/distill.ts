@@ -5,11 +5,14 @@ import type { Command } from 'commander';
 import { fitRunConfig } from '../../config/context-fit.js';
 import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
+import { checkTrainingTokenizer } from '../../distill/tokenizer-family.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
 import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
+import { trainingTokenizer } from '../../rsi/training-tokenizer.js';
 import { dataSeeds } from '../../config/data-seeds.js';
 import { searchRoles, searchTaskDirs } from '../../search/search-config.js';
 import { TaskSearchRecord } from '../../search/search-records.js';
+import { ModelRegistry } from '../../train/registry.js';
 import { openConfiguredRun } from '../configured-run.js';
 import { RsiProgressDisplay } from '../rsi-progress-display.js';
 
@@ -61,9 +64,20 @@ export function registerDistill(program: Command): void {
             `no search of generation ${flags.generation} beat its reference: there is nothing to distil`,
           );
         }
+        const tokenizer = await trainingTokenizer(
+          config,
+          await ModelRegistry.open(run.directory),
+          flags.generation,
+        );
+        // Refused before any episode when the training data's tokenizer cannot be the model's.
+        await checkTrainingTokenizer({
+          modelDirectory: tokenizer.modelDirectory,
+          servedModels: [tokenizer.servedModel],
+          allowMismatch: tokenizer.allowTokenizerMismatch,
+        });
         // The toy model is served by this process; other models are used where they are.
         served = await serveConfiguredModel(config);
-        const tokenCounter = await loadTokenCounter(config.rsi.modelDirectory);
+        const tokenCounter = await loadTokenCounter(tokenizer.modelDirectory);
         const fitted = await fitRunConfig(
           config,
           served.endpoints,
@@ -80,7 +94,7 @@ export function registerDistill(program: Command): void {
           judge: roles.judge,
           settings: distillSettings(fitted),
           tokenCounter,
-          modelDirectory: config.rsi.modelDirectory,
+          ...tokenizer,
           hiddenDirectories: [run.directory],
           onProgress: (event) => display.onEvent({ kind: 'distill', generation: flags.generation, event }),
         });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { UserError } from '../../errors.js';
 import type { Selection } from '../selection.js';
-import { writeTrainingData } from '../write-training-data.js';
+import { writeTrainingData, type WriteTrainingDataOptions } from '../write-training-data.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
 import {
   DatasetEpisodesRecord,
@@ -25,7 +25,7 @@ export interface SelectedTask {
 export async function datasetStep(
   context: GenerationContext,
   selected: readonly SelectedTask[],
-  modelDirectory: string | undefined,
+  tokenizer: Pick<WriteTrainingDataOptions, 'modelDirectory' | 'servedModel' | 'allowTokenizerMismatch'>,
 ): Promise<DatasetSummary> {
   const { run, settings } = context;
   const dir = join('distill', context.generation, 'dataset');
@@ -37,7 +37,7 @@ export async function datasetStep(
         episodes: episodes.map((episode) => ({ dir: run.path(episode.dir), split: episode.split })),
         outDir: run.path(dir),
         taskDirectories: selected.map((entry) => entry.task.task.dir),
-        modelDirectory,
+        ...tokenizer,
         limits: settings.windows,
       });
       await DatasetEpisodesRecord.write(run.path(dir, 'episodes.json'), {

@@ -44,6 +44,13 @@ export interface DistillGenerationOptions {
   tokenCounter: TokenCounter;
   /** The model directory whose chat template and tokenizer make the training data (default: Qwen3's). */
   modelDirectory?: string;
+  /**
+   * The model the data's tokenizer must be that of (default: the one each episode recorded); a trained generation
+   * is served under a name of the run's, so the loop gives the base model's.
+   */
+  servedModel?: string;
+  /** Build with a tokenizer of another family than the served model's (see `checkTrainingTokenizer`). */
+  allowTokenizerMismatch?: boolean;
   /** Further directories the agents must not see; the run directory is always hidden. */
   hiddenDirectories?: readonly string[];
   /** Progress for a display; an exception thrown here stops the generation like any failure. */
@@ -124,7 +131,11 @@ export async function distillGeneration(options: DistillGenerationOptions): Prom
       collection: entry.collection,
       selection: entry.selection,
     })),
-    options.modelDirectory,
+    {
+      modelDirectory: options.modelDirectory,
+      servedModel: options.servedModel,
+      allowTokenizerMismatch: options.allowTokenizerMismatch,
+    },
   );
   return { generation, perTask: distilled, dataset: { ...dataset, path: run.path(dataset.dir) } };
 }
