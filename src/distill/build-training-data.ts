@@ -1,6 +1,7 @@
 import { UserError } from '../errors.js';
 import type { ChatTemplateModel } from './chat-template-model.js';
 import type { EpisodeSource } from './episode-source.js';
+import { rewriteHostPaths } from './host-path-rewrite.js';
 import { DEFAULT_WINDOW_LIMITS, planWindows, windowTokens, type WindowLimits } from './pack-windows.js';
 import { querySegments, type QuerySegment } from './query-segments.js';
 import type { SkippedItem } from './skipped-item.js';
@@ -59,7 +60,9 @@ export async function buildTrainingData(
     }
     const { split, taskId: task } = episode;
     tally.episode(split);
-    for (const thread of episode.threads) {
+    const { threads, rewrites } = rewriteHostPaths(episode);
+    tally.hostPaths(split, rewrites);
+    for (const thread of threads) {
       if (mode === 'single-agent' && thread.role !== 'orchestrator') {
         tally.skip(split, [
           {

@@ -7,6 +7,7 @@ import { UserError, errorMessage } from '../errors.js';
 import { ProxyLogRow } from '../proxy/log-row.js';
 import { isFile } from '../tasks/load-task.js';
 import type { BareTasks } from './bare-tasks.js';
+import { hostPathReplacements, type PathReplacement } from './host-path-rewrite.js';
 import { readJsonLines } from './read-json-lines.js';
 import type { DataSplit } from './training-records.js';
 
@@ -22,6 +23,8 @@ export interface EpisodeSource {
   /** The bare-task prompt that replaces it. */
   bareTask: string;
   threads: Thread[];
+  /** Host paths the agents saw, to be replaced by the sandbox's fixed ones (none for a sandboxed episode). */
+  hostPaths?: PathReplacement[];
 }
 
 export interface ReadEpisodeOptions {
@@ -47,6 +50,7 @@ export async function readEpisodeSource(
   }
   const prompt = await readText(path.join(directory, 'prompt.md'));
   const bareTask = await options.bareTasks.prompt(record.task.id, record.task.dir);
+  const threads = await readThreads(directory);
   if (!prompt.startsWith(bareTask.trimEnd())) {
     throw new UserError(
       `${directory}: prompt.md does not begin with the text of task "${record.task.id}" as rendered now; pass the task folder the episode ran (--task-dir), unchanged`,
@@ -59,7 +63,8 @@ export async function readEpisodeSource(
     team: record.workflowHash !== null || record.teacher,
     prompt,
     bareTask,
-    threads: await readThreads(directory),
+    threads,
+    hostPaths: hostPathReplacements(record, threads),
   };
 }
 
