@@ -115,7 +115,9 @@ export function harnessWindow(contextTokens: number, maxOutputTokens: number): n
  * The context length an OpenAI-compatible server lists for the endpoint's model (vLLM's `max_model_len`), or null:
  * OpenAI's and Anthropic's APIs list none, nor do servers other than vLLM, nor one that does not list the model.
  */
-export async function servedContextLength(endpoint: Endpoint): Promise<number | null> {
+export async function servedContextLength(
+  endpoint: Pick<Endpoint, 'provider' | 'baseUrl' | 'model' | 'apiKeyEnv'>,
+): Promise<number | null> {
   if (endpoint.provider === 'toy' || !endpoint.baseUrl) return null;
   if (recognisedProvider(endpoint.provider, endpoint.baseUrl) !== 'openai-compatible') return null;
   const model = new OpenAICompatibleModel({

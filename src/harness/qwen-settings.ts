@@ -31,6 +31,9 @@ export interface QwenSettingsOptions {
   disabledTools?: readonly string[];
 }
 
+/** The context the harness assumes when nothing narrower is known: Qwen3.6's native 262,144 tokens. */
+export const DEFAULT_CONTEXT_WINDOW = 262_144;
+
 export const DEFAULT_SAMPLING: Omit<QwenSamplingSettings, 'seed'> = {
   temperature: 0.6,
   topP: 0.95,

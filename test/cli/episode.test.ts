@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +22,9 @@ describe('mass episode', () => {
     server = await startScriptedServer({
       responder: () => step.text('Nothing to do.'),
       models: ['qwen3-toy'],
+      // vLLM's fields only, and a served context shorter than the harness's default.
+      strict: 'openai-compatible',
+      maxModelLength: 131_072,
     });
     const out = join(directory.path, 'e1');
     const args = ['episode', '--task', taskDir, '--workflow', 'initial', '--teacher', '--model', 'qwen3-toy'];
@@ -49,11 +53,19 @@ describe('mass episode', () => {
     };
     expect(record).toMatchObject({ status: 'success', seed: 5, dataSeed: 9, teacher: true });
     // The model samples with the sampling seed; the data seed is the workspace's alone.
-    expect(server.requests.every((request) => (request.body as { seed?: number }).seed === 5)).toBe(true);
+    // The first request reads the served context (GET /v1/models); the rest are the model's calls.
+    const calls = server.requests.filter((request) => request.method === 'POST');
+    expect(server.requests[0]!.path).toBe('/v1/models');
+    expect(calls.every((request) => (request.body as { seed?: number }).seed === 5)).toBe(true);
     expect(record.workflowHash).not.toBeNull();
-    const prompt = (server.requests[0]!.body as { messages: Array<{ content: unknown }> }).messages[1]!
-      .content;
+    const prompt = (calls[0]!.body as { messages: Array<{ content: unknown }> }).messages[1]!.content;
     expect(JSON.stringify(prompt)).toContain('## Team workflow');
+    expect(server.rejected).toHaveLength(0);
+    // Compaction at 85 % of the harness's context leaves one call's 32,768 output tokens within the served 131,072.
+    const settings = JSON.parse(readFileSync(join(out, 'home', 'settings.json'), 'utf8')) as {
+      modelProviders: { openai: Array<{ generationConfig: { contextWindowSize: number } }> };
+    };
+    expect(settings.modelProviders.openai[0]!.generationConfig.contextWindowSize).toBe(115_651);
   }, 60_000);
 
   it('names the flag and what to do for bad input', async () => {

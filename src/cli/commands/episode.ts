@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
+import { harnessWindow, servedContextLength } from '../../config/context-fit.js';
 import { UserError } from '../../errors.js';
 import { runEpisode } from '../../episode/run-episode.js';
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_SAMPLING } from '../../harness/qwen-settings.js';
 import { apiKeyFrom } from '../../model/create-model.js';
 import { parseWorkflow } from '../../workflow/parse-workflow.js';
 import type { Workflow } from '../../workflow/workflow.js';
@@ -63,6 +65,16 @@ export function registerEpisode(program: Command): void {
     .option('--json', 'print the episode record as JSON')
     .action(async (flags: EpisodeFlags) => {
       const workflow = await readWorkflow(flags.workflow, flags.task);
+      const maxOutputTokens = flags.maxOutputTokens
+        ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
+        : undefined;
+      // The harness compacts its history in time for what the server serves (vLLM's max_model_len), when it says.
+      const served = await servedContextLength({
+        provider: 'openai-compatible',
+        baseUrl: flags.baseUrl,
+        model: flags.model,
+        apiKeyEnv: flags.apiKeyEnv,
+      });
       const { record, ran } = await runEpisode({
         taskDir: flags.task,
         workflow,
@@ -75,9 +87,14 @@ export function registerEpisode(program: Command): void {
           flags.dataSeed === undefined ? undefined : parsePositiveInteger(flags.dataSeed, '--data-seed'),
         outDir: flags.out,
         timeoutSeconds: parseDurationSeconds(flags.timeout, '--timeout'),
-        maxOutputTokens: flags.maxOutputTokens
-          ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
-          : undefined,
+        maxOutputTokens,
+        contextWindowSize:
+          served === null
+            ? undefined
+            : harnessWindow(
+                Math.min(DEFAULT_CONTEXT_WINDOW, served),
+                maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
+              ),
         outputBudget: flags.outputBudget
           ? parsePositiveInteger(flags.outputBudget, '--output-budget')
           : undefined,
