@@ -94,6 +94,17 @@ describe('a sampling block per role', () => {
       /roles\.judge\.sampling: the thinking budget \(60000\) must be below the output bound max_tokens \(49152\)/,
     );
     expect(refused).toThrow(/roles\.optimizer\.sampling: OpenAI's chat API does not accept topK/);
+    const efforts = () =>
+      base({
+        executor: { ...qwen, sampling: { reasoningEffort: 'high' } },
+        judge: { provider: 'anthropic', model: 'c', sampling: { reasoningEffort: 'minimal' } },
+      });
+    expect(efforts).toThrow(
+      /roles\.executor\.sampling: the executor's harness \(qwen-code\) is given temperature/,
+    );
+    expect(efforts).toThrow(
+      /roles\.judge\.sampling: Anthropic's Messages API takes the effort low, .*not minimal/,
+    );
   });
 
   it('takes the judge’s bundle and the optimizer’s evidence budgets from the configuration', () => {
