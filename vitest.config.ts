@@ -11,6 +11,7 @@ const LONGEST_FIRST = [
   'test/cli/search.test.ts',
   'test/tasks/grading.test.ts',
   'test/search/search-e2e.test.ts',
+  'test/evaluate/evaluation-e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.
   'test/train/python-torch.test.ts',
 ];

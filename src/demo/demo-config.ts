@@ -60,6 +60,7 @@ export function demoConfig(name: string): RunConfig {
       rollouts: 2,
       judges: [{ provider: 'toy', model: 'mass-toy-judge', name: 'toy-judge', maxConcurrency: 64 }],
       judgeSeeds: 2,
+      selfJudge: true,
       judgeRepairAttempts: 2,
       oracleTieMargin: 2,
       tournamentSample: 20,

@@ -62,7 +62,9 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
   const workflows = await championDesigns(run, registry, plan.tasks, evaluation.conditions);
   const tokenCounter = await loadTokenCounter();
   const settings = episodeSettings(config);
-  const served = await serveEvaluation(config, plan.models, plan.judges);
+  const served = await serveEvaluation(config, plan.models, plan.judges, {
+    selfJudge: evaluation.selfJudge,
+  });
   const grades = new JsonlAppender(run.path(base, 'grades.jsonl'));
   const judgments = new JsonlAppender(run.path(base, 'judgments.jsonl'));
   try {
@@ -74,7 +76,10 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
     };
     const gradeSlots = new Semaphore(Math.max(1, availableParallelism()));
     const judgeSlots = new Map(
-      served.judges.map((judge) => [judge.name, new Semaphore(evaluation.concurrency.judgments)]),
+      [...served.judges, ...served.selfJudges.values()].map((judge) => [
+        judge.name,
+        new Semaphore(evaluation.concurrency.judgments),
+      ]),
     );
 
     const episodes = new Map<string, Promise<EvaluationEpisode>>();
@@ -145,7 +150,8 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
               episodeOf(candidate, task, condition, replicate),
               episodeOf(baseline, task, condition, replicate),
             ]);
-            for (const judge of served.judges) {
+            const selfJudge = served.selfJudges.get(candidate);
+            for (const judge of [...served.judges, ...(selfJudge ? [selfJudge] : [])]) {
               for (let seed = 0; seed < evaluation.judgeSeeds; seed++) {
                 judged.push(
                   pair.then(async ([first, second]) => {
@@ -216,7 +222,11 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       run,
       evaluation,
       plan,
-      served: served.judges.map((judge) => ({ name: judge.name, model: judge.modelName, toy: judge.toy })),
+      served: [...served.judges, ...served.selfJudges.values()].map((judge) => ({
+        name: judge.name,
+        model: judge.modelName,
+        toy: judge.toy,
+      })),
       episodes: episodeList,
       grades: gradeList,
       judgments: judgmentList,

@@ -9,6 +9,7 @@ import {
   DatasetEpisodesRecord,
   type CollectionRecord as Collection,
 } from '../distill/generation/generation-records.js';
+import { EpisodeRecord } from '../episode/episode-record.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
 import type { Semaphore } from '../model/concurrency.js';
@@ -90,17 +91,15 @@ export async function loopOutsideMeasures(options: {
         collection.episodes
           .filter((episode) => episode.status !== 'error')
           .map(async (episode) => {
+            // The data seed the run was made with, as its record says (older runs: their one seed).
+            const record = await EpisodeRecord.readIfPresent(run.path(episode.dir, 'episode.json'));
+            const dataSeed = record?.dataSeed ?? taskDataSeed(options.seeds, task.manifest.id);
             const release = await options.gradeSlots.acquire();
             try {
               return await gradeStep(
                 run,
                 base,
-                {
-                  episodeId: episode.episodeId,
-                  dir: episode.dir,
-                  task,
-                  dataSeed: taskDataSeed(options.seeds, task.manifest.id),
-                },
+                { episodeId: episode.episodeId, dir: episode.dir, task, dataSeed },
                 options.grades,
               );
             } finally {

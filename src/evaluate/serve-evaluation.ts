@@ -26,7 +26,10 @@ export interface ServedJudge {
 
 export interface ServedEvaluation {
   models: Map<string, ServedModel>;
+  /** The external judges. */
   judges: ServedJudge[];
+  /** Each model judging pairs of its own episodes (`self:<name>`), when the evaluation asks for the self-judge. */
+  selfJudges: Map<string, ServedJudge>;
   close(): Promise<void>;
 }
 
@@ -39,40 +42,65 @@ export async function serveEvaluation(
   config: RunConfig,
   models: readonly EvaluatedModel[],
   judges: readonly EvaluationJudge[],
+  options: { selfJudge: boolean },
 ): Promise<ServedEvaluation> {
   const closers: Array<() => Promise<void>> = [];
   const close = async () => {
     await Promise.all(closers.map((closer) => closer()));
   };
   try {
-    const served = new Map<string, ServedModel>();
-    for (const model of models) {
-      served.set(model.name, await serveModel(model, closers));
-    }
     const sampling = roleSampling(config, config.budgets.judgeMaxTokens);
+    const timeout = config.budgets.episodeTimeoutSeconds;
+    const served = new Map<string, ServedModel>();
+    const selfJudges = new Map<string, ServedJudge>();
+    for (const model of models) {
+      const { endpoint, ...reached } = await serveModel(model, closers);
+      served.set(model.name, reached);
+      if (options.selfJudge) {
+        selfJudges.set(model.name, {
+          name: `self:${model.name}`,
+          ...roleModel(endpoint, sampling, timeout),
+          toy: model.endpoint.provider === 'toy',
+        });
+      }
+    }
     const servedJudges: ServedJudge[] = [];
     for (const judge of judges) {
       const endpoint = await judgeEndpoint(judge.endpoint, closers);
       servedJudges.push({
         name: judge.name,
-        ...roleModel(endpoint, sampling, config.budgets.episodeTimeoutSeconds),
+        ...roleModel(endpoint, sampling, timeout),
         toy: judge.toy,
       });
     }
-    return { models: served, judges: servedJudges, close };
+    return { models: served, judges: servedJudges, selfJudges, close };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-async function serveModel(model: EvaluatedModel, closers: Array<() => Promise<void>>): Promise<ServedModel> {
+/** Where the model's episodes go, and the endpoint it answers on (the toy model's: the server started here). */
+async function serveModel(
+  model: EvaluatedModel,
+  closers: Array<() => Promise<void>>,
+): Promise<ServedModel & { endpoint: Endpoint }> {
   const { endpoint } = model;
   if (endpoint.provider === 'toy') {
     const weights = model.toyWeights ? await loadToyWeights(model.toyWeights) : BASE_TOY_WEIGHTS;
     const server = await startToyModel({ weights, modelName: model.servedAs });
     closers.push(() => server.close());
-    return { name: model.name, modelName: model.servedAs, baseUrl: server.baseUrl };
+    return {
+      name: model.name,
+      modelName: model.servedAs,
+      baseUrl: server.baseUrl,
+      endpoint: {
+        ...endpoint,
+        provider: 'openai-compatible',
+        baseUrl: server.baseUrl,
+        model: model.servedAs,
+      },
+    };
   }
   if (endpoint.provider !== 'openai-compatible' || !endpoint.baseUrl) {
     throw new UserError(
@@ -85,6 +113,7 @@ async function serveModel(model: EvaluatedModel, closers: Array<() => Promise<vo
     modelName: model.servedAs,
     baseUrl: endpoint.baseUrl,
     apiKey: apiKeyFrom(endpoint.apiKeyEnv),
+    endpoint: { ...endpoint, model: model.servedAs },
   };
 }
 

@@ -33,7 +33,7 @@ const BETTER: ToyWeights = {
   completeReport: 1,
   careful: 1,
 };
-const ROLLOUTS = 6;
+const ROLLOUTS = 4;
 const SEEDS = 3;
 const OUTSIDE_MODELS = ['always-a', 'flaky', 'toy-judge'];
 
@@ -65,8 +65,8 @@ const configText = (name: string, judges: { alwaysA: string; flaky: string } | n
 
 /**
  * One evaluation of a generation made better by hand (toy weights) against the base, on one demo task, judged by the
- * toy judge, a judge that always answers "A" and a flaky judge (its seed-0 verdicts need one repair, its seed-1
- * verdicts never parse). It is killed once at a random moment and resumed; the tests read what it recorded.
+ * toy judge, a judge that always answers "A", a flaky judge (its seed-0 verdicts need one repair, its seed-1
+ * verdicts never parse) and the candidate itself (the self-judge). It is killed once at a random moment and resumed; the tests read what it recorded.
  */
 describe('mass eval on the toy model', () => {
   const directory = temporaryDirectory();
@@ -145,7 +145,7 @@ describe('mass eval on the toy model', () => {
     expect(keys.filter((key) => key.startsWith('evaluation/default/episode/'))).toHaveLength(2 * ROLLOUTS);
     expect(keys.filter((key) => key.startsWith('evaluation/default/grade/'))).toHaveLength(2 * ROLLOUTS);
     expect(keys.filter((key) => key.startsWith('evaluation/default/judgment/'))).toHaveLength(
-      ROLLOUTS * 3 * SEEDS,
+      ROLLOUTS * 4 * SEEDS,
     );
 
     summary = await EvaluationSummaryRecord.read(join(runDirectory, 'evaluation', 'default', 'summary.json'));
@@ -173,6 +173,20 @@ describe('mass eval on the toy model', () => {
     const difference = summary.figures.gradeDifferences.find((entry) => entry.generation === 'L1')!;
     expect(difference.pairs).toBe(ROLLOUTS);
     expect(difference.meanDifference!).toBeGreaterThan(0);
+  });
+
+  it('the candidate judges its own pairs too (the self-judge), and every two evaluators’ agreement is measured', () => {
+    const self = summary.figures.winRates[0]!.judges.find((judge) => judge.judge === 'self:L1')!;
+    expect(self.pooled.judgments).toBe(ROLLOUTS * SEEDS * 2);
+    expect(summary.judges.find((judge) => judge.name === 'self:L1')).toEqual({
+      name: 'self:L1',
+      model: 'toy-L1',
+      toy: true,
+    });
+    const pairs = summary.figures.agreement
+      .filter((entry) => entry.sample === 'evaluation')
+      .map((entry) => [...entry.evaluators].sort().join(' & '));
+    expect(pairs).toEqual(expect.arrayContaining(['oracle & self:L1', 'oracle & toy', 'self:L1 & toy']));
   });
 
   it('a judge that always answers "A" is inconsistent on every pair and scores 0.5 in both orders', () => {
