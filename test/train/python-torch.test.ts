@@ -52,6 +52,13 @@ interface MergedCheck {
   files: string[];
 }
 const MODELS = ['qwen3', 'qwen3_5'] as const;
+const requirements = fileURLToPath(new URL('../../src/train/python/requirements.txt', import.meta.url));
+const pinned = Object.fromEntries(
+  [...readFileSync(requirements, 'utf8').matchAll(/^(torch|transformers|peft)==(\S+)$/gm)].map((match) => [
+    match[1]!,
+    match[2]!,
+  ]),
+);
 type ModelName = (typeof MODELS)[number];
 
 /**
@@ -144,7 +151,13 @@ describe.skipIf(missing !== undefined)('train_lora.py with torch, on tiny Qwen3 
       expect(plans[name].draws).toEqual([...expected.draws]);
       expect(expected.draws).toHaveLength(6);
       expect(metrics.supervisedTokensProcessed).toBe(expected.processedSupervisedTokens);
-      expect(reports[name].versions).toMatchObject({ transformers: '5.18.0', peft: '0.21.0' });
+      // It ran on the versions requirements.txt pins (torch's build suffix aside: 2.13.0+cpu).
+    expect(Object.keys(pinned).sort()).toEqual(['peft', 'torch', 'transformers']);
+      for (const [library, version] of Object.entries(pinned)) {
+        expect(reports[name].versions[library], library).toMatch(
+          new RegExp(`^${version.replaceAll('.', '\\.')}(\\+|$)`),
+        );
+      }
       const log = readFileSync(results[name].logFile, 'utf8');
       expect(log).toMatch(/step 2\/2 loss \d/);
       expect(log).toMatch(/chosen checkpoint: step [12]/);
