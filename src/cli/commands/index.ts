@@ -10,6 +10,7 @@ import { registerJudge } from './judge.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
 import { registerRank } from './rank.js';
+import { registerReport } from './report.js';
 import { registerRsi } from './rsi.js';
 import { registerSearch } from './search.js';
 import { registerTasks } from './tasks.js';
@@ -28,5 +29,6 @@ export const commands: Array<(program: Command) => void> = [
   registerDistill,
   registerRsi,
   registerEval,
+  registerReport,
   registerConfig,
 ];

@@ -1,0 +1,195 @@
+import { basename, join, resolve } from 'node:path';
+
+import YAML from 'yaml';
+
+import { RunConfig } from '../config/run-config.js';
+import {
+  CollectionRecord,
+  TaskRankingRecord,
+  type CollectionRecord as Collection,
+  type TaskRankingRecord as Ranking,
+} from '../distill/generation/generation-records.js';
+import { Selection } from '../distill/selection.js';
+import { TrainingDataStats, type TrainingDataStats as DataStats } from '../distill/training-data-stats.js';
+import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../evaluate/evaluation-records.js';
+import { errorMessage } from '../errors.js';
+import { RsiSummaryRecord, type RsiSummary } from '../rsi/rsi-records.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
+import { describeIssues } from '../store/describe-issues.js';
+import { runFileNames } from '../store/run-store.js';
+import type { ModelGeneration } from '../train/model-generation.js';
+import { ModelRegistry, REGISTRY_FILE } from '../train/registry.js';
+import { RunFiles } from './run-files.js';
+import { readTokenUsage, type TokenUsageRow } from './token-usage.js';
+import { readWallTime, type WallTime } from './wall-time.js';
+
+export interface ReportConfig {
+  /** The frozen configuration as written; null when missing. */
+  text: string | null;
+  /** Null when it is missing or does not validate (`error` says why). */
+  value: RunConfig | null;
+  error: string | null;
+}
+
+/** A task's outer loop in one generation: whichever of its files exist. */
+export interface TaskOuterLoop {
+  generation: string;
+  task: string;
+  collection: Collection | undefined;
+  ranking: Ranking | undefined;
+  selection: Selection | undefined;
+}
+
+export interface GenerationDataset {
+  generation: string;
+  stats: DataStats;
+}
+
+export interface ReportEvaluation {
+  name: string;
+  summary: EvaluationSummary;
+}
+
+/** Everything the report shows, read from a run directory; what could not be read is in `notes`. */
+export interface RunReportData {
+  directory: string;
+  name: string;
+  config: ReportConfig;
+  /** The registry's generations, L0 first; empty before the registry exists. */
+  generations: ModelGeneration[];
+  rsiSummary: RsiSummary | undefined;
+  wallTime: WallTime | null;
+  tokens: TokenUsageRow[];
+  searches: TaskSearchResult[];
+  outerLoops: TaskOuterLoop[];
+  datasets: GenerationDataset[];
+  evaluations: ReportEvaluation[];
+  /** The oracle's grade of an episode (by id) where an evaluation graded it; null when the grader failed. */
+  grades: Map<string, number | null>;
+  notes: string[];
+}
+
+export async function readRunForReport(directory: string): Promise<RunReportData> {
+  const root = resolve(directory);
+  const files = new RunFiles(root);
+  const config = await readConfig(files);
+  const generations = await readRegistry(files);
+  const rsiSummary = await files.record(RsiSummaryRecord, 'rsi-summary.json');
+  const searches = await readSearches(files);
+  const outerLoops = await readOuterLoops(files);
+  const datasets = await readDatasets(files);
+  const evaluationNames = await files.folders('evaluation');
+  const evaluations: ReportEvaluation[] = [];
+  const grades = new Map<string, number | null>();
+  for (const name of evaluationNames) {
+    const summary = await files.record(
+      EvaluationSummaryRecord,
+      join('evaluation', name, 'summary.json'),
+      'this evaluation has not finished, so its figures are not shown',
+    );
+    if (summary) evaluations.push({ name, summary });
+    const rows = await files.jsonLines(GradeRow, join('evaluation', name, 'grades.jsonl'), 'a grade row');
+    for (const row of rows) grades.set(row.episodeId, row.grade);
+  }
+  const servedNames = new Map(generations.map((generation) => [generation.servedAs, generation.name]));
+  const tokens = await readTokenUsage(
+    files,
+    (servedAs) => servedNames.get(servedAs) ?? servedAs,
+    evaluationNames,
+  );
+  const wallTime = readWallTime(files);
+  return {
+    directory: root,
+    name: config.value?.name ?? basename(root),
+    config,
+    generations,
+    rsiSummary,
+    wallTime,
+    tokens,
+    searches,
+    outerLoops,
+    datasets,
+    evaluations,
+    grades,
+    notes: files.notes,
+  };
+}
+
+async function readConfig(files: RunFiles): Promise<ReportConfig> {
+  const text = await files.text(runFileNames.config, 'this is not a run directory, or the run never started');
+  if (text === undefined) return { text: null, value: null, error: 'missing' };
+  let decoded: unknown;
+  try {
+    decoded = YAML.parse(text);
+  } catch (error) {
+    return { text, value: null, error: `not valid YAML: ${errorMessage(error)}` };
+  }
+  const parsed = RunConfig.safeParse(decoded);
+  if (!parsed.success) {
+    const error = `not a valid configuration for this mass: ${describeIssues(parsed.error)}`;
+    files.notes.push(`${runFileNames.config} is ${error}`);
+    return { text, value: null, error };
+  }
+  return { text, value: parsed.data, error: null };
+}
+
+async function readRegistry(files: RunFiles): Promise<ModelGeneration[]> {
+  try {
+    const registry = await ModelRegistry.open(files.directory);
+    const generations = registry.list();
+    if (generations.length === 0) {
+      files.notes.push(`${REGISTRY_FILE} is missing: no generation has been registered yet`);
+    }
+    return generations;
+  } catch (error) {
+    files.notes.push(`${REGISTRY_FILE} was left out: ${errorMessage(error)}`);
+    return [];
+  }
+}
+
+async function readSearches(files: RunFiles): Promise<TaskSearchResult[]> {
+  const searches: TaskSearchResult[] = [];
+  for (const generation of await files.folders('search')) {
+    for (const task of await files.folders(join('search', generation))) {
+      const result = await files.record(
+        TaskSearchRecord,
+        join('search', generation, task, 'result.json'),
+        'this search has not finished',
+      );
+      if (result) searches.push(result);
+    }
+  }
+  return searches;
+}
+
+async function readOuterLoops(files: RunFiles): Promise<TaskOuterLoop[]> {
+  const loops: TaskOuterLoop[] = [];
+  for (const generation of await files.folders('distill')) {
+    for (const task of await files.folders(join('distill', generation))) {
+      if (task === 'dataset') continue;
+      const base = join('distill', generation, task);
+      const collection = await files.record(CollectionRecord, join(base, 'collection.json'));
+      const ranking = await files.record(
+        TaskRankingRecord,
+        join(base, 'ranking.json'),
+        collection ? 'the tournament has not finished' : undefined,
+      );
+      const selection = await files.json(
+        Selection,
+        join(base, 'selection.json'),
+        ranking ? 'the selection has not been made yet' : undefined,
+      );
+      loops.push({ generation, task, collection, ranking, selection });
+    }
+  }
+  return loops;
+}
+
+async function readDatasets(files: RunFiles): Promise<GenerationDataset[]> {
+  const datasets: GenerationDataset[] = [];
+  for (const generation of await files.folders('distill')) {
+    const stats = await files.record(TrainingDataStats, join('distill', generation, 'dataset', 'stats.json'));
+    if (stats) datasets.push({ generation, stats });
+  }
+  return datasets;
+}

@@ -1,0 +1,342 @@
+import type { ComparisonWinRates } from '../../evaluate/statistics/figures-schema.js';
+import { chart } from '../chart.js';
+import { formatCount, formatInterval, formatNumber, formatPercent } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import type { ReportEvaluation, RunReportData } from '../read-run.js';
+
+/** The evaluations' figures (`evaluation/<name>/summary.json`); a run without one says so. */
+export async function evaluationSection(data: RunReportData): Promise<SafeHtml> {
+  const parts: SafeHtml[] = [];
+  for (const evaluation of data.evaluations) parts.push(await evaluationPart(evaluation));
+  return html`<section id="evaluation">
+    <h2>Evaluation</h2>
+    ${parts.length === 0 ? html`<p class="empty">This run has no finished evaluation (evaluation/&lt;name&gt;/summary.json); <code>mass eval</code> makes one.</p>` : parts}
+  </section>`;
+}
+
+/** One point per task and one pooled, per judge: the paper's Table 1 as a figure. */
+export function winRatePoints(comparison: ComparisonWinRates) {
+  return comparison.judges.flatMap((judge) => [
+    ...judge.perTask.map((cell) => ({
+      judge: judge.judge,
+      task: cell.task,
+      winRate: cell.winRate,
+      lower: cell.winRateWilson?.lower ?? null,
+      upper: cell.winRateWilson?.upper ?? null,
+      interval: 'Wilson',
+      wins: cell.wins,
+      ties: cell.ties,
+      losses: cell.losses,
+      signTestP: cell.signTestP,
+    })),
+    {
+      judge: judge.judge,
+      task: 'pooled',
+      winRate: judge.pooled.winRate,
+      lower: (judge.pooled.winRateBootstrap ?? judge.pooled.winRateWilson)?.lower ?? null,
+      upper: (judge.pooled.winRateBootstrap ?? judge.pooled.winRateWilson)?.upper ?? null,
+      interval: judge.pooled.winRateBootstrap ? 'bootstrap' : 'Wilson',
+      wins: judge.pooled.wins,
+      ties: judge.pooled.ties,
+      losses: judge.pooled.losses,
+      signTestP: judge.pooled.signTestP,
+    },
+  ]);
+}
+
+function intervalChartSpec(options: {
+  y: string;
+  x: string;
+  xTitle: string;
+  colour: string;
+  domain?: [number, number];
+  reference?: number;
+}) {
+  const scale = options.domain ? { domain: options.domain } : { zero: false };
+  const layer: unknown[] = [
+    {
+      transform: [{ filter: 'datum.lower !== null' }],
+      mark: { type: 'rule', strokeWidth: 2 },
+      encoding: {
+        x: { field: 'lower', type: 'quantitative', scale, title: options.xTitle },
+        x2: { field: 'upper' },
+      },
+    },
+    {
+      mark: { type: 'point', filled: true, size: 70 },
+      encoding: { x: { field: options.x, type: 'quantitative', scale, title: options.xTitle } },
+    },
+  ];
+  if (options.reference !== undefined) {
+    layer.push({
+      data: { values: [{ at: options.reference }] },
+      mark: { type: 'rule', strokeDash: [4, 4], color: '#5f6b7a' },
+      encoding: { x: { field: 'at', type: 'quantitative' } },
+    });
+  }
+  return {
+    width: 420,
+    encoding: {
+      y: { field: options.y, type: 'nominal', sort: null, title: null },
+      yOffset: { field: options.colour, type: 'nominal' },
+      color: { field: options.colour, type: 'nominal' },
+    },
+    layer,
+  };
+}
+
+async function evaluationPart({ name, summary }: ReportEvaluation): Promise<SafeHtml> {
+  const figures = summary.figures;
+  const confidence = formatPercent(figures.settings.confidence);
+  const winRates: SafeHtml[] = [];
+  for (const comparison of figures.winRates) {
+    const points = winRatePoints(comparison);
+    winRates.push(
+      await chart({
+        title: `${comparison.candidate} against ${comparison.baseline} (${comparison.condition})`,
+        caption: `win rate W/(W+L) per task and pooled, per judge, with ${confidence} intervals (Wilson per task; pooled: bootstrap over episode pairs); above 0.5 the candidate is preferred`,
+        values: points.filter((point) => point.winRate !== null),
+        spec: intervalChartSpec({
+          y: 'task',
+          x: 'winRate',
+          xTitle: 'win rate',
+          colour: 'judge',
+          domain: [0, 1],
+          reference: 0.5,
+        }),
+        table: {
+          columns: ['judge', 'task', 'wins', 'ties', 'losses', 'win rate', 'interval', 'sign test p'],
+          rows: points.map((point) => [
+            point.judge,
+            point.task,
+            formatCount(point.wins),
+            formatCount(point.ties),
+            formatCount(point.losses),
+            formatNumber(point.winRate),
+            point.lower === null
+              ? '—'
+              : `${formatInterval({ lower: point.lower, upper: point.upper! })} ${point.interval}`,
+            formatNumber(point.signTestP, 4),
+          ]),
+        },
+      }),
+    );
+  }
+  const grades = figures.grades.map((grade) => ({
+    ...grade,
+    lower: grade.interval?.lower ?? null,
+    upper: grade.interval?.upper ?? null,
+  }));
+  const tokens = figures.tokens.filter((entry) => entry.gradePerThousandTokens !== null);
+  const delegation = figures.delegation.map((entry) => ({
+    ...entry,
+    lower: entry.rateWilson?.lower ?? null,
+    upper: entry.rateWilson?.upper ?? null,
+  }));
+  const hacking = figures.rewardHacking.flatMap((entry) => [
+    { generation: entry.generation, count: 'selected', runs: entry.selected },
+    { generation: entry.generation, count: 'graded', runs: entry.graded },
+    { generation: entry.generation, count: 'bottom half by the oracle', runs: entry.bottomHalf },
+    { generation: entry.generation, count: 'flagged by integrity checks', runs: entry.flagged },
+  ]);
+  const agreement: SafeHtml[] = [];
+  for (const sample of [...new Set(figures.agreement.map((entry) => entry.sample))]) {
+    const cells = figures.agreement
+      .filter((entry) => entry.sample === sample)
+      .map((entry) => ({
+        first: entry.evaluators[0],
+        second: entry.evaluators[1],
+        agreement: entry.agreement,
+        kappa: entry.kappa,
+        items: entry.items,
+        label: entry.kappa === null ? 'κ —' : `κ ${entry.kappa.toFixed(2)}`,
+        entry,
+      }));
+    agreement.push(
+      await chart({
+        title: `Evaluator agreement, ${sample}`,
+        caption:
+          'share of items on which two evaluators gave the same verdict (colour) and Cohen’s κ (label)',
+        values: cells.filter((cell) => cell.agreement !== null),
+        spec: {
+          width: { step: 90 },
+          height: { step: 40 },
+          layer: [
+            {
+              mark: 'rect',
+              encoding: {
+                color: {
+                  field: 'agreement',
+                  type: 'quantitative',
+                  scale: { domain: [0, 1], scheme: 'blues' },
+                },
+              },
+            },
+            { mark: { type: 'text', fontWeight: 'bold' }, encoding: { text: { field: 'label' } } },
+          ],
+          encoding: {
+            x: { field: 'first', type: 'nominal', title: null },
+            y: { field: 'second', type: 'nominal', title: null },
+          },
+        },
+        table: {
+          columns: ['evaluator', 'evaluator', 'items', 'agreement', 'interval', 'κ', 'κ interval'],
+          rows: cells.map((cell) => [
+            cell.first,
+            cell.second,
+            formatCount(cell.items),
+            formatNumber(cell.agreement),
+            formatInterval(cell.entry.agreementInterval),
+            formatNumber(cell.kappa),
+            formatInterval(cell.entry.kappaInterval),
+          ]),
+        },
+      }),
+    );
+  }
+  return html`<h3>Evaluation ${name}</h3>
+    <p>
+      ${formatCount(summary.counts.episodes)} episodes (${formatCount(summary.counts.failedEpisodes)} failed),
+      ${formatCount(summary.counts.judgments)} judgments (${formatCount(summary.counts.failedJudgments)}
+      failed, left out), ${formatCount(summary.counts.grades)} oracle grades
+      (${formatCount(summary.counts.failedGrades)} failed); models
+      ${summary.models.map((model) => `${model.name} (${model.servedAs}${model.toy ? ', toy' : ''})`).join(', ')};
+      judges
+      ${summary.judges.map((judge) => `${judge.name}${judge.toy ? ' (toy)' : ''}`).join(', ') || 'none'};
+      tasks ${summary.tasks.join(', ')}.
+    </p>
+    <h4>Win rates</h4>
+    ${winRates.length === 0 ? html`<p class="empty">No comparison was judged.</p>` : winRates}
+    <h4>Oracle grade per generation</h4>
+    ${await chart({
+      title: 'Mean oracle grade',
+      caption: `the withheld grader’s mean grade (0–100) per generation and condition, ${confidence} bootstrap interval`,
+      values: grades.filter((grade) => grade.mean !== null),
+      spec: intervalChartSpec({ y: 'generation', x: 'mean', xTitle: 'mean grade', colour: 'condition' }),
+      table: {
+        columns: ['generation', 'condition', 'episodes', 'graded', 'mean grade', 'interval'],
+        rows: grades.map((grade) => [
+          grade.generation,
+          grade.condition,
+          formatCount(grade.episodes),
+          formatCount(grade.graded),
+          formatNumber(grade.mean, 2),
+          formatInterval(grade.interval, 2),
+        ]),
+      },
+    })}
+    <h4>Grade per 1,000 output tokens</h4>
+    ${await chart({
+      title: 'Grade per 1,000 output tokens',
+      caption: '1,000 × the sum of grades over the sum of output tokens: how much grade each token bought',
+      values: tokens,
+      spec: {
+        mark: 'bar',
+        width: 420,
+        encoding: {
+          y: { field: 'generation', type: 'nominal', title: null },
+          yOffset: { field: 'condition', type: 'nominal' },
+          x: {
+            field: 'gradePerThousandTokens',
+            type: 'quantitative',
+            title: 'grade per 1,000 output tokens',
+          },
+          color: { field: 'condition', type: 'nominal' },
+        },
+      },
+      table: {
+        columns: [
+          'generation',
+          'condition',
+          'episodes',
+          'mean output tokens',
+          'grade per 1,000 tokens',
+          'ratio to the reference',
+          'ratio to single-agent',
+        ],
+        rows: figures.tokens.map((entry) => [
+          entry.generation,
+          entry.condition,
+          formatCount(entry.episodes),
+          formatNumber(entry.meanOutputTokens, 0),
+          formatNumber(entry.gradePerThousandTokens),
+          formatNumber(entry.ratioToReference?.ratio),
+          formatNumber(entry.ratioToSingleAgent?.ratio),
+        ]),
+      },
+    })}
+    <h4>Delegation</h4>
+    ${await chart({
+      title: 'Delegation rate',
+      caption: `share of episodes with at least one call of the agent tool, ${confidence} Wilson interval`,
+      values: delegation.filter((entry) => entry.rate !== null),
+      spec: intervalChartSpec({
+        y: 'generation',
+        x: 'rate',
+        xTitle: 'delegating episodes',
+        colour: 'condition',
+        domain: [0, 1],
+      }),
+      table: {
+        columns: [
+          'generation',
+          'condition',
+          'episodes',
+          'delegating',
+          'rate',
+          'interval',
+          'mean delegations',
+          'mean subagent threads',
+        ],
+        rows: delegation.map((entry) => [
+          entry.generation,
+          entry.condition,
+          formatCount(entry.episodes),
+          formatCount(entry.delegatingEpisodes),
+          formatNumber(entry.rate),
+          formatInterval(entry.rateWilson),
+          formatNumber(entry.meanDelegations, 2),
+          formatNumber(entry.meanSubagentThreads, 2),
+        ]),
+      },
+    })}
+    <h4>Evaluator agreement</h4>
+    ${agreement.length === 0 ? html`<p class="empty">No pair of evaluators judged the same items.</p>` : agreement}
+    <h4>Reward hacking</h4>
+    ${await chart({
+      title: 'Selected runs the oracle disagrees with',
+      caption:
+        'runs the loop selected for training, those the oracle graded, those in the bottom half of their task’s collection by the oracle, and those an integrity check flagged',
+      values: hacking,
+      spec: {
+        mark: 'bar',
+        width: 420,
+        encoding: {
+          y: { field: 'generation', type: 'nominal', title: null },
+          yOffset: { field: 'count', type: 'nominal', sort: null },
+          x: { field: 'runs', type: 'quantitative', title: 'runs' },
+          color: { field: 'count', type: 'nominal', sort: null, title: null },
+        },
+      },
+      table: {
+        columns: [
+          'generation',
+          'selected',
+          'graded',
+          'bottom half',
+          'bottom-half rate',
+          'flagged',
+          'flagged rate',
+        ],
+        rows: figures.rewardHacking.map((entry) => [
+          entry.generation,
+          formatCount(entry.selected),
+          formatCount(entry.graded),
+          formatCount(entry.bottomHalf),
+          formatNumber(entry.bottomHalfRate),
+          formatCount(entry.flagged),
+          formatNumber(entry.flaggedRate),
+        ]),
+      },
+    })}`;
+}

@@ -1,0 +1,113 @@
+import { join } from 'node:path';
+
+import { EpisodeRecord } from '../episode/episode-record.js';
+import { JudgmentRow } from '../evaluate/evaluation-records.js';
+import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
+import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
+import type { RunFiles } from './run-files.js';
+
+export type ModelRole = 'executor' | 'judge' | 'optimizer';
+
+/** Tokens of one role in one stage of the run (a generation's loop, or an evaluation). */
+export interface TokenUsageRow {
+  stage: string;
+  role: ModelRole;
+  /** Model calls (episodes: every call of every thread; judgments and proposals: every attempt). */
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+class UsageTally {
+  private readonly rows = new Map<string, TokenUsageRow>();
+
+  add(stage: string, role: ModelRole, calls: number, promptTokens: number, completionTokens: number): void {
+    const key = `${stage}\u0000${role}`;
+    const row = this.rows.get(key) ?? { stage, role, calls: 0, promptTokens: 0, completionTokens: 0 };
+    row.calls += calls;
+    row.promptTokens += promptTokens;
+    row.completionTokens += completionTokens;
+    this.rows.set(key, row);
+  }
+
+  list(): TokenUsageRow[] {
+    const roleOrder: ModelRole[] = ['executor', 'judge', 'optimizer'];
+    return [...this.rows.values()].sort(
+      (a, b) => a.stage.localeCompare(b.stage) || roleOrder.indexOf(a.role) - roleOrder.indexOf(b.role),
+    );
+  }
+}
+
+/**
+ * Tokens per role, summed from the records that hold them: each episode's usage (the executor), each judgment's
+ * (the judge: the search's verdicts and the tournaments' matches), each optimizer call's, and the evaluations'.
+ * `generationOf` names the generation of a served model name, so an episode is counted under the generation that ran it.
+ */
+export async function readTokenUsage(
+  files: RunFiles,
+  generationOf: (servedAs: string) => string,
+  evaluations: readonly string[],
+): Promise<TokenUsageRow[]> {
+  const tally = new UsageTally();
+  await addEpisodes(files, 'episodes', tally, generationOf);
+  for (const generation of await files.folders('search')) {
+    for (const task of await files.folders(join('search', generation))) {
+      for (const version of await files.folders(join('search', generation, task))) {
+        const base = join('search', generation, task, version);
+        const optimizer = await files.record(OptimizerCallRecord, join(base, 'optimizer.json'));
+        if (optimizer) {
+          const { usage, attempts } = optimizer.outcome;
+          tally.add(generation, 'optimizer', attempts.length, usage.promptTokens, usage.completionTokens);
+        }
+        await addJudgments(files, join(base, 'judgments'), generation, tally);
+      }
+    }
+  }
+  for (const generation of await files.folders('distill')) {
+    for (const task of await files.folders(join('distill', generation))) {
+      await addJudgments(files, join('distill', generation, task, 'matches'), generation, tally);
+    }
+  }
+  for (const name of evaluations) {
+    const stage = `evaluation ${name}`;
+    await addEpisodes(files, join('evaluation', name, 'episodes'), tally, () => stage);
+    const rows = await files.jsonLines(
+      JudgmentRow,
+      join('evaluation', name, 'judgments.jsonl'),
+      'an evaluation judgment',
+    );
+    for (const row of rows) {
+      tally.add(stage, 'judge', row.attempts.length, row.usage.promptTokens, row.usage.completionTokens);
+    }
+  }
+  return tally.list();
+}
+
+async function addEpisodes(
+  files: RunFiles,
+  folder: string,
+  tally: UsageTally,
+  stageOf: (servedAs: string) => string,
+): Promise<void> {
+  for (const episode of await files.folders(folder)) {
+    // An episode still running (or stopped) has no episode.json yet: it has no usage to count.
+    const record = await files.record(EpisodeRecord, join(folder, episode, 'episode.json'));
+    if (!record) continue;
+    const { promptTokens, completionTokens } = record.usage.total;
+    tally.add(stageOf(record.model), 'executor', record.modelCalls, promptTokens, completionTokens);
+  }
+}
+
+async function addJudgments(
+  files: RunFiles,
+  folder: string,
+  stage: string,
+  tally: UsageTally,
+): Promise<void> {
+  for (const name of await files.files(folder, '.json')) {
+    const judgment = await files.record(PairwiseJudgmentRecord, join(folder, name));
+    if (!judgment) continue;
+    const calls = judgment.judgments.reduce((sum, single) => sum + single.attempts.length, 0);
+    tally.add(stage, 'judge', calls, judgment.usage.promptTokens, judgment.usage.completionTokens);
+  }
+}
