@@ -14,6 +14,7 @@ import { registerReport } from './report.js';
 import { registerRsi } from './rsi.js';
 import { registerSearch } from './search.js';
 import { registerTasks } from './tasks.js';
+import { registerView } from './view.js';
 
 /** Every `mass` subcommand registers itself here; one file per command in this folder. */
 export const commands: Array<(program: Command) => void> = [
@@ -31,4 +32,5 @@ export const commands: Array<(program: Command) => void> = [
   registerEval,
   registerReport,
   registerConfig,
+  registerView,
 ];

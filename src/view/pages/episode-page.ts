@@ -1,0 +1,212 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { EpisodeRecord } from '../../episode/episode-record.js';
+import { buildThreads, Thread } from '../../episode/threads.js';
+import { ProxyLogRow } from '../../proxy/log-row.js';
+import { html, type SafeHtml } from '../../report/html.js';
+import { RunFiles } from '../../report/run-files.js';
+import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
+import { page, table } from '../layout.js';
+import { renderMarkdown } from '../markdown.js';
+import { encodePath } from '../view-paths.js';
+import { imageTypeOf, listWorkspace, type WorkspaceEntry } from '../workspace-listing.js';
+import {
+  callFactsOf,
+  matchDelegations,
+  renderThread,
+  threadAnchor,
+  type ConversationContext,
+} from './conversation.js';
+import { episodeCrumbs } from './crumbs.js';
+
+const number = new Intl.NumberFormat('en-US');
+/** A report larger than this is linked, not rendered on the episode page. */
+const INLINE_REPORT_BYTES = 256 * 1024;
+
+/** One episode: outcome and integrity, the team's conversations with delegations in place, the workspace's files. */
+export async function episodePage(root: string, location: EpisodeLocation): Promise<string> {
+  const files = new RunFiles(root);
+  const base = join(...location.segments);
+  const record = await files.record(
+    EpisodeRecord,
+    join(base, 'episode.json'),
+    'the episode did not finish, or it is still running',
+  );
+  const rows = await files.jsonLines(ProxyLogRow, join(base, 'requests.jsonl'), 'a proxy log row');
+  let threads = await files.jsonLines(Thread, join(base, 'threads.jsonl'), 'a thread');
+  if (threads.length === 0 && rows.length > 0) threads = buildThreads(rows);
+  const workspace = await listWorkspace(files.path(join(base, 'workspace')));
+  if (!workspace.exists)
+    files.notes.push(`${base}/workspace is missing: the episode has no workspace on disk`);
+
+  const context: ConversationContext = {
+    facts: callFactsOf(rows),
+    delegations: matchDelegations(threads),
+    shown: new Set(),
+  };
+  const orchestrators = threads.filter((thread) => thread.role === 'orchestrator');
+  const conversation = orchestrators.map((thread) => renderThread(thread, context));
+  const others = threads
+    .filter((thread) => !context.shown.has(thread.threadId))
+    .map(
+      (thread) =>
+        html`<details>
+          <summary>${thread.role} thread ${thread.threadId} (${thread.calls} calls)</summary>
+          ${renderThread(thread, context)}
+        </details>`,
+    );
+  const reports = await renderReports(files, base, location, workspace.entries);
+  const body = html` <section id="outcome">
+      <h2>Outcome</h2>
+      ${record ? outcome(record) : html`<p class="empty">No episode.json: the outcome is not known.</p>`}
+    </section>
+    <section id="threads">
+      <h2>Conversation</h2>
+      <p class="muted">
+        ${threads.length} threads:
+        ${threads.map((thread) => html`<a href="#${threadAnchor(thread.threadId)}">${thread.role} ${thread.threadId}</a> `)}
+      </p>
+      ${conversation.length > 0 ? conversation : html`<p class="empty">No orchestrator conversation was recorded.</p>`}
+      ${
+        others.length > 0
+          ? html`<h3>Other threads</h3>
+              ${others}`
+          : ''
+      }
+    </section>
+    ${reports}
+    <section id="files">
+      <h2>Workspace files</h2>
+      ${workspace.truncated ? html`<p class="muted">Only the first ${workspace.entries.length} entries are listed.</p>` : ''}
+      ${fileTable(location, workspace.entries)}
+    </section>`;
+  return page({
+    title: `Episode ${location.id}`,
+    crumbs: episodeCrumbs(location, record?.task.id),
+    body,
+    notes: files.notes,
+  });
+}
+
+function outcome(record: EpisodeRecord): SafeHtml {
+  const failure = record.failure
+    ? html`<p class="bad">Failed: ${record.failure.kind}: ${record.failure.detail}</p>`
+    : '';
+  const integrity = record.integrity.tampered
+    ? html`<p class="bad">Protected files were changed: ${record.integrity.tamperedPaths.join(', ')}</p>`
+    : html`<p class="good">No protected file was changed (${record.integrity.assets.length} checked).</p>`;
+  const usage = record.usage.total;
+  return html`<p class="${record.status === 'success' ? 'good' : 'bad'}">${record.status}</p>
+    ${failure}${integrity}
+    ${table(
+      [
+        'task',
+        'model',
+        'seed',
+        'data seed',
+        'workflow',
+        'teacher',
+        'duration',
+        'model calls',
+        'failed',
+        'retried',
+        'delegations',
+        'tokens (prompt / completion / reasoning)',
+      ],
+      [
+        [
+          record.task.id,
+          record.model,
+          record.seed,
+          record.dataSeed,
+          record.workflowHash ?? 'bare task',
+          record.teacher ? 'yes' : 'no',
+          `${(record.timings.durationMs / 1000).toFixed(1)} s`,
+          record.modelCalls,
+          record.failedModelCalls,
+          record.retriedModelCalls ?? 0,
+          record.delegations,
+          `${number.format(usage.promptTokens)} / ${number.format(usage.completionTokens)} / ${number.format(usage.reasoningTokens)}`,
+        ],
+      ],
+    )}
+    ${table(
+      ['protected file', 'before', 'after'],
+      record.integrity.assets.map((asset) => [asset.path, asset.before ?? 'absent', asset.after ?? 'absent']),
+      'no protected files',
+    )}
+    <p class="muted">
+      Sandbox: ${record.sandbox.enabled ? 'on' : 'off'}, exit
+      ${record.sandbox.exitCode ?? 'none'}${record.sandbox.signal ? `, signal ${record.sandbox.signal}` : ''}${record.sandbox.limitExceeded ? `, ${record.sandbox.limitExceeded} limit exceeded` : ''},
+      ${record.sandbox.cpuSeconds.toFixed(1)} CPU seconds,
+      ${number.format(Math.round(record.sandbox.peakMemoryBytes / 1_048_576))} MiB peak.
+    </p>`;
+}
+
+/** The research report(s) a team leaves at the workspace's top, rendered; images there shown. */
+async function renderReports(
+  files: RunFiles,
+  base: string,
+  location: EpisodeLocation,
+  entries: readonly WorkspaceEntry[],
+): Promise<SafeHtml> {
+  const parts: SafeHtml[] = [];
+  for (const entry of entries) {
+    if (entry.kind !== 'file' || entry.path.includes('/')) continue;
+    if (/\.md$/i.test(entry.path) && entry.bytes <= INLINE_REPORT_BYTES) {
+      const text = await readFile(files.path(join(base, 'workspace', entry.path)), 'utf8').catch(
+        () => undefined,
+      );
+      if (text === undefined) continue;
+      const rendered = renderMarkdown(text, {
+        imageUrl: (path) => (imageTypeOf(path) ? episodeUrl(location, 'raw', ...path.split('/')) : undefined),
+      });
+      parts.push(
+        html`<h3>${entry.path}</h3>
+          ${rendered}`,
+      );
+    }
+  }
+  const images = entries.filter((entry) => entry.kind === 'file' && imageTypeOf(entry.path)).slice(0, 12);
+  for (const image of images) {
+    parts.push(
+      html`<figure>
+        <img
+          class="workspace-image"
+          loading="lazy"
+          src="${episodeUrl(location, 'raw', ...image.path.split('/'))}"
+          alt="${image.path}"
+        />
+        <figcaption>${image.path}</figcaption>
+      </figure>`,
+    );
+  }
+  return parts.length > 0
+    ? html`<section id="report">
+        <h2>Report</h2>
+        ${parts}
+      </section>`
+    : html``;
+}
+
+function fileTable(location: EpisodeLocation, entries: readonly WorkspaceEntry[]): SafeHtml {
+  return table(
+    ['file', 'bytes', ''],
+    entries.map((entry) => [
+      entry.kind === 'file'
+        ? html`<a href="${`/${encodePath(location.segments)}/files/${encodePath(entry.path.split('/'))}`}"
+            >${entry.path}</a
+          >`
+        : html`${entry.path}
+            <span class="muted"
+              >(${entry.kind === 'link' ? 'a symbolic link, not followed' : 'not a plain file'})</span
+            >`,
+      entry.kind === 'file' ? number.format(entry.bytes) : '',
+      entry.kind === 'file'
+        ? html`<a href="${episodeUrl(location, 'raw', ...entry.path.split('/'))}">raw</a>`
+        : '',
+    ]),
+    'the workspace is empty',
+  );
+}

@@ -1,0 +1,83 @@
+import { html } from '../../report/html.js';
+import { RunFiles } from '../../report/run-files.js';
+import { runFileNames } from '../../store/run-store.js';
+import { ModelRegistry, REGISTRY_FILE } from '../../train/registry.js';
+import type { ModelGeneration } from '../../train/model-generation.js';
+import { errorMessage } from '../../errors.js';
+import { link, page, table } from '../layout.js';
+import { folderNames, generationNames, taskNames } from '../run-index.js';
+import { encodePath } from '../view-paths.js';
+import { runCrumbs } from './crumbs.js';
+
+/** The run's first page: its generations and their tasks, the evaluations, and how many episodes it holds. */
+export async function runPage(root: string): Promise<string> {
+  const files = new RunFiles(root);
+  const config = await files.text(
+    runFileNames.config,
+    'this is not a run directory, or the run never started',
+  );
+  const registered = await readGenerations(files);
+  const generations = await generationNames(files);
+  const byName = new Map(registered.map((generation) => [generation.name, generation]));
+  const names = [...new Set([...registered.map((generation) => generation.name), ...generations])];
+  const rows = [];
+  for (const name of names) {
+    const tasks = generations.includes(name) ? await taskNames(files, name) : [];
+    const generation = byName.get(name);
+    rows.push([
+      link(`/generations/${encodePath([name])}/`, name),
+      generation?.parent ?? '',
+      generation?.servedAs ?? '',
+      tasks.length > 0
+        ? tasks.map((task) => html`${link(`/generations/${encodePath([name, task])}/`, task)} `)
+        : html`<span class="muted">no search or outer loop</span>`,
+    ]);
+  }
+  const episodes = await folderNames(root, 'episodes');
+  const evaluations = await folderNames(root, 'evaluation');
+  const evaluationRows = [];
+  for (const name of evaluations) {
+    evaluationRows.push([
+      link(`/evaluation/${encodePath([name])}/`, name),
+      (await folderNames(root, `evaluation/${name}/episodes`)).length,
+    ]);
+  }
+  const body = html` <section id="generations">
+      <h2>Generations</h2>
+      ${table(['generation', 'parent', 'served as', 'tasks'], rows, 'no generation has started')}
+    </section>
+    <section id="episodes">
+      <h2>Episodes</h2>
+      <p>${link('/episodes/', `${episodes.length} episodes`)} in episodes/.</p>
+    </section>
+    <section id="evaluations">
+      <h2>Evaluations</h2>
+      ${table(['evaluation', 'episodes'], evaluationRows, 'no evaluation in this run')}
+    </section>
+    <section id="configuration">
+      <h2>Configuration</h2>
+      ${
+        config === undefined
+          ? html`<p class="empty">no ${runFileNames.config}</p>`
+          : html`<details>
+              <summary>${runFileNames.config}</summary>
+              <pre>${config}</pre>
+            </details>`
+      }
+    </section>`;
+  return page({
+    title: `Run ${root.split('/').at(-1) ?? root}`,
+    crumbs: runCrumbs(),
+    body,
+    notes: files.notes,
+  });
+}
+
+async function readGenerations(files: RunFiles): Promise<ModelGeneration[]> {
+  try {
+    return (await ModelRegistry.open(files.directory)).list();
+  } catch (error) {
+    files.notes.push(`${REGISTRY_FILE} was left out: ${errorMessage(error)}`);
+    return [];
+  }
+}

@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+
+import {
+  OptimizerCallRecord,
+  type OptimizerCallRecord as OptimizerCall,
+} from '../../optimizer/optimizer-outcome.js';
+import { html, type SafeHtml } from '../../report/html.js';
+import { RunFiles } from '../../report/run-files.js';
+import { diffWorkflows, renderWorkflowDiff, workflowChangeSize } from '../../workflow/workflow-diff.js';
+import { Workflow } from '../../workflow/workflow.js';
+import { link, page, table } from '../layout.js';
+import { compareNames, compareUrl, readSearch, searchJudgments } from '../run-index.js';
+import { taskCrumbs } from './crumbs.js';
+
+/** A task's design versions, oldest first: each one's diff from the one before and the optimizer's stated reasons. */
+export async function searchPage(root: string, generation: string, task: string): Promise<string> {
+  const files = new RunFiles(root);
+  const base = join('search', generation, task);
+  const search = await readSearch(files, generation, task);
+  const versions = (await files.folders(base)).filter((name) => /^v\d+$/.test(name)).sort(compareNames);
+  const judgments = await searchJudgments(files, generation, task);
+  const sections: SafeHtml[] = [];
+  let previous: { version: string; design: Workflow } | undefined;
+  for (const version of versions) {
+    const design = await files.json(
+      Workflow,
+      join(base, version, 'workflow.json'),
+      version === 'v0' ? 'the task has no design' : undefined,
+    );
+    const optimizer = await files.record(OptimizerCallRecord, join(base, version, 'optimizer.json'));
+    const diff =
+      design && previous
+        ? html`<h3>
+              Changes from ${previous.version}
+              (${(workflowChangeSize(previous.design, design).fraction * 100).toFixed(0)}% of the design)
+            </h3>
+            <pre>${renderWorkflowDiff(diffWorkflows(previous.design, design))}</pre>`
+        : '';
+    const verdicts = judgments.filter((judgment) => judgment.file.startsWith(join(base, version) + '/'));
+    const iteration = search?.iterations.find((item) => item.version === version);
+    sections.push(
+      html`<section id="${version}">
+        <h2>${version}${search?.champion === version ? ' (champion)' : ''}</h2>
+        ${iteration?.decision ? html`<p>Champion after it: <strong>${iteration.decision.championAfter}</strong>${iteration.decision.promoted ? ' (promoted)' : ''}</p>` : ''}
+        ${optimizer ? reasons(optimizer) : version === 'v0' ? html`<p class="muted">The task’s own design.</p>` : html`<p class="muted">No optimizer record.</p>`}
+        ${diff}
+        ${table(
+          ['x', 'y', 'winner', 'orders agree', 'judge', 'seed', ''],
+          verdicts.map((judgment) => [
+            judgment.record.x.label,
+            judgment.record.y.label,
+            judgment.record.winner ?? `failed: ${judgment.record.failure ?? ''}`,
+            judgment.record.ordersAgree === null ? '' : judgment.record.ordersAgree ? 'yes' : 'no',
+            judgment.record.model,
+            judgment.record.seed,
+            link(compareUrl(judgment.xDir, judgment.yDir), 'compare'),
+          ]),
+          'no verdict on this version',
+        )}
+        ${
+          design
+            ? html`<details>
+                <summary>the design (workflow.json)</summary>
+                <pre>${JSON.stringify(design, null, 2)}</pre>
+              </details>`
+            : ''
+        }
+      </section>`,
+    );
+    if (design) previous = { version, design };
+  }
+  const body = html`${sections.length > 0 ? sections : html`<section><p class="empty">No design versions under ${base}.</p></section>`}`;
+  return page({
+    title: `Search ${task} · ${generation}`,
+    crumbs: [...taskCrumbs(generation, task), ['design versions', '']],
+    body,
+    notes: files.notes,
+  });
+}
+
+function reasons(call: OptimizerCall): SafeHtml {
+  const outcome = call.outcome;
+  const attempts = html`<p class="muted">
+    ${outcome.attempts.length} optimizer call(s) on ${call.currentLabel}, model ${outcome.model},
+    ${outcome.usage.totalTokens} tokens.
+  </p>`;
+  if (!outcome.ok) {
+    return html`${attempts}
+      <p class="bad">No usable proposal: ${outcome.reason}</p>
+      <ul>
+        ${outcome.errors.map((error) => html`<li>${error}</li>`)}
+      </ul>`;
+  }
+  const proposal = outcome.proposal;
+  return html`${attempts}
+    <h3>The optimizer’s reasons</h3>
+    <div class="text">${proposal.why}</div>
+    ${
+      proposal.changes.length > 0
+        ? html`<h3>Changes it named</h3>
+            <ul>
+              ${proposal.changes.map((change) => html`<li>${change}</li>`)}
+            </ul>`
+        : ''
+    }
+    ${
+      proposal.evidenceUsed.length > 0
+        ? html`<h3>Evidence it used</h3>
+            <ul>
+              ${proposal.evidenceUsed.map((item) => html`<li>${item}</li>`)}
+            </ul>`
+        : ''
+    }
+    <p><strong>Expected impact:</strong> ${proposal.expectedImpact}</p>
+    ${
+      proposal.verificationChecks.length > 0
+        ? html`<h3>Checks it asked for</h3>
+            <ul>
+              ${proposal.verificationChecks.map((item) => html`<li>${item}</li>`)}
+            </ul>`
+        : ''
+    }
+    ${table(
+      ['attempt', 'purpose', 'outcome'],
+      outcome.attempts.map((attempt) => [
+        attempt.attempt,
+        attempt.purpose,
+        attempt.outcome.ok ? 'usable' : `${attempt.outcome.reason}: ${attempt.outcome.errors.join('; ')}`,
+      ]),
+    )}`;
+}

@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+
+import { CollectionRecord, TaskRankingRecord } from '../../distill/generation/generation-records.js';
+import { Selection } from '../../distill/selection.js';
+import { html, type SafeHtml } from '../../report/html.js';
+import { RunFiles } from '../../report/run-files.js';
+import { Match } from '../../ranking/matches.js';
+import type { TaskSearchResult } from '../../search/search-records.js';
+import { episodeLocationOfDir, episodeUrl } from '../episode-location.js';
+import { link, page, table } from '../layout.js';
+import { compareUrl, readSearch, searchLabelDir } from '../run-index.js';
+import { encodePath } from '../view-paths.js';
+import { taskCrumbs } from './crumbs.js';
+
+/** A task in one generation: the search's versions and verdicts, then the outer loop's runs, ranks and matches. */
+export async function taskPage(root: string, generation: string, task: string): Promise<string> {
+  const files = new RunFiles(root);
+  const search = await readSearch(files, generation, task);
+  const base = join('distill', generation, task);
+  const collection = await files.record(CollectionRecord, join(base, 'collection.json'));
+  const ranking = await files.record(
+    TaskRankingRecord,
+    join(base, 'ranking.json'),
+    collection ? 'the tournament has not finished' : undefined,
+  );
+  const selection = await files.json(
+    Selection,
+    join(base, 'selection.json'),
+    ranking ? 'the selection has not been made yet' : undefined,
+  );
+  const matches = collection ? await files.jsonLines(Match, join(base, 'matches.jsonl'), 'a match') : [];
+
+  const decisions = new Map(selection?.decisions.map((decision) => [decision.episodeId, decision]) ?? []);
+  const runs = (collection?.episodes ?? []).map((run) => {
+    const decision = decisions.get(run.episodeId);
+    const score = ranking?.fit?.scores[run.episodeId];
+    return [
+      episodeLink(run.dir, run.episodeId),
+      run.status,
+      run.tampered ? html`<span class="bad">tampered</span>` : 'no',
+      score === undefined
+        ? ''
+        : `${score.toFixed(3)} ± ${(ranking?.fit?.stderr[run.episodeId] ?? 0).toFixed(3)}`,
+      decision?.rank ?? '',
+      decision?.reason ?? '',
+    ];
+  });
+  const body = html` <section id="search">
+      <h2>Search</h2>
+      ${search ? searchSummary(search, generation, task) : html`<p class="empty">No finished search (search/${generation}/${task}/result.json).</p>`}
+      <p>
+        ${link(`/search/${encodePath([generation, task])}/`, 'Design versions, diffs and the optimizer’s reasons')}
+      </p>
+    </section>
+    <section id="outer-loop">
+      <h2>Champion runs and tournament</h2>
+      ${table(['episode', 'status', 'tampered', 'Bradley–Terry strength', 'rank', 'selection'], runs, 'no champion runs were collected for this task')}
+      <h3>Matches</h3>
+      ${table(
+        ['a', 'b', 'winner', ''],
+        matches.map((match) => [
+          match.a,
+          match.b,
+          match.winner,
+          link(compareUrl(`episodes/${match.a}`, `episodes/${match.b}`), 'compare'),
+        ]),
+        'no decided match',
+      )}
+    </section>`;
+  return page({
+    title: `Task ${task} · ${generation}`,
+    crumbs: taskCrumbs(generation, task),
+    body,
+    notes: files.notes,
+  });
+}
+
+function episodeLink(dir: string, label: string): SafeHtml | string {
+  const location = episodeLocationOfDir(dir);
+  return location ? link(episodeUrl(location), label) : label;
+}
+
+function searchSummary(search: TaskSearchResult, generation: string, task: string): SafeHtml {
+  const rows = [
+    [
+      episodeLink(search.reference.dir, 'reference (bare task)'),
+      search.reference.status,
+      search.reference.reason ?? '',
+      '',
+      '',
+    ],
+    ...search.iterations.map((iteration) => [
+      iteration.episode ? episodeLink(iteration.episode.dir, iteration.version) : iteration.version,
+      iteration.episode?.status ?? (iteration.proposal?.ok === false ? 'no proposal' : 'no episode'),
+      iteration.episode?.reason ?? (iteration.proposal?.ok === false ? iteration.proposal.reason : ''),
+      iteration.decision?.championAfter ?? '',
+      iteration.decision
+        ? iteration.decision.matches.map((match) => {
+            const first = searchLabelDir(search, generation, task, match.first);
+            const second = searchLabelDir(search, generation, task, match.second);
+            return html`<div>
+              ${match.first} vs ${match.second}: ${match.result} ${link(compareUrl(first, second), 'compare')}
+            </div>`;
+          })
+        : '',
+    ]),
+  ];
+  return html`<p>
+      Champion:
+      <strong>${search.champion}</strong
+      >${search.beatsReference ? ' (beats the bare-task reference)' : ' (never beat the reference)'} · rule
+      ${search.championRule} · judge mode ${search.judgeMode}
+    </p>
+    ${table(['version', 'status', 'why', 'champion after', 'matches'], rows)}`;
+}

@@ -1,0 +1,83 @@
+import { errorMessage } from '../errors.js';
+import { html } from '../report/html.js';
+import { episodeLocation, episodeLocationOfDir } from './episode-location.js';
+import { page } from './layout.js';
+import { comparePage } from './pages/compare-page.js';
+import { runCrumbs } from './pages/crumbs.js';
+import { episodeListPage } from './pages/episode-list-page.js';
+import { episodePage } from './pages/episode-page.js';
+import { filePage, rawFile } from './pages/file-page.js';
+import { generationPage } from './pages/generation-page.js';
+import { notFoundPage } from './pages/not-found.js';
+import { runPage } from './pages/run-page.js';
+import { searchPage } from './pages/search-page.js';
+import { taskPage } from './pages/task-page.js';
+import { htmlResponse, redirectResponse, styleResponse, type ViewerResponse } from './response.js';
+import { VIEWER_STYLE } from './style.js';
+import { decodeSegments, isRunName } from './view-paths.js';
+
+/**
+ * Answers one request of the viewer for the run directory `root`. Every page reads only the files it shows; a path
+ * that is not one of the routes, or whose names could leave the run, is a 404.
+ */
+export async function respond(root: string, method: string, target: string): Promise<ViewerResponse> {
+  if (method !== 'GET' && method !== 'HEAD') return notFoundPage('The viewer only answers GET requests.');
+  const url = new URL(target, 'http://viewer.invalid');
+  try {
+    return await route(root, url);
+  } catch (error) {
+    return htmlResponse(
+      page({
+        title: 'This page could not be shown',
+        crumbs: [...runCrumbs(), ['error', '']],
+        body: html`<section><p class="bad">${errorMessage(error)}</p></section>`,
+      }),
+      500,
+    );
+  }
+}
+
+async function route(root: string, url: URL): Promise<ViewerResponse> {
+  const path = url.pathname;
+  if (path === '/') return htmlResponse(await runPage(root));
+  if (path === '/style.css') return styleResponse(VIEWER_STYLE);
+  if (path === '/compare') return compare(root, url);
+  if (!path.endsWith('/') && !/\/(files|raw)\//.test(path)) return redirectResponse(`${path}/`);
+  const segments = decodeSegments(path.slice(1).replace(/\/$/, ''));
+  const refused = notFoundPage(`There is nothing at ${path}.`);
+  if (segments === undefined) return refused;
+  const [first, second, third] = segments;
+
+  if (first === 'episodes' && segments.length === 1) return htmlResponse(await episodeListPage(root));
+  if (first === 'evaluation' && segments.length === 2 && isRunName(second!))
+    return htmlResponse(await episodeListPage(root, second));
+  if (first === 'generations' && segments.length === 2 && isRunName(second!))
+    return htmlResponse(await generationPage(root, second!));
+  if (first === 'generations' && segments.length === 3 && isRunName(second!) && isRunName(third!)) {
+    return htmlResponse(await taskPage(root, second!, third!));
+  }
+  if (first === 'search' && segments.length === 3 && isRunName(second!) && isRunName(third!)) {
+    return htmlResponse(await searchPage(root, second!, third!));
+  }
+
+  // An episode: `<episode folder>/`, `<episode folder>/files/<path>` or `<episode folder>/raw/<path>`.
+  const length = first === 'evaluation' ? 4 : 2;
+  const location = episodeLocation(segments.slice(0, length));
+  if (location === undefined) return refused;
+  const rest = segments.slice(length);
+  if (rest.length === 0) return htmlResponse(await episodePage(root, location));
+  const [kind, ...file] = rest;
+  if (file.length === 0) return refused;
+  if (kind === 'files') return filePage(root, location, file);
+  if (kind === 'raw') return rawFile(root, location, file, url.searchParams.get('download') === '1');
+  return refused;
+}
+
+async function compare(root: string, url: URL): Promise<ViewerResponse> {
+  const x = episodeLocationOfDir(url.searchParams.get('x') ?? '');
+  const y = episodeLocationOfDir(url.searchParams.get('y') ?? '');
+  if (!x || !y) {
+    return notFoundPage('A comparison names two episode folders: /compare?x=episodes/<id>&y=episodes/<id>.');
+  }
+  return htmlResponse(await comparePage(root, x, y));
+}

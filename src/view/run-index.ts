@@ -1,0 +1,132 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
+import type { RunFiles } from '../report/run-files.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
+import { isRunName } from './view-paths.js';
+
+/**
+ * What the pages need to find their way around a run without reading it whole: folder names, and only the few
+ * records a page is about. A run with thousands of episodes is listed, never read, to show its first page.
+ */
+
+/** The generations that have a search or an outer loop, in name order (L0, L1, …). */
+export async function generationNames(files: RunFiles): Promise<string[]> {
+  const names = new Set([...(await files.folders('search')), ...(await files.folders('distill'))]);
+  return [...names].filter(isRunName).sort(compareNames);
+}
+
+/** The tasks of one generation: searched, or in its outer loop (the dataset folder is not a task). */
+export async function taskNames(files: RunFiles, generation: string): Promise<string[]> {
+  const names = new Set([
+    ...(await files.folders(join('search', generation))),
+    ...(await files.folders(join('distill', generation))).filter((name) => name !== 'dataset'),
+  ]);
+  return [...names].filter(isRunName).sort(compareNames);
+}
+
+/** Folder names under `relative`, without reading any of them; none when it does not exist. */
+export async function folderNames(root: string, relative: string): Promise<string[]> {
+  try {
+    const entries = await readdir(join(root, relative), { withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isDirectory() && isRunName(entry.name))
+      .map((entry) => entry.name)
+      .sort(compareNames);
+  } catch {
+    return [];
+  }
+}
+
+/** Numbers in names compare as numbers: v2 before v10, L2-…-9 before L2-…-10. */
+export function compareNames(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
+
+export function readSearch(
+  files: RunFiles,
+  generation: string,
+  task: string,
+): Promise<TaskSearchResult | undefined> {
+  return files.record(
+    TaskSearchRecord,
+    join('search', generation, task, 'result.json'),
+    'the search has not finished',
+  );
+}
+
+/**
+ * The episode folder of a search judgment's label (`reference`, `v0`, `v3`): from `result.json` when the search
+ * finished, else from the naming the search uses for its episodes.
+ */
+export function searchLabelDir(
+  search: TaskSearchResult | undefined,
+  generation: string,
+  task: string,
+  label: string,
+): string {
+  if (search) {
+    if (label === 'reference') return search.reference.dir;
+    const dir = search.iterations.find((iteration) => iteration.version === label)?.episode?.dir;
+    if (dir) return dir;
+  }
+  return `episodes/${generation}-${task}-${label}`;
+}
+
+export interface StoredJudgment {
+  /** Relative to the run directory. */
+  file: string;
+  record: PairwiseJudgment;
+  /** The episode folders of `x` and `y`. */
+  xDir: string;
+  yDir: string;
+}
+
+/** Every pairwise judgment of a task's search (`search/<g>/<t>/v*\/judgments/*.json`), with its episodes. */
+export async function searchJudgments(
+  files: RunFiles,
+  generation: string,
+  task: string,
+): Promise<StoredJudgment[]> {
+  const search = await readSearch(files, generation, task);
+  const base = join('search', generation, task);
+  const judgments: StoredJudgment[] = [];
+  for (const version of await files.folders(base)) {
+    for (const name of await files.files(join(base, version, 'judgments'), '.json')) {
+      const file = join(base, version, 'judgments', name);
+      const record = await files.record(PairwiseJudgmentRecord, file);
+      if (!record) continue;
+      judgments.push({
+        file,
+        record,
+        xDir: searchLabelDir(search, generation, task, record.x.label),
+        yDir: searchLabelDir(search, generation, task, record.y.label),
+      });
+    }
+  }
+  return judgments;
+}
+
+/** Every judged match of a task's tournament (`distill/<g>/<t>/matches/*.json`); its labels are episode ids. */
+export async function tournamentJudgments(
+  files: RunFiles,
+  generation: string,
+  task: string,
+): Promise<StoredJudgment[]> {
+  const base = join('distill', generation, task, 'matches');
+  const judgments: StoredJudgment[] = [];
+  const names = (await files.files(base, '.json')).sort(compareNames);
+  for (const name of names) {
+    const file = join(base, name);
+    const record = await files.record(PairwiseJudgmentRecord, file);
+    if (!record) continue;
+    judgments.push({ file, record, xDir: `episodes/${record.x.label}`, yDir: `episodes/${record.y.label}` });
+  }
+  return judgments;
+}
+
+/** The link to the comparison page of two episode folders. */
+export function compareUrl(xDir: string, yDir: string): string {
+  return `/compare?x=${encodeURIComponent(xDir)}&y=${encodeURIComponent(yDir)}`;
+}
