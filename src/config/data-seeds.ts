@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { RunConfig } from './run-config.js';
 
 /**
@@ -21,13 +22,13 @@ export function taskDataSeed(seeds: DataSeeds, taskId: string): number {
   return seeds.tasks[taskId] ?? seeds.seed;
 }
 
-/** A data seed given for a task the run does not have is a typo that would silently leave that task's seed unset. */
-export function assertDataSeedTasks(seeds: DataSeeds, taskIds: readonly string[]): void {
-  const known = new Set(taskIds);
-  const unknown = Object.keys(seeds.tasks).filter((id) => !known.has(id));
+/** A data seed given for a task the suite does not have is a typo that would silently leave that task's seed unset. */
+export function assertDataSeedTasks(seeds: DataSeeds, suite: LoadedSuite): void {
+  const known = suite.tasks.map((task) => task.manifest.id);
+  const unknown = Object.keys(seeds.tasks).filter((id) => !known.includes(id));
   if (unknown.length > 0) {
     throw new UserError(
-      `taskDataSeeds: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a task' : 'are not tasks'} of this run. Its tasks: ${taskIds.join(', ')}`,
+      `taskDataSeeds: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in suite ${suite.dir}. Its tasks: ${known.join(', ')}`,
     );
   }
 }

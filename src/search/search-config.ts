@@ -108,7 +108,7 @@ export function judgeAndOptimizerSampling(
 
 /**
  * The task folders to search: the configuration's list (in its order), or every train task of the suite. A data seed
- * given for a task outside them is refused.
+ * given for a task the suite does not have is refused (one for a test task is for the evaluation).
  */
 export async function searchTaskDirs(
   suiteDir: string,
@@ -116,11 +116,10 @@ export async function searchTaskDirs(
   seeds?: DataSeeds,
 ): Promise<string[]> {
   const suite = await loadSuite(suiteDir);
+  if (seeds) assertDataSeedTasks(seeds, suite);
   if (!taskIds) {
     const train = suite.tasks.filter((task) => task.manifest.split === 'train');
     if (train.length === 0) throw new UserError(`suite ${suite.dir} has no train tasks to search`);
-    const trainIds = train.map((task) => task.manifest.id);
-    if (seeds) assertDataSeedTasks(seeds, trainIds);
     return train.map((task) => task.dir);
   }
   const known = new Map(suite.tasks.map((task) => [task.manifest.id, task.dir]));
@@ -130,7 +129,6 @@ export async function searchTaskDirs(
       `tasks: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in suite ${suite.dir}. Its tasks: ${[...known.keys()].join(', ')}`,
     );
   }
-  if (seeds) assertDataSeedTasks(seeds, taskIds);
   return taskIds.map((id) => known.get(id)!);
 }
 
