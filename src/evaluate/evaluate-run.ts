@@ -29,7 +29,9 @@ import { loopOutsideMeasures } from './loop-outside-measures.js';
 
 export type EvaluationProgress =
   | { kind: 'planned'; episodes: number; grades: number; judgments: number }
-  | { kind: 'finished'; what: 'episode' | 'grade' | 'judgment' };
+  | { kind: 'finished'; what: 'episode' | 'grade' | 'judgment' }
+  /** The evaluation's own pairs are done; the loop's collections and tournament samples come next. */
+  | { kind: 'loop-records' };
 
 export interface EvaluateRunOptions {
   run: Run<RunConfig>;
@@ -202,6 +204,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
     const episodeList = await settleAll([...episodes.values()]);
     const gradeList = await settleAll(gradeRows);
     const judgmentList = (await settleAll(judged)).flat();
+    report({ kind: 'loop-records' });
     const outside = await loopOutsideMeasures({
       run,
       suiteDir: options.suiteDir,
@@ -216,7 +219,6 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       judgments,
       gradeSlots,
       judgeSlots,
-      onProgress: report,
     });
     const summary = summarise({
       run,

@@ -23,7 +23,6 @@ import type { ModelRegistry } from '../train/registry.js';
 import { gradeStep } from './evaluation-episodes.js';
 import { judgmentStep } from './evaluation-judgments.js';
 import type { EvaluationPlan } from './evaluation-plan.js';
-import type { EvaluationProgress } from './evaluate-run.js';
 import type { GradeRow, JudgmentRow } from './evaluation-records.js';
 import type { ServedEvaluation } from './serve-evaluation.js';
 import {
@@ -62,7 +61,6 @@ export async function loopOutsideMeasures(options: {
   judgments: JsonlAppender;
   gradeSlots: Semaphore;
   judgeSlots: ReadonlyMap<string, Semaphore>;
-  onProgress: (event: EvaluationProgress) => void;
 }): Promise<LoopOutsideMeasures> {
   const { run, base } = options;
   const result: LoopOutsideMeasures = { selectedRuns: [], agreementSamples: [], judgments: [], grades: [] };
@@ -170,7 +168,6 @@ async function tournamentVerdicts(options: {
   task: LoadedTask;
   collection: Collection;
   gradeOf: ReadonlyMap<string, number | null>;
-  onProgress: (event: EvaluationProgress) => void;
 }): Promise<{ verdicts: EvaluatorVerdict[]; judgments: JudgmentRow[] }> {
   const { run, evaluation, generation, task, collection } = options;
   const taskId = task.manifest.id;
@@ -244,7 +241,6 @@ async function tournamentVerdicts(options: {
               judgments: options.judgments,
             })),
           );
-          options.onProgress({ kind: 'finished', what: 'judgment' });
         }
         judgments.push(...rows);
         const outcome = majority(rows.flatMap((row) => (row.outcome === null ? [] : [row.outcome])));

@@ -10,8 +10,10 @@ import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun } from '../../evaluate/evaluate-run.js';
 import type { EvaluationSummary } from '../../evaluate/evaluation-records.js';
 import { openRun, type Run } from '../../store/run-store.js';
+import { FAULT_KINDS, FaultPlan } from '../../testing/fault-injection.js';
 import { loadToyWeights, TOY_BEHAVIOURS } from '../../testing/toy-model/weights.js';
 import { ModelRegistry } from '../../train/registry.js';
+import { evaluationProgressLine } from './eval.js';
 import { describeRsi, runRsi } from './rsi.js';
 
 const DEMO_ROUNDS = 2;
@@ -24,10 +26,15 @@ export function registerDemo(program: Command): void {
     )
     .option('--out <dir>', 'the run directory', 'runs/demo')
     .option('--json', 'print the summary as JSON')
-    .action(async (options: { out: string; json?: boolean }) => {
+    .option(
+      '--faults <rate>',
+      'the toy model answers this share of requests with a fault (503, 429, reset, hang, a stream cut mid-way…), to see the loop ride them out',
+    )
+    .action(async (options: { out: string; json?: boolean; faults?: string }) => {
       const out = resolve(options.out);
-      const summary = await runRsi(openDemoRun(out), DEMO_SUITE, DEMO_ROUNDS, 'mass demo');
-      const evaluation = await evaluateDemo(openDemoRun(out));
+      const faults = options.faults === undefined ? undefined : parseFaultRate(options.faults);
+      const summary = await runRsi(openDemoRun(out, faults), DEMO_SUITE, DEMO_ROUNDS, 'mass demo');
+      const evaluation = await evaluateDemo(openDemoRun(out, faults));
       const registry = await ModelRegistry.open(out);
       const weights = await Promise.all(
         registry.list().map(async (generation) => ({
@@ -61,13 +68,26 @@ export function registerDemo(program: Command): void {
     });
 }
 
-function openDemoRun(out: string): Run<RunConfig> {
+/** `--faults`: a share of requests between 0 and 1. */
+function parseFaultRate(text: string): number {
+  const rate = Number(text);
+  if (text.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    throw new UserError(`--faults ${text}: give the share of requests to fail, between 0 and 1 (e.g. 0.1)`);
+  }
+  return rate;
+}
+
+function openDemoRun(out: string, faultRate?: number): Run<RunConfig> {
+  const config = demoConfig(basename(out));
+  if (faultRate !== undefined) {
+    config.roles.executor.faults = FaultPlan.parse({ rate: faultRate, kinds: [...FAULT_KINDS], seed: 1 });
+  }
   try {
     return openRun({
       runsDirectory: dirname(out),
       name: basename(out),
       configSchema: RunConfig,
-      config: demoConfig(basename(out)),
+      config,
       command: 'mass demo',
     });
   } catch (error) {
@@ -82,10 +102,17 @@ function openDemoRun(out: string): Run<RunConfig> {
 
 /** The demo's last stage: L0, L1 and L2 compared on the demo tasks by the toy judge and the oracle. */
 async function evaluateDemo(run: Run<RunConfig>): Promise<EvaluationSummary> {
+  const progress = evaluationProgressLine();
   try {
     process.stderr.write('mass demo: evaluating L0, L1 and L2 (the toy model judges: toy)\n');
-    return await evaluateRun({ run, suiteDir: DEMO_SUITE, evaluation: evaluationConfig(run.config) });
+    return await evaluateRun({
+      run,
+      suiteDir: DEMO_SUITE,
+      evaluation: evaluationConfig(run.config),
+      onProgress: progress.onEvent,
+    });
   } finally {
+    progress.stop();
     run.close();
   }
 }

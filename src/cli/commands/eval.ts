@@ -98,7 +98,7 @@ export function openEvaluatedRun(config: RunConfig, runsDirectory: string): Run<
 }
 
 /** One line on stderr as work finishes, at most one a second: episodes, grades and judgments done of planned. */
-function evaluationProgressLine(): { onEvent: (event: EvaluationProgress) => void; stop: () => void } {
+export function evaluationProgressLine(): { onEvent: (event: EvaluationProgress) => void; stop: () => void } {
   const planned = { episode: 0, grade: 0, judgment: 0 };
   const done = { episode: 0, grade: 0, judgment: 0 };
   let last = 0;
@@ -109,6 +109,13 @@ function evaluationProgressLine(): { onEvent: (event: EvaluationProgress) => voi
   };
   return {
     onEvent: (event) => {
+      if (event.kind === 'loop-records') {
+        print();
+        process.stderr.write(
+          "mass eval: grading the loop's collections and judging a sample of its tournaments again\n",
+        );
+        return;
+      }
       if (event.kind === 'planned') {
         planned.episode = event.episodes;
         planned.grade = event.grades;
