@@ -53,18 +53,28 @@ function intervalChartSpec(options: {
   reference?: number;
 }) {
   const scale = options.domain ? { domain: options.domain } : { zero: false };
+  // Each layer of the data carries the categories itself: the reference line's layer has other data.
+  const categories = {
+    y: { field: options.y, type: 'nominal', sort: null, title: null },
+    yOffset: { field: options.colour, type: 'nominal' },
+    color: { field: options.colour, type: 'nominal' },
+  };
   const layer: unknown[] = [
     {
       transform: [{ filter: 'datum.lower !== null' }],
       mark: { type: 'rule', strokeWidth: 2 },
       encoding: {
+        ...categories,
         x: { field: 'lower', type: 'quantitative', scale, title: options.xTitle },
         x2: { field: 'upper' },
       },
     },
     {
       mark: { type: 'point', filled: true, size: 70 },
-      encoding: { x: { field: options.x, type: 'quantitative', scale, title: options.xTitle } },
+      encoding: {
+        ...categories,
+        x: { field: options.x, type: 'quantitative', scale, title: options.xTitle },
+      },
     },
   ];
   if (options.reference !== undefined) {
@@ -74,15 +84,7 @@ function intervalChartSpec(options: {
       encoding: { x: { field: 'at', type: 'quantitative' } },
     });
   }
-  return {
-    width: 420,
-    encoding: {
-      y: { field: options.y, type: 'nominal', sort: null, title: null },
-      yOffset: { field: options.colour, type: 'nominal' },
-      color: { field: options.colour, type: 'nominal' },
-    },
-    layer,
-  };
+  return { width: 420, layer };
 }
 
 async function evaluationPart({ name, summary }: ReportEvaluation): Promise<SafeHtml> {
@@ -175,7 +177,7 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
             { mark: { type: 'text', fontWeight: 'bold' }, encoding: { text: { field: 'label' } } },
           ],
           encoding: {
-            x: { field: 'first', type: 'nominal', title: null },
+            x: { field: 'first', type: 'nominal', title: null, axis: { labelAngle: -30, labelLimit: 200 } },
             y: { field: 'second', type: 'nominal', title: null },
           },
         },
