@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything mass needs: Debian packages (the bubblewrap sandbox; Python 3 with the science stack that
-# agents' code, task generators and graders use) and the npm packages, then builds dist/ so `npx mass` works.
+# agents' code, task generators and graders use; chromium for the report's browser test) and the npm packages, then
+# builds dist/ so `npx mass` works.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,8 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 
-packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn)
+# chromium: the browser the report's tests drive (playwright-core with this executable; no browser download).
+packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
