@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,8 +18,9 @@ import { ModelRegistry } from '../src/train/registry.js';
  * `mass eval` at the issue's scale: 3 test tasks × 3 generations × 10 rollouts (90 episodes, 90 pairs judged in both
  * orders by one judge) on a scripted server that takes `LATENCY_MS` per model call, each episode a chain of two calls.
  * The wall time is set against the ideal given the concurrency limits: the episodes in waves of the per-endpoint
- * limit, each wave one chain of model latency, and the judge calls after them in waves of the judge's limit; and
- * against the same ideal with each episode's fixed cost (harness start, sandbox, workspace data) measured alone.
+ * limit, each wave one chain of model latency, and the judge calls (the external judge and the self-judge) in waves of
+ * each judge's limit; against the same ideal with each episode's fixed cost (harness start, sandbox, workspace data)
+ * measured alone; and against the processor bound of paying that fixed cost 90 times on this machine's cores.
  */
 
 const SUITE = fileURLToPath(new URL('../suites/research-12', import.meta.url));
@@ -111,29 +112,39 @@ export async function benchEvaluation(): Promise<Record<string, unknown>> {
     const wallMs = performance.now() - started;
     const episodes = summary.counts.episodes;
     const judgeCalls = summary.counts.judgments;
-    // Every generation is served by the one endpoint, so all episodes share its limit.
+    const judges = summary.judges.length;
+    // Every generation is served by the one endpoint, so all episodes share its limit; each judge has its own.
     const waves = Math.ceil(episodes / EPISODE_LIMIT);
-    const judgeWaves = Math.ceil(judgeCalls / JUDGE_LIMIT);
+    const judgeWaves = Math.ceil(judgeCalls / judges / JUDGE_LIMIT);
     const chainMs = CALLS_PER_EPISODE * LATENCY_MS;
-    const idealMs = waves * chainMs + LATENCY_MS;
-    const idealWithFixedCostMs = waves * (chainMs + fixedMs) + LATENCY_MS;
+    // Judge calls start as pairs finish: the last pair's calls follow the last wave, and all of them need their waves.
+    const ideal = (episodeMs: number) =>
+      Math.max(waves * episodeMs + LATENCY_MS, judgeWaves * LATENCY_MS + episodeMs);
+    const idealMs = ideal(chainMs);
+    const idealWithFixedCostMs = ideal(chainMs + fixedMs);
+    // The fixed cost is mostly processor time (the harness starting, the task's data generated): on few cores the
+    // episodes cannot all pay it at once.
+    const cores = availableParallelism();
+    const processorBoundMs = (episodes * fixedMs) / cores;
     return {
       tasks: summary.tasks.length,
       generations: summary.models.length,
       rollouts: ROLLOUTS,
       episodes,
       failedEpisodes: summary.counts.failedEpisodes,
+      judges: summary.judges.map((judge) => judge.name),
       judgeCalls,
       modelLatencyPerCallMs: LATENCY_MS,
-      limits: { episodesPerEndpoint: EPISODE_LIMIT, judgeCalls: JUDGE_LIMIT },
-      // Judge calls overlap the episodes: only waves beyond the episodes' would add to the ideal.
-      judgeWavesIfAlone: judgeWaves,
+      limits: { episodesPerEndpoint: EPISODE_LIMIT, judgeCallsPerJudge: JUDGE_LIMIT },
+      cores,
       fixedCostOfOneEpisodeMs: Math.round(fixedMs),
       idealWallMs: idealMs,
       idealWithFixedCostMs: Math.round(idealWithFixedCostMs),
+      processorBoundMs: Math.round(processorBoundMs),
       wallMs: Math.round(wallMs),
       wallOverIdeal: Number((wallMs / idealMs).toFixed(2)),
       wallOverIdealWithFixedCost: Number((wallMs / idealWithFixedCostMs).toFixed(2)),
+      wallOverProcessorBound: Number((wallMs / Math.max(processorBoundMs, idealWithFixedCostMs)).toFixed(2)),
     };
   } finally {
     await server.close();
