@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 import { UserError } from '../errors.js';
+import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES } from '../harness/qwen-settings.js';
 import { recognisedProvider } from '../model/create-model.js';
 import { FaultPlan } from '../testing/fault-injection.js';
 import { FaultTolerance } from './fault-tolerance.js';
@@ -338,6 +339,12 @@ export const RunConfig = z
         optimizerRepairAttempts: 2,
       }),
     sandbox: z.enum(['bubblewrap', 'unsandboxed']).default('bubblewrap'),
+    harnessProfile: z
+      .enum(HARNESS_PROFILES)
+      .default(DEFAULT_HARNESS_PROFILE)
+      .describe(
+        "qwen-code's tools and skills: lean (default) without those that cannot work in the sandbox or that research does not need; stock: qwen-code's defaults",
+      ),
     sandboxHide: z
       .array(z.string().refine((path) => path.startsWith('/'), 'an absolute host path'))
       .optional()
@@ -457,8 +464,20 @@ const ROLE_OUTPUT_BOUNDS = {
   optimizer: 'optimizerMaxTokens',
 } as const;
 
-/** Each role's own sampling block, checked against what its provider accepts. */
+/** Each role's own sampling block, checked against what its provider accepts; the executor's provider too. */
 function checkRoleSampling(config: RunConfig, context: z.RefinementCtx): void {
+  const { executor } = config.roles;
+  if (
+    executor.provider !== 'toy' &&
+    recognisedProvider(executor.provider, executor.baseUrl) !== 'openai-compatible'
+  ) {
+    context.addIssue({
+      code: 'custom',
+      path: ['roles', 'executor', 'provider'],
+      message:
+        'the team runs in qwen-code and is the model trained: serve it on vLLM or another OpenAI-compatible server (provider: openai-compatible, baseUrl); OpenAI and Anthropic models can judge or optimize',
+    });
+  }
   for (const role of ['executor', 'judge', 'optimizer'] as const) {
     const endpoint = config.roles[role];
     if (!endpoint?.sampling) continue;

@@ -105,6 +105,12 @@ describe('a sampling block per role', () => {
     expect(efforts).toThrow(
       /roles\.judge\.sampling: Anthropic's Messages API takes the effort low, .*not minimal/,
     );
+    expect(() => base({ executor: { provider: 'anthropic', model: 'c' } })).toThrow(
+      /roles\.executor\.provider: the team runs in qwen-code and is the model trained/,
+    );
+    expect(() => base({ executor: { baseUrl: 'https://api.openai.com/v1', model: 'g' } })).toThrow(
+      /roles\.executor\.provider/,
+    );
   });
 
   it('takes the judge’s bundle and the optimizer’s evidence budgets from the configuration', () => {
