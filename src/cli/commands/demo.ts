@@ -12,6 +12,7 @@ import type { EvaluationSummary } from '../../evaluate/evaluation-records.js';
 import { openRun, type Run } from '../../store/run-store.js';
 import { FAULT_KINDS, FaultPlan } from '../../testing/fault-injection.js';
 import { loadToyWeights, TOY_BEHAVIOURS } from '../../testing/toy-model/weights.js';
+import { writeReport } from '../../report/index.js';
 import { ModelRegistry } from '../../train/registry.js';
 import { evaluationProgressLine } from './eval.js';
 import { describeRsi, runRsi } from './rsi.js';
@@ -42,8 +43,15 @@ export function registerDemo(program: Command): void {
           weights: await loadToyWeights(generation.mergedPath!),
         })),
       );
+      const report = await writeReport(out);
       if (options.json) {
-        console.log(JSON.stringify({ directory: out, ...summary, toyWeights: weights, evaluation }, null, 2));
+        console.log(
+          JSON.stringify(
+            { directory: out, ...summary, toyWeights: weights, evaluation, report: report.file },
+            null,
+            2,
+          ),
+        );
         return;
       }
       console.log(
@@ -64,6 +72,7 @@ export function registerDemo(program: Command): void {
           'split), the toy model standing in as the external judge (toy):',
       );
       console.log(describeEvaluation(evaluation, out));
+      console.log(`The report (one HTML file, open it in a browser): ${report.file}`);
       console.log('Run it again: finished steps are skipped. Delete the run directory to start over.');
     });
 }
