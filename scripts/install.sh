@@ -32,3 +32,9 @@ fi
 # Not `npm ci`: qwen-code lists clipboard binaries for other platforms as optional dependencies, some registries
 # (this one) lack them, and `npm ci` then refuses the lock file; `npm install` keeps to the lock file all the same.
 npm install --no-audit --no-fund
+# The agent harness's own Node 22 (qwen-code declares it), in a folder of its own and without bin links, so that it
+# never shadows the `node` of the npm scripts (better-sqlite3 is built for this one). Only for Linux x64; elsewhere
+# the harness runs on this Node.
+if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+  npm install --prefix harness-node --no-bin-links --no-audit --no-fund
+fi

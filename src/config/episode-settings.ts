@@ -12,6 +12,7 @@ export type EpisodeSettings = Pick<
   | 'contextWindowSize'
   | 'sandbox'
   | 'sandboxHide'
+  | 'harnessProfile'
   | 'cpuSeconds'
   | 'memoryBytes'
   | 'retry'
@@ -34,6 +35,7 @@ export function episodeSettings(config: RunConfig): EpisodeSettings {
     },
     sandbox: config.sandbox,
     sandboxHide: config.sandboxHide,
+    harnessProfile: config.harnessProfile,
     retry: upstreamRetryPolicy(faultTolerance(config)),
   };
 }

@@ -35,6 +35,7 @@ export function demoConfig(name: string): RunConfig {
       optimizerRepairAttempts: 2,
     },
     sandbox: 'bubblewrap',
+    harnessProfile: 'lean',
     distill: {
       runs: 4,
       needed: 3,

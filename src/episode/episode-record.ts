@@ -79,7 +79,14 @@ export const EpisodeRecord = defineRecord({
       workspacePath: z.string().optional(),
       homePath: z.string().optional(),
     }),
-    harness: z.object({ name: z.literal('qwen-code'), version: z.string() }),
+    harness: z.object({
+      name: z.literal('qwen-code'),
+      version: z.string(),
+      /** The Node it ran on (`22.23.5`); absent in records written before the harness had a Node of its own. */
+      nodeVersion: z.string().optional(),
+      /** Its tool and skill profile (`lean`, `stock`); absent in older records (`stock`, then). */
+      profile: z.enum(['lean', 'stock']).optional(),
+    }),
   }),
 });
 export type EpisodeRecord = z.infer<(typeof EpisodeRecord)['schema']>;

