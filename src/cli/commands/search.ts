@@ -4,9 +4,11 @@ import { fitRunConfig } from '../../config/context-fit.js';
 import { SystemError } from '../../errors.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
 import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
+import { trainingTokenizer } from '../../rsi/training-tokenizer.js';
 import { dataSeeds } from '../../config/data-seeds.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../../search/search-config.js';
 import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
+import { ModelRegistry } from '../../train/registry.js';
 import { openConfiguredRun } from '../configured-run.js';
 import { parsePositiveInteger } from '../duration.js';
 import { SearchProgressDisplay } from '../search-progress-display.js';
@@ -70,7 +72,13 @@ export function registerSearch(program: Command): void {
         process.stderr.write(
           `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
         );
-        const tokenCounter = await loadTokenCounter();
+        // Budgets are counted with the model's own tokenizer, the one its training data is made with.
+        const tokenizer = await trainingTokenizer(
+          config,
+          await ModelRegistry.open(run.directory),
+          flags.generation,
+        );
+        const tokenCounter = await loadTokenCounter(tokenizer.modelDirectory);
         // The budgets fitted to the context the models are served with (or refused, before any episode).
         const fitted = await fitRunConfig(config, served.endpoints, taskDirs, tokenCounter);
         summary = await searchTasks({
