@@ -23,6 +23,8 @@ export type RootEntry =
 export interface BubblewrapMounts {
   workspace: MovedMount;
   home: MovedMount;
+  /** The sandbox's own files, read-only. */
+  state: MovedMount;
   /** Further writable directories, at their host paths. */
   writableDirectories: string[];
   /** Inside the workspace (host paths): stay read-only, and cannot be deleted, renamed or moved away with their directory. */
@@ -125,6 +127,7 @@ export function bubblewrapArguments(mounts: BubblewrapMounts, cwd: string, comma
   for (const directory of mounts.hiddenDirectories) args.push('--tmpfs', directory);
   for (const file of mounts.hiddenFiles) args.push('--ro-bind', mounts.emptyFile, file);
   for (const path of mounts.readOnlyMounts) args.push('--ro-bind', path, path);
+  args.push('--ro-bind', mounts.state.host, mounts.state.inside);
   for (const { host, inside } of [mounts.workspace, mounts.home]) args.push('--bind', host, inside);
   for (const directory of mounts.writableDirectories) args.push('--bind', directory, directory);
   // A mount point cannot be renamed: binding each directory between the workspace and a protected file onto

@@ -64,7 +64,7 @@ export interface SandboxOptions {
   hiddenDirectories?: string[];
   /** Directories shown read-only even when they lie inside a hidden one (the harness's own files, say). */
   readableDirectories?: string[];
-  /** Where the sandbox keeps its own files (the forwarder), e.g. `<episode dir>/sandbox`; mounted read-only. */
+  /** Where the sandbox keeps its own files (the forwarder), e.g. `<episode dir>/sandbox`; read-only inside. */
   stateDirectory: string;
   /** The episode proxy's Unix socket. Its directory is mounted read-only inside: give the socket one of its own. */
   proxySocketPath?: string;
@@ -102,6 +102,8 @@ export const DEFAULT_FORWARDER_PORT = 18080;
 /** Where the workspace and the home are inside a bubblewrap sandbox, wherever they are on the host. */
 export const SANDBOX_WORKSPACE = '/workspace';
 export const SANDBOX_HOME = '/home/agent';
+/** The sandbox's own files (the forwarder), read-only, at a path that names no run or episode. */
+const SANDBOX_STATE = '/run/mass-sandbox';
 const DEFAULT_TMP_SIZE_BYTES = 1024 ** 3;
 export const RUN_MARKER_VARIABLE = 'MASS_SANDBOX_RUN';
 const FIRST_ON_PATH = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
@@ -163,10 +165,10 @@ export class Sandbox {
     const mounts: BubblewrapMounts = {
       workspace: { host: workspace, inside: SANDBOX_WORKSPACE },
       home: { host: homeDirectory, inside: SANDBOX_HOME },
+      state: { host: stateDirectory, inside: SANDBOX_STATE },
       writableDirectories,
       readOnlyPaths,
       readOnlyMounts: [
-        stateDirectory,
         ...(proxySocketPath === null ? [] : [dirname(proxySocketPath)]),
         ...(options.readableDirectories ?? []).map((directory) =>
           existingDirectory(directory, 'readable directory'),
@@ -193,7 +195,7 @@ export class Sandbox {
         ? null
         : {
             nodePath: options.nodePath ?? process.execPath,
-            forwarderPath: writeForwarder(stateDirectory),
+            forwarderPath: join(SANDBOX_STATE, relative(stateDirectory, writeForwarder(stateDirectory))),
             socketPath: proxySocketPath,
             port,
           };
