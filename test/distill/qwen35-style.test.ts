@@ -98,6 +98,29 @@ describe('the Qwen3.5-style template', () => {
     }
   });
 
+  it('finds the generation prompt after the query when every trained turn follows another assistant turn', () => {
+    const thread = syntheticThread({
+      role: 'subagent',
+      messages: [
+        system('You are a general-purpose subagent.'),
+        user('Say hello.'),
+        assistant('(the harness wrote this)'),
+        assistant('Hello.', 'Greet.'),
+      ],
+      harnessMade: [2],
+    });
+    const [conversation] = conversationsOfThread(thread, { episodeId: 'e', taskId: 't' }).conversations;
+    const [result] = querySegments(conversation!, model, new TokenCache(model));
+    if (!result?.ok) throw new Error(result?.error);
+    const [trained] = result.segment.blocks.filter((block) => block.supervised);
+    expect(model.decode(trained!.ids.slice(0, trained!.supervised!.from))).toBe(
+      '<|im_start|>assistant\n<think>\n',
+    );
+    expect(model.decode(trained!.ids.slice(trained!.supervised!.from, trained!.supervised!.to))).toBe(
+      'Greet.\n</think>\n\nHello.<|im_end|>',
+    );
+  });
+
   it('skips and reports a turn whose arguments are not a JSON object, where Qwen3 renders their text', async () => {
     const broken: ChatMessage[] = [
       system('You are a general-purpose subagent.'),
