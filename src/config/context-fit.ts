@@ -116,7 +116,7 @@ export function harnessWindow(contextTokens: number, maxOutputTokens: number): n
  * OpenAI's and Anthropic's APIs list none, nor do servers other than vLLM, nor one that does not list the model.
  */
 export async function servedContextLength(
-  endpoint: Pick<Endpoint, 'provider' | 'baseUrl' | 'model' | 'apiKeyEnv'>,
+  endpoint: Pick<Endpoint, 'provider' | 'baseUrl' | 'model' | 'apiKeyEnv'> & { maxConcurrency?: number },
 ): Promise<number | null> {
   if (endpoint.provider === 'toy' || !endpoint.baseUrl) return null;
   if (recognisedProvider(endpoint.provider, endpoint.baseUrl) !== 'openai-compatible') return null;
@@ -125,6 +125,8 @@ export async function servedContextLength(
     apiKey: apiKeyFrom(endpoint.apiKeyEnv),
     retry: { maxAttempts: 2 },
     timeoutMs: 60_000,
+    // The endpoint's limit is set by its first client in the process: this one must not set another.
+    maxConcurrency: endpoint.maxConcurrency,
   });
   try {
     const served = await model.servedModels();

@@ -6,6 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fitServedContext, harnessWindow } from '../../src/config/context-fit.js';
 import { episodeSettings } from '../../src/config/episode-settings.js';
 import { parseRunConfig, roleEndpoints, type RunConfig } from '../../src/config/run-config.js';
+import { endpointSemaphore } from '../../src/model/concurrency.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
 import { searchRoles, searchSettings } from '../../src/search/search-config.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';
@@ -179,6 +180,12 @@ describe('the served context', () => {
     expect(Math.ceil(0.85 * 115_651) + 32_768).toBeLessThanOrEqual(131_072);
     expect(searchSettings(fitted.config).episode.contextWindowSize).toBe(115_651);
     expect(config.budgets.contextWindowSize).toBe(262_144);
+  });
+
+  it('reads the listing without setting the endpoint’s concurrency limit (the first client’s wins)', async () => {
+    const server = await vllm(131_072);
+    await fit(base({ executor: { ...qwen, baseUrl: server.baseUrl, maxConcurrency: 3 } }));
+    expect(endpointSemaphore(server.baseUrl, 64).limit).toBe(3);
   });
 
   it('keeps the configured context where the server lists none', async () => {
