@@ -1,10 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
+import { runMass } from '../support/cli.js';
 import { html } from '../../src/report/html.js';
 import { assertInertSvg } from '../../src/report/inert-svg.js';
 import { readRunForReport, renderReport, writeReport } from '../../src/report/index.js';
@@ -90,6 +91,22 @@ describe('the report reads a run directory through its record schemas', () => {
     expect(page).toContain('No generation is registered yet');
   });
 
+  it('mass report writes the file and prints its path; a missing run is a clear error', async () => {
+    const out = join(root, 'cli', 'report.html');
+    // Two processes at once: each spends most of its time loading the CLI.
+    const [written, missing] = await Promise.all([
+      runMass(['report', run, '--out', out]),
+      runMass(['report', join(root, 'nowhere')]),
+    ]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout.trim()).toBe(out);
+    expect(written.stderr).toContain('1 file(s) missing or unreadable, listed under "Not shown"');
+    const page = await readFile(out, 'utf8');
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('is not a directory: give the run directory');
+  }, 120_000);
+
   it('refuses a path that is not a directory with a clear error', async () => {
     await expect(writeReport(join(root, 'nowhere'))).rejects.toThrow(UserError);
     await expect(writeReport(join(root, 'nowhere'))).rejects.toThrow(
@@ -101,7 +118,7 @@ describe('the report reads a run directory through its record schemas', () => {
 describe('what a model or agent wrote reaches the page only as text', () => {
   it('escapes every payload, keeps no markup from records and leaves no secret from the configuration', async () => {
     const { file } = await writeReport(run, join(root, 'report.html'));
-    const page = await import('node:fs/promises').then((fs) => fs.readFile(file, 'utf8'));
+    const page = await readFile(file, 'utf8');
     expect(page).not.toMatch(/<script/i);
     expect(page).not.toMatch(/<img/i);
     expect(page).not.toMatch(/<a\s+href="javascript:/i);

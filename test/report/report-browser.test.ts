@@ -64,7 +64,7 @@ describe('the report in chromium', () => {
     await expectNothingRan(watched);
     await watched.page.screenshot({ path: join(ARTEFACTS, 'report.png'), fullPage: true });
     await watched.page.close();
-  });
+  }, 120_000);
 
   it('runs none of the payloads even without its content security policy', async () => {
     const page = await readFile(reportFile, 'utf8');
@@ -78,5 +78,5 @@ describe('the report in chromium', () => {
     await expectNothingRan(watched);
     expect(await watched.page.locator('script, img, iframe, object, embed, foreignObject').count()).toBe(0);
     await watched.page.close();
-  });
+  }, 120_000);
 });
