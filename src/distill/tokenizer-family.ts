@@ -115,13 +115,7 @@ export async function checkTrainingTokenizer(check: TokenizerCheck): Promise<Tok
     : comparable && served.every((entry) => entry.family !== null)
       ? 'same-family'
       : 'unverified';
-  const result: TokenizerCheckResult = {
-    declared: directory.declared,
-    family: directory.family ?? null,
-    served,
-    verdict,
-  };
-  return result;
+  return { declared: directory.declared, family: directory.family ?? null, served, verdict };
 }
 
 async function readOptionalJson(file: string): Promise<Record<string, unknown> | undefined> {
