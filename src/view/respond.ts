@@ -1,3 +1,6 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
 import { errorMessage } from '../errors.js';
 import { html } from '../report/html.js';
 import { episodeLocation, episodeLocationOfDir } from './episode-location.js';
@@ -63,7 +66,7 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   // An episode: `<episode folder>/`, `<episode folder>/files/<path>` or `<episode folder>/raw/<path>`.
   const length = first === 'evaluation' ? 4 : 2;
   const location = episodeLocation(segments.slice(0, length));
-  if (location === undefined) return refused;
+  if (location === undefined || !(await isDirectory(join(root, ...location.segments)))) return refused;
   const rest = segments.slice(length);
   if (rest.length === 0) return htmlResponse(await episodePage(root, location));
   const [kind, ...file] = rest;
@@ -71,6 +74,10 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   if (kind === 'files') return filePage(root, location, file);
   if (kind === 'raw') return rawFile(root, location, file, url.searchParams.get('download') === '1');
   return refused;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 async function compare(root: string, url: URL): Promise<ViewerResponse> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EpisodeRecord } from '../../episode/episode-record.js';
 import { JudgmentRow } from '../../evaluate/evaluation-records.js';
 import { unifiedDiff } from '../../judge/line-diff.js';
-import { html, type SafeHtml } from '../../report/html.js';
+import { escapeHtml, html, trustedMarkup, type SafeHtml } from '../../report/html.js';
 import { RunFiles } from '../../report/run-files.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
 import { link, page, table } from '../layout.js';
@@ -212,15 +212,13 @@ async function fileDiffs(files: RunFiles, sides: [Side, Side]): Promise<SafeHtml
       </ul>`;
 }
 
+/** Built as a string: each line's newline is content of the `<pre>`, not template layout. */
 function diffMarkup(diff: string): SafeHtml {
-  return html`<pre>
-${diff
-      .split('\n')
-      .map((line) =>
-        line.startsWith('+')
-          ? html`<span class="diff-add">${line}</span> `
-          : line.startsWith('-')
-            ? html`<span class="diff-remove">${line}</span> `
-            : html`${line} `,
-      )}</pre>`;
+  const lines = diff.split('\n').map((line) => {
+    const escaped = escapeHtml(line);
+    if (line.startsWith('+')) return `<span class="diff-add">${escaped}</span>`;
+    if (line.startsWith('-')) return `<span class="diff-remove">${escaped}</span>`;
+    return escaped;
+  });
+  return trustedMarkup(`<pre>${lines.join('\n')}</pre>`);
 }
