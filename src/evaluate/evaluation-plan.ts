@@ -63,13 +63,20 @@ export async function evaluationPlan(options: {
       `evaluation: nothing to compare (models: ${[...names].join(', ') || 'none'}); an evaluation needs two models or more`,
     );
   }
-  const judges = evaluation.judges.map((endpoint, index) => ({
+  const judges: EvaluationJudge[] = evaluation.judges.map((endpoint) => ({
     name: endpoint.name ?? endpoint.model,
     endpoint,
     toy: endpoint.provider === 'toy',
-    index,
   }));
   const judgeNames = judges.map((judge) => judge.name);
+  const reserved = judgeNames.find(
+    (name) => name === 'oracle' || name === 'all judges' || name.startsWith('self:'),
+  );
+  if (reserved !== undefined) {
+    throw new UserError(
+      `evaluation.judges: "${reserved}" names a figure of its own (the oracle, the pooled judges, a self-judge); give that judge another name`,
+    );
+  }
   const repeated = judgeNames.find((name, index) => judgeNames.indexOf(name) !== index);
   if (repeated !== undefined) {
     throw new UserError(`evaluation.judges: two judges are named "${repeated}"; give each a name of its own`);
@@ -78,7 +85,7 @@ export async function evaluationPlan(options: {
     models,
     comparisons,
     tasks: await evaluationTasks(options.suiteDir, evaluation.tasks),
-    judges: judges.map(({ name, endpoint, toy }) => ({ name, endpoint, toy })),
+    judges,
   };
 }
 

@@ -95,6 +95,9 @@ describe('what an evaluation compares', () => {
     ).rejects.toThrow(/"L3" is not a model of this evaluation/);
     await expect(attempt({ tasks: ['nope'] })).rejects.toThrow(/nope is not in suite/);
     await expect(attempt({})).rejects.toThrow(/has no test tasks: name the tasks/);
+    await expect(
+      attempt({ tasks: ['demo-potency'], judges: [{ baseUrl: 'http://x:1/v1', model: 'oracle' }] }),
+    ).rejects.toThrow(/"oracle" names a figure of its own/);
   });
 
   it('the single-agent condition: the harness does not register the agent tool', () => {
