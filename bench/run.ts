@@ -5,6 +5,7 @@ import { benchEvaluation } from './evaluation.bench.js';
 import { benchGenerators } from './generators.bench.js';
 import { benchProxy } from './proxy.bench.js';
 import { benchRanking } from './ranking.bench.js';
+import { benchReport } from './report.bench.js';
 
 const only = process.argv[2];
 const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -15,10 +16,12 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   'data-builder': () => benchDataBuilder(),
   // Not in the default set (minutes of episodes): `npm run bench eval`.
   eval: () => benchEvaluation(),
+  // Not in the default set either when it has to make its demo run first: `npm run bench report`.
+  report: () => benchReport(),
 };
 
 for (const [name, run] of Object.entries(benchmarks)) {
-  if (only ? only !== name : name === 'eval') continue;
+  if (only ? only !== name : name === 'eval' || name === 'report') continue;
   console.error(`bench: ${name}…`);
   console.log(JSON.stringify({ benchmark: name, ...(await run()) }, null, 2));
 }

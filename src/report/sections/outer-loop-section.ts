@@ -94,7 +94,7 @@ async function taskOuterLoop(loop: TaskOuterLoop, grades: Map<string, number | n
     ${await chart({
       title: `Bradley–Terry strengths, ${loop.generation} ${loop.task}`,
       caption:
-        'each champion run’s strength (log scale, mean 0) with ± one standard error, coloured by its place in the selection',
+        'each champion run’s Bradley–Terry log-strength with ± one standard error, coloured by its place in the selection',
       values: strengths,
       spec: {
         width: 420,
