@@ -6,7 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { UserError } from '../errors.js';
-import { harnessNode } from '../harness/harness-node.js';
+import { harnessNode, type HarnessNode } from '../harness/harness-node.js';
 import { DELEGATION_TOOL, QWEN_CODE_VERSION } from '../harness/qwen-code.js';
 import {
   DEFAULT_HARNESS_PROFILE,
@@ -83,6 +83,8 @@ export interface EpisodeOptions {
   singleAgent?: boolean;
   /** Which of qwen-code's tools and skills the agents are offered (default `lean`; `stock`: qwen-code's defaults). */
   harnessProfile?: HarnessProfile;
+  /** The Node that runs the harness (default: `harnessNode()`); benchmarks compare it with this process's. */
+  harnessNode?: HarnessNode;
   /** Progress lines (stage names); default none. */
   log?: (message: string) => void;
 }
@@ -156,7 +158,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     },
   });
   let harnessRun;
-  const node = await harnessNode(harnessCliPath());
+  const node = options.harnessNode ?? (await harnessNode(harnessCliPath()));
   const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
   let agentPaths = { workspacePath: workspace.workspaceDir, homePath: join(outDir, 'home') };
   try {

@@ -41,6 +41,11 @@ const UNREACHABLE_MODEL_URL = 'http://127.0.0.1:1/v1';
 
 let resolved: Promise<HarnessNode> | null = null;
 
+/** This process's Node, without a compile cache: what ran the harness before it had a Node of its own. */
+export function runningNode(): HarnessNode {
+  return { path: process.execPath, version: process.versions.node, compileCacheDirectory: null };
+}
+
 /** The harness's Node, its compile cache warmed on first use (once per process). */
 export function harnessNode(
   cliPath: string,
@@ -58,7 +63,7 @@ async function resolveHarnessNode(cliPath: string, warn: (message: string) => vo
         `(${HARNESS_NODE_FOLDER}; scripts/install.sh installs it on Linux x64)`,
     );
   }
-  const node = bundled ?? { path: process.execPath, version: process.versions.node };
+  const node = bundled ?? runningNode();
   if (!hasCompileCache(node.version)) return { ...node, compileCacheDirectory: null };
   try {
     await warmCompileCache(node, cliPath);
