@@ -83,8 +83,13 @@ async function generationSearches(generation: string, searches: TaskSearchResult
   if (bounds.length > 0) {
     changeLayers.push({
       transform: [{ filter: 'datum.bound !== null' }],
-      mark: { type: 'tick', color: '#1d2430', thickness: 2 },
-      encoding: { y: { field: 'bound', type: 'quantitative' } },
+      mark: {
+        type: 'line',
+        color: '#1d2430',
+        strokeDash: [5, 4],
+        point: { color: '#1d2430', shape: 'stroke' },
+      },
+      encoding: { y: { field: 'bound', type: 'quantitative' }, detail: { field: 'task', type: 'nominal' } },
     });
   }
   return html`<h3>Generation ${generation}</h3>
@@ -137,7 +142,7 @@ async function generationSearches(generation: string, searches: TaskSearchResult
       title: `Change size per iteration, ${generation}`,
       caption:
         bounds.length > 0
-          ? 'the share of the design each proposal changed; the dark ticks are the stabiliser’s bound'
+          ? 'the share of the design each proposal changed; the dashed dark line is the stabiliser’s bound'
           : 'the share of the design each proposal changed (no stabiliser bound was set)',
       values: changes,
       spec: {
