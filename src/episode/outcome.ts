@@ -113,7 +113,11 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
 }
 
 /** Why a failed call failed (see `ApiErrorCause`). */
-export function apiErrorCause(row: Pick<ProxyLogRow, 'status' | 'error'>): ApiErrorCause {
+export function apiErrorCause(row: Pick<ProxyLogRow, 'status' | 'error' | 'attempts'>): ApiErrorCause {
+  // The server failing at the last attempt (even one replaying a cut stream) is the server being down.
+  const last = row.attempts?.at(-1);
+  if (last && (last.status === null || RETRYABLE_UPSTREAM_STATUSES.has(last.status)))
+    return 'server_unavailable';
   if (row.error?.includes('mid-response') || (row.status !== null && row.status < 400)) return 'stream_cut';
   if (row.status === null || RETRYABLE_UPSTREAM_STATUSES.has(row.status)) return 'server_unavailable';
   return 'request_refused';

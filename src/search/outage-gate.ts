@@ -77,13 +77,17 @@ export class OutageGate {
       outageSince: new Date(this.since).toISOString(),
     };
     this.lost.push(row);
+    // The wait starts at once: work that asks `ready()` from now on waits too.
+    if (!this.spent) this.waiting ??= this.waitForServer(this.since).finally(() => (this.waiting = null));
+    const waiting = this.waiting;
+    // Awaited below; until then a rejection (the budget spent) must not count as unhandled.
+    waiting?.catch(() => undefined);
     if (this.options.logFile) {
       this.log ??= new JsonlAppender(this.options.logFile);
       await this.log.append(JSON.stringify(row));
     }
     if (this.spent) throw this.spent;
-    this.waiting ??= this.waitForServer(this.since).finally(() => (this.waiting = null));
-    await this.waiting;
+    await waiting;
   }
 
   async close(): Promise<void> {
@@ -96,7 +100,7 @@ export class OutageGate {
       const remaining = since + budgetMs - Date.now();
       if (remaining <= 0) {
         this.spent = new OutageBudgetSpentError(
-          `the model server ${this.options.server} has been failing for ${Math.round((Date.now() - since) / 1000)} s, past the outage budget of ${budgetMs / 1000} s (faultTolerance.outageSeconds). Finished work is kept: run the same command again to resume once the server is back.`,
+          `the model server ${this.options.server} has been failing for ${((Date.now() - since) / 1000).toFixed(1)} s, past the outage budget of ${budgetMs / 1000} s (faultTolerance.outageSeconds). Finished work is kept: run the same command again to resume once the server is back.`,
         );
         throw this.spent;
       }

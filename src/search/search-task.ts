@@ -15,7 +15,7 @@ import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { proposeWorkflow } from '../optimizer/propose-workflow.js';
 import { taskDataSeed, type DataSeeds } from '../config/data-seeds.js';
 import type { EpisodeSettings } from '../config/episode-settings.js';
-import { runEpisode } from '../episode/run-episode.js';
+import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Run } from '../store/run-store.js';
 import { loadTask, type LoadedTask } from '../tasks/load-task.js';
@@ -54,6 +54,8 @@ export interface ExecutorEndpoint {
   model: string;
   baseUrl: string;
   apiKey?: string;
+  /** The variable the key came from: what a queue sends its workers instead of the key. */
+  apiKeyEnv?: string;
 }
 
 export interface SearchSettings {
@@ -89,6 +91,8 @@ export interface SearchContext {
   episodeSlots: Semaphore;
   judgeSlots: Semaphore;
   hiddenDirectories?: string[];
+  /** Where the episodes run (default: in this process). */
+  episodes?: EpisodeBackend;
   /** Shared by every task: work lost while the model server is down waits here and is redone. */
   outages: OutageGate;
   onProgress?: (event: SearchProgressEvent) => void;
@@ -212,17 +216,21 @@ class TaskSearch {
           const release = await this.context.episodeSlots.acquire();
           this.context.onProgress?.({ kind: 'episode-started', task: this.id, version });
           try {
-            ({ record } = await runEpisode({
-              ...settings.episode,
-              taskDir: this.task.dir,
-              workflow: design ?? undefined,
-              model: executor.model,
-              baseUrl: executor.baseUrl,
-              apiKey: executor.apiKey,
-              seed: settings.seed,
-              dataSeed: taskDataSeed(settings.dataSeeds, this.id),
-              outDir,
-              hiddenDirectories: this.context.hiddenDirectories,
+            ({ record } = await (this.context.episodes ?? localEpisodeBackend).run({
+              stepKey: `${this.base}/${version}/episode`,
+              apiKeyEnv: executor.apiKeyEnv,
+              options: {
+                ...settings.episode,
+                taskDir: this.task.dir,
+                workflow: design ?? undefined,
+                model: executor.model,
+                baseUrl: executor.baseUrl,
+                apiKey: executor.apiKey,
+                seed: settings.seed,
+                dataSeed: taskDataSeed(settings.dataSeeds, this.id),
+                outDir,
+                hiddenDirectories: this.context.hiddenDirectories,
+              },
             }));
           } finally {
             release();
@@ -251,7 +259,9 @@ class TaskSearch {
           episodeId,
           dir: relative(run.directory, outDir),
           status: record.status,
-          reason: record.failure ? `${record.failure.kind}: ${record.failure.detail}` : null,
+          reason: record.failure
+            ? `${record.failure.kind}${record.failure.cause ? ` (${record.failure.cause})` : ''}: ${record.failure.detail}`
+            : null,
           execution: executionMetadata(record),
         };
       },

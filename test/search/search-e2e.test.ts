@@ -14,7 +14,7 @@ import type { SearchProgressEvent } from '../../src/search/search-progress.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { temporaryDirectory } from '../support/fixtures.js';
-import { searchModel, tasksDir } from './support.js';
+import { roleCallKey, searchModel, tasksDir, withTransportFailures } from './support.js';
 
 const sampling = { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 2000 };
 
@@ -28,7 +28,11 @@ describe('search end to end: two tasks × three iterations, with faults', () => 
   const byTask = (task: string): TaskSearchResult => summary.results.find((result) => result.task === task)!;
 
   const search = async () => {
-    const chat = new OpenAICompatibleModel({ baseUrl: server.baseUrl });
+    // tiny-sum's first optimizer call and tiny-mean's first judge call meet a server down past their retries.
+    const chat = withTransportFailures(new OpenAICompatibleModel({ baseUrl: server.baseUrl }), (request) => {
+      const key = roleCallKey(request);
+      return key === 'optimizer tiny-sum' || key === 'judge tiny-mean' ? key : null;
+    });
     return searchTasks({
       run,
       generation: 'L0',
@@ -89,6 +93,18 @@ describe('search end to end: two tasks × three iterations, with faults', () => 
   it('completes both searches with no task failing', () => {
     expect(summary.failures).toEqual([]);
     expect(summary.results.map((result) => result.task).sort()).toEqual(['tiny-mean', 'tiny-sum']);
+  });
+
+  it('records the judge and optimizer calls lost to a server outage and redoes them: no verdict, no walkover', () => {
+    expect(summary.outage).toBeNull();
+    expect(summary.lostToOutages.map((lost) => lost.what).sort()).toEqual([
+      'judge v1 vs reference (search/L0/tiny-mean/v1)',
+      'optimizer (search/L0/tiny-sum/v1)',
+    ]);
+    expect(summary.lostToOutages[0]!.error).toMatch(/kept failing after 5 attempts: last status 503/);
+    expect(events.filter((event) => event.kind === 'lost-to-outage')).toHaveLength(2);
+    const written = readFileSync(join(run.directory, 'outages.jsonl'), 'utf8').trim().split('\n');
+    expect(written).toHaveLength(2);
   });
 
   it('tiny-sum: v0 and v1 win, the invalid proposal costs v2, the failed judgment keeps v1', () => {

@@ -6,7 +6,8 @@ import {
   threadRoleOf,
   userPromptText,
 } from '../../src/harness/qwen-code.js';
-import { ChatMessage } from '../../src/model/types.js';
+import { finalError } from '../../src/model/retry.js';
+import { ChatMessage, type ChatModel, type ChatRequest } from '../../src/model/types.js';
 import type { ScriptedRequest } from '../../src/testing/scripted-server.js';
 import { step, type Step } from '../../src/testing/steps.js';
 
@@ -120,4 +121,51 @@ export function lineage(tag: string): number {
   if (tag === 'none') return -1;
   if (tag === 'reference') return 0;
   return 1 + (tag.match(/\+/g)?.length ?? 0);
+}
+
+/**
+ * The chat model, except that each call `fails` names (by a key) meets, once, a server that stayed down past the
+ * call's retries: the error a real client throws after its last 503. The model is not asked.
+ */
+export function withTransportFailures(
+  chat: ChatModel,
+  fails: (request: ChatRequest) => string | null,
+): ChatModel {
+  const failed = new Set<string>();
+  const failure = (request: ChatRequest): Error | null => {
+    const key = fails(request);
+    if (key === null || failed.has(key)) return null;
+    failed.add(key);
+    return finalError(
+      { kind: 'status', status: 503, message: 'Service Unavailable', retryAfterMs: null },
+      5,
+      { endpoint: chat.endpoint, model: request.model },
+    );
+  };
+  return {
+    endpoint: chat.endpoint,
+    complete: (request, options) => {
+      const error = failure(request);
+      return error ? Promise.reject(error) : chat.complete(request, options);
+    },
+    stream: (request, options) => {
+      const error = failure(request);
+      if (!error) return chat.stream(request, options);
+      return (async function* () {
+        yield* [];
+        throw error;
+      })();
+    },
+  };
+}
+
+/** Which role and task a search's judge or optimizer request is for, e.g. `judge tiny-mean`; null for others. */
+export function roleCallKey(request: ChatRequest): string | null {
+  const system = systemPromptOf(request.messages) ?? '';
+  const user = textOf(request.messages[1]?.content ?? null);
+  const task = user.includes('# Average a column') ? 'tiny-mean' : 'tiny-sum';
+  if (system.includes('You are the designer of an agent team')) return `optimizer ${task}`;
+  if (system.includes('<workspace name="A">') || user.includes('<workspace name="A">'))
+    return `judge ${task}`;
+  return null;
 }
