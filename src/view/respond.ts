@@ -44,6 +44,8 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   const path = url.pathname;
   if (path === '/') return htmlResponse(await runPage(root));
   if (path === '/style.css') return styleResponse(VIEWER_STYLE);
+  // Browsers ask for it on every page; a 404 would be a console error on each.
+  if (path === '/favicon.ico') return { status: 204, headers: {}, body: '' };
   if (path === '/compare') return compare(root, url);
   if (!path.endsWith('/') && !/\/(files|raw)\//.test(path)) return redirectResponse(`${path}/`);
   const segments = decodeSegments(path.slice(1).replace(/\/$/, ''));
