@@ -12,7 +12,8 @@ if [ "$node_major" -lt 20 ]; then
 fi
 
 # chromium: the browser the report's tests drive (playwright-core with this executable; no browser download).
-packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn chromium)
+# redis-server: the episode queue's tests start their own (execution: { backend: queue }).
+packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn chromium redis-server)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

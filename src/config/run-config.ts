@@ -7,6 +7,7 @@ import { UserError } from '../errors.js';
 import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES } from '../harness/qwen-settings.js';
 import { recognisedProvider } from '../model/create-model.js';
 import { FaultPlan } from '../testing/fault-injection.js';
+import { Execution } from './execution.js';
 import { FaultTolerance } from './fault-tolerance.js';
 import { RoleSampling, roleSamplingProblems } from './role-sampling.js';
 
@@ -349,6 +350,9 @@ export const RunConfig = z
       .array(z.string().refine((path) => path.startsWith('/'), 'an absolute host path'))
       .optional()
       .describe('host folders or files the agents must not see, beside /root, /home and /run (always hidden)'),
+    execution: Execution.optional().describe(
+      'where episodes run: local (default) or queue (mass worker processes through Redis; README: several machines)',
+    ),
     rsi: Rsi.default({
       trainer: { kind: 'python' },
       deploy: { kind: 'lora' },

@@ -84,7 +84,12 @@ export function searchRoles(
   const callTimeout = config.budgets.episodeTimeoutSeconds;
   const sampling = judgeAndOptimizerSampling(config, endpoints);
   return {
-    executor: { model: executor.model, baseUrl: executor.baseUrl, apiKey: apiKeyFrom(executor.apiKeyEnv) },
+    executor: {
+      model: executor.model,
+      baseUrl: executor.baseUrl,
+      apiKey: apiKeyFrom(executor.apiKeyEnv),
+      apiKeyEnv: executor.apiKeyEnv,
+    },
     judge: roleModel(endpoints.judge, sampling.judge, callTimeout),
     optimizer: roleModel(endpoints.optimizer, sampling.optimizer, callTimeout),
   };

@@ -9,12 +9,14 @@ import { registerEval } from './eval.js';
 import { registerJudge } from './judge.js';
 import { registerModels } from './models.js';
 import { registerProxy } from './proxy.js';
+import { registerQueue } from './queue.js';
 import { registerRank } from './rank.js';
 import { registerReport } from './report.js';
 import { registerRsi } from './rsi.js';
 import { registerSearch } from './search.js';
 import { registerTasks } from './tasks.js';
 import { registerView } from './view.js';
+import { registerWorker } from './worker.js';
 
 /** Every `mass` subcommand registers itself here; one file per command in this folder. */
 export const commands: Array<(program: Command) => void> = [
@@ -33,4 +35,6 @@ export const commands: Array<(program: Command) => void> = [
   registerReport,
   registerConfig,
   registerView,
+  registerWorker,
+  registerQueue,
 ];

@@ -7,6 +7,7 @@ import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generatio
 import { trainingTokenizer } from '../../rsi/training-tokenizer.js';
 import { dataSeeds } from '../../config/data-seeds.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../../search/search-config.js';
+import { episodeBackendFor } from '../../queue/backend-from-config.js';
 import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
 import { ModelRegistry } from '../../train/registry.js';
 import { openConfiguredRun } from '../configured-run.js';
@@ -64,6 +65,7 @@ export function registerSearch(program: Command): void {
       const display = new SearchProgressDisplay();
       let summary: SearchSummary;
       let served: ServedGeneration | undefined;
+      const episodes = episodeBackendFor(run.config, run.directory);
       try {
         const { config } = run;
         const taskDirs = await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config));
@@ -90,11 +92,13 @@ export function registerSearch(program: Command): void {
           settings: searchSettings(fitted),
           tokenCounter,
           hiddenDirectories: [run.directory],
+          episodes,
           onProgress: display.onEvent,
         });
       } finally {
         display.stop();
         await served?.close();
+        await episodes.close();
         run.close();
       }
       if (flags.json) console.log(JSON.stringify(summary, null, 2));

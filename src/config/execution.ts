@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Where the run's episodes run: `local`, in the coordinator's process (the default); `queue`, on `mass worker`
+ * processes on any machine, through BullMQ on Redis, one queue per model endpoint.
+ */
+export const Execution = z
+  .object({
+    backend: z.enum(['local', 'queue']).default('local'),
+    redis: z
+      .string()
+      .regex(
+        /^rediss?:\/\/[^@/]+(\/\d+)?\/?$/,
+        'redis://host:port, without a password (see redisPasswordEnv)',
+      )
+      .optional()
+      .describe('queue: the Redis every worker also uses, redis://host:port'),
+    redisPasswordEnv: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('the environment variable holding the Redis password'),
+  })
+  .strict()
+  .superRefine((execution, context) => {
+    if (execution.backend === 'queue' && !execution.redis) {
+      context.addIssue({
+        code: 'custom',
+        path: ['redis'],
+        message: 'backend queue needs redis: redis://host:port, the Redis the workers (`mass worker`) use',
+      });
+    }
+  });
+export type Execution = z.output<typeof Execution>;

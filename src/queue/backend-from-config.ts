@@ -1,0 +1,15 @@
+import type { RunConfig } from '../config/run-config.js';
+import { localEpisodeBackend, type EpisodeBackend } from './episode-backend.js';
+import { QueueEpisodeBackend } from './queue-backend.js';
+
+/** The back-end the run's configuration asks for (`execution`), for the run in `runDirectory`. */
+export function episodeBackendFor(config: RunConfig, runDirectory: string): EpisodeBackend {
+  const execution = config.execution;
+  if (!execution || execution.backend === 'local') return localEpisodeBackend;
+  return new QueueEpisodeBackend({
+    url: execution.redis!,
+    passwordEnv: execution.redisPasswordEnv,
+    runDirectory,
+    episodesPerEndpoint: config.concurrency.episodes,
+  });
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+import { EpisodeRecord } from '../episode/episode-record.js';
+import { runEpisode } from '../episode/run-episode.js';
+import { errorMessage, UserError } from '../errors.js';
+import { EpisodeJobData, episodeOptionsOnWorker, type EpisodeJobResult } from './episode-job.js';
+import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX } from './job-identity.js';
+import { connectRedis, type RedisAddress } from './redis-connection.js';
+
+export interface EpisodeWorkerOptions extends RedisAddress {
+  /** The shared folder holding the run directories, as this machine sees it. */
+  runsDirectory: string;
+  /** Episodes this worker runs at once, per endpoint queue. */
+  concurrency: number;
+  /** The worker's name in `mass queue status` (default host and process id). */
+  name?: string;
+  /**
+   * How long a job's lock lasts unless renewed (renewed at half of it while the episode runs): a worker that dies
+   * loses its jobs to others after about this long plus one stalled check (default 30 s).
+   */
+  lockSeconds?: number;
+  /** How often the worker looks for queues of new endpoints (default 2 s). */
+  discoverMs?: number;
+  log?: (line: string) => void;
+}
+
+/** Folder beside the finished episodes where they are written; a name never taken for an episode's. */
+export const STAGING_FOLDER = '.staging';
+
+/**
+ * A worker: takes episode jobs from every endpoint's queue, runs each exactly as a local episode runs (its own
+ * sandbox and recording proxy), writing it under a staging name in the shared run directory and renaming it into
+ * place when it is finished, so a half-written episode is never taken for a finished one.
+ */
+export class EpisodeWorker {
+  readonly name: string;
+  private readonly connection: Redis;
+  private readonly workers = new Map<string, Worker>();
+  private stopped = false;
+  private discovery: Promise<void> | undefined;
+
+  constructor(private readonly options: EpisodeWorkerOptions) {
+    this.name = options.name ?? `${hostname()}-${process.pid}`;
+    this.connection = connectRedis(options);
+    this.connection.on('error', () => {});
+  }
+
+  /** Starts taking jobs; returns once the queues known now are listened to. */
+  async start(): Promise<void> {
+    await this.discover();
+    this.discovery = (async () => {
+      while (!this.stopped) {
+        await sleep(this.options.discoverMs ?? 2000);
+        if (!this.stopped) await this.discover().catch(() => {});
+      }
+    })();
+  }
+
+  /** Lets running episodes finish (their jobs stay locked meanwhile), then disconnects. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.workers.values()].map((worker) => worker.close()));
+    await this.discovery;
+    this.connection.disconnect();
+  }
+
+  private async discover(): Promise<void> {
+    const queues = await this.connection.hkeys(ENDPOINT_REGISTRY_KEY);
+    for (const name of queues) {
+      if (this.workers.has(name) || this.stopped) continue;
+      const lockDuration = (this.options.lockSeconds ?? 30) * 1000;
+      const worker = new Worker(name, (job: Job) => this.process(job), {
+        connection: this.connection.duplicate(),
+        prefix: QUEUE_PREFIX,
+        concurrency: this.options.concurrency,
+        name: this.name,
+        lockDuration,
+        stalledInterval: lockDuration,
+        // A job whose worker died is taken again; three deaths in a row mean something else is wrong.
+        maxStalledCount: 3,
+      });
+      worker.on('error', (error) => this.options.log?.(`worker ${this.name}: ${errorMessage(error)}`));
+      this.workers.set(name, worker);
+      this.options.log?.(`worker ${this.name}: taking episodes from ${name}`);
+    }
+  }
+
+  private async process(job: Job): Promise<EpisodeJobResult> {
+    const parsed = EpisodeJobData.safeParse(job.data);
+    if (!parsed.success)
+      throw new UnrecoverableError(`job ${job.id} is not an episode job: ${parsed.error.message}`);
+    const data = parsed.data;
+    await job.updateProgress({ worker: this.name });
+    let located;
+    try {
+      located = episodeOptionsOnWorker(data, this.options.runsDirectory);
+    } catch (error) {
+      throw new UnrecoverableError(errorMessage(error));
+    }
+    const { episodeDir, options } = located;
+    const finalRecord = await EpisodeRecord.readIfPresent(join(episodeDir, 'episode.json'));
+    if (finalRecord) return { worker: this.name, episodeDir: data.episodeDir, ran: false };
+
+    const episodeId = basename(episodeDir);
+    const stagingRoot = join(dirname(episodeDir), STAGING_FOLDER);
+    await cleanStaged(stagingRoot, episodeId);
+    // A folder of this attempt's own: a worker that lost its lock but still runs cannot write into the new attempt.
+    const attemptDir = join(stagingRoot, `${this.name}-${randomBytes(4).toString('hex')}`);
+    const stagedDir = join(attemptDir, episodeId);
+    await mkdir(attemptDir, { recursive: true });
+    this.options.log?.(`worker ${this.name}: episode ${data.episodeDir} (attempt ${job.attemptsMade + 1})`);
+    try {
+      await runEpisode({
+        ...options,
+        outDir: stagedDir,
+        // Every run directory, not only this one's episodes folder, is out of the agents' sight.
+        hiddenDirectories: [this.options.runsDirectory],
+      });
+    } catch (error) {
+      await rm(attemptDir, { recursive: true, force: true });
+      if (error instanceof UserError) throw new UnrecoverableError(errorMessage(error));
+      throw error;
+    }
+    if (await EpisodeRecord.readIfPresent(join(episodeDir, 'episode.json'))) {
+      // Another attempt finished first (this worker had lost its lock): the first finished episode stands.
+      await rm(attemptDir, { recursive: true, force: true });
+      return { worker: this.name, episodeDir: data.episodeDir, ran: false };
+    }
+    if (existsSync(episodeDir)) await rm(episodeDir, { recursive: true, force: true });
+    await rename(stagedDir, episodeDir);
+    await rmdir(attemptDir).catch(() => {});
+    return { worker: this.name, episodeDir: data.episodeDir, ran: true };
+  }
+}
+
+/** Removes what earlier attempts of this episode left half-written (a worker killed mid-episode). */
+async function cleanStaged(stagingRoot: string, episodeId: string): Promise<void> {
+  let attempts: string[];
+  try {
+    attempts = await readdir(stagingRoot);
+  } catch {
+    return;
+  }
+  for (const attempt of attempts) {
+    const staged = join(stagingRoot, attempt, episodeId);
+    if (!existsSync(staged)) continue;
+    await rm(staged, { recursive: true, force: true });
+    await rmdir(join(stagingRoot, attempt)).catch(() => {});
+  }
+}

@@ -1,0 +1,89 @@
+import { Queue } from 'bullmq';
+
+import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX } from './job-identity.js';
+import { connectRedis, type RedisAddress } from './redis-connection.js';
+
+export interface JobCounts {
+  waiting: number;
+  active: number;
+  completed: number;
+  failed: number;
+}
+
+export interface EndpointStatus extends JobCounts {
+  queue: string;
+  baseUrl: string;
+  /** BullMQ's global concurrency: episodes at once against this endpoint, across all workers. */
+  globalConcurrency: number | null;
+}
+
+export interface WorkerStatus {
+  worker: string;
+  /** Connected to Redis now (a worker that died keeps its finished jobs here, not its connection). */
+  connected: boolean;
+  active: number;
+  completed: number;
+  failed: number;
+}
+
+export interface QueueStatus {
+  endpoints: EndpointStatus[];
+  workers: WorkerStatus[];
+}
+
+/** What the queues hold now: jobs by state per endpoint, and per worker (from each job's record of who ran it). */
+export async function queueStatus(address: RedisAddress): Promise<QueueStatus> {
+  const connection = connectRedis(address);
+  connection.on('error', () => {});
+  try {
+    const registry = await connection.hgetall(ENDPOINT_REGISTRY_KEY);
+    const endpoints: EndpointStatus[] = [];
+    const workers = new Map<string, WorkerStatus>();
+    const worker = (name: string): WorkerStatus => {
+      let status = workers.get(name);
+      if (!status)
+        workers.set(name, (status = { worker: name, connected: false, active: 0, completed: 0, failed: 0 }));
+      return status;
+    };
+    for (const [name, description] of Object.entries(registry).sort()) {
+      const queue = new Queue(name, { connection, prefix: QUEUE_PREFIX });
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'prioritized',
+        'delayed',
+        'active',
+        'completed',
+        'failed',
+      );
+      endpoints.push({
+        queue: name,
+        baseUrl: (JSON.parse(description) as { baseUrl: string }).baseUrl,
+        waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0),
+        active: counts.active ?? 0,
+        completed: counts.completed ?? 0,
+        failed: counts.failed ?? 0,
+        globalConcurrency: await queue.getGlobalConcurrency(),
+      });
+      for (const connected of await queue.getWorkers())
+        if (connected.name) worker(connected.name).connected = true;
+      for (const state of ['active', 'completed', 'failed'] as const) {
+        for (const job of await queue.getJobs(state)) {
+          const name = ranBy(job.progress, job.returnvalue);
+          if (name) worker(name)[state]++;
+        }
+      }
+    }
+    return { endpoints, workers: [...workers.values()].sort((a, b) => a.worker.localeCompare(b.worker)) };
+  } finally {
+    connection.disconnect();
+  }
+}
+
+function ranBy(progress: unknown, result: unknown): string | null {
+  for (const value of [result, progress]) {
+    if (value && typeof value === 'object' && typeof (value as { worker?: unknown }).worker === 'string') {
+      return (value as { worker: string }).worker;
+    }
+  }
+  return null;
+}
