@@ -91,20 +91,14 @@ describe('the report reads a run directory through its record schemas', () => {
     expect(page).toContain('No generation is registered yet');
   });
 
-  it('mass report writes the file and prints its path; a missing run is a clear error', async () => {
+  it('mass report writes the file and prints its path', async () => {
     const out = join(root, 'cli', 'report.html');
-    // Two processes at once: each spends most of its time loading the CLI.
-    const [written, missing] = await Promise.all([
-      runMass(['report', run, '--out', out]),
-      runMass(['report', join(root, 'nowhere')]),
-    ]);
+    const written = await runMass(['report', run, '--out', out]);
     expect(written.code, written.stderr).toBe(0);
     expect(written.stdout.trim()).toBe(out);
     expect(written.stderr).toContain('1 file(s) missing or unreadable, listed under "Not shown"');
     const page = await readFile(out, 'utf8');
     expect(page).toMatch(/^<!doctype html>/);
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toContain('is not a directory: give the run directory');
   }, 120_000);
 
   it('refuses a path that is not a directory with a clear error', async () => {
