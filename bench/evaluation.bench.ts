@@ -112,12 +112,16 @@ export async function benchEvaluation(): Promise<Record<string, unknown>> {
     const wallMs = performance.now() - started;
     const episodes = summary.counts.episodes;
     const judgeCalls = summary.counts.judgments;
-    const judges = summary.judges.length;
+    const callsPerJudge = new Map<string, number>();
+    for (const judged of summary.inputs.judgedPairs) {
+      callsPerJudge.set(judged.judge, (callsPerJudge.get(judged.judge) ?? 0) + 1);
+    }
     // Every generation is served by the one endpoint, so all episodes share its limit; each judge has its own.
     const waves = Math.ceil(episodes / EPISODE_LIMIT);
-    const judgeWaves = Math.ceil(judgeCalls / judges / JUDGE_LIMIT);
+    const judgeWaves = Math.ceil(Math.max(...callsPerJudge.values()) / JUDGE_LIMIT);
     const chainMs = CALLS_PER_EPISODE * LATENCY_MS;
-    // Judge calls start as pairs finish: the last pair's calls follow the last wave, and all of them need their waves.
+    // Judge calls start as pairs finish: the last pair's calls follow the last wave, and the busiest judge needs all
+    // its waves.
     const ideal = (episodeMs: number) =>
       Math.max(waves * episodeMs + LATENCY_MS, judgeWaves * LATENCY_MS + episodeMs);
     const idealMs = ideal(chainMs);

@@ -224,7 +224,15 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       run,
       evaluation,
       plan,
-      served: [...served.judges, ...served.selfJudges.values()].map((judge) => ({
+      served: [
+        ...served.judges,
+        ...plan.models.flatMap((model) => {
+          const judge = served.selfJudges.get(model.name);
+          return judge && plan.comparisons.some((comparison) => comparison.candidate === model.name)
+            ? [judge]
+            : [];
+        }),
+      ].map((judge) => ({
         name: judge.name,
         model: judge.modelName,
         toy: judge.toy,
