@@ -43,7 +43,7 @@ function configuration(data: RunReportData): SafeHtml {
     ['seed', String(value.seed)],
     [
       'search',
-      `${value.search.iterations} iterations, champion rule ${value.search.championRule}, judge mode ${value.search.judgeMode}`,
+      `${value.search.iterations} iteration${value.search.iterations === 1 ? '' : 's'}, champion rule ${value.search.championRule}, judge mode ${value.search.judgeMode}`,
     ],
     ['sandbox', value.sandbox],
   ];
