@@ -4,7 +4,9 @@ import { benchEpisodes } from './episodes.bench.js';
 import { benchEvaluation } from './evaluation.bench.js';
 import { benchGenerators } from './generators.bench.js';
 import { benchProxy } from './proxy.bench.js';
+import { benchQueue } from './queue.bench.js';
 import { benchRanking } from './ranking.bench.js';
+import { benchView } from './view.bench.js';
 import { benchReport } from './report.bench.js';
 
 const only = process.argv[2];
@@ -14,14 +16,17 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   generators: () => benchGenerators(),
   episodes: () => benchEpisodes(),
   'data-builder': () => benchDataBuilder(),
+  view: () => benchView(),
   // Not in the default set (minutes of episodes): `npm run bench eval`.
   eval: () => benchEvaluation(),
   // Not in the default set either when it has to make its demo run first: `npm run bench report`.
   report: () => benchReport(),
+  // Not in the default set (a Redis and worker processes, minutes of episodes): `npm run bench queue`.
+  queue: () => benchQueue(),
 };
 
 for (const [name, run] of Object.entries(benchmarks)) {
-  if (only ? only !== name : name === 'eval' || name === 'report') continue;
+  if (only ? only !== name : name === 'eval' || name === 'report' || name === 'queue') continue;
   console.error(`bench: ${name}…`);
   console.log(JSON.stringify({ benchmark: name, ...(await run()) }, null, 2));
 }

@@ -41,8 +41,11 @@ export async function folderNames(root: string, relative: string): Promise<strin
 
 /** Numbers in names compare as numbers: v2 before v10, L2-…-9 before L2-…-10. */
 export function compareNames(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
+  return collator.compare(a, b);
 }
+
+// One collator for every comparison: `localeCompare` with options builds a new one per call.
+const collator = new Intl.Collator('en', { numeric: true });
 
 export function readSearch(
   files: RunFiles,

@@ -127,7 +127,7 @@ export function proxyLog(): ProxyLogRow[] {
   ];
 }
 
-function episodeRecord(episodeId: string, workflowHash: string | null) {
+export function episodeRecord(episodeId: string, workflowHash: string | null) {
   const tokens = { promptTokens: 3003, completionTokens: 153, reasoningTokens: 21 };
   return {
     episodeId,

@@ -34,7 +34,10 @@ afterAll(async () => {
 });
 
 async function expectNothingRan(watched: WatchedPage, where: string): Promise<void> {
-  expect(await watched.page.evaluate(() => (window as { __pwned?: unknown }).__pwned), where).toBeUndefined();
+  expect(
+    await watched.page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned),
+    where,
+  ).toBeUndefined();
   expect(watched.dialogs, where).toEqual([]);
   expect(watched.pageErrors, where).toEqual([]);
 }
@@ -105,7 +108,9 @@ describe('mass view in chromium', () => {
     expect(await delegation.locator('details.reasoning').first().isVisible()).toBe(true);
     // The report is rendered, with the workspace's image loaded through the file route.
     const image = page.locator('#report img').first();
-    expect(await image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBe(1);
+    expect(
+      await image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBe(1);
     expect(await page.locator('#report').textContent()).toContain(PAYLOAD.script);
     expect(watched.consoleErrors).toEqual([]);
     await expectNothingRan(watched, 'episode');

@@ -221,16 +221,28 @@ function renderMessage(message: ChatMessage, options: MessageOptions): SafeHtml 
 
 /** qwen-code's reminders (skills, context, date) are folded so the prompt itself stands out. */
 function renderUserContent(content: MessageContent): SafeHtml {
-  if (typeof content === 'string') return html`<div class="text">${content}</div>`;
-  return html`${content.map((part) => {
-    const text = typeof part.text === 'string' ? part.text : JSON.stringify(part);
-    return text.trimStart().startsWith('<system-reminder>')
+  const texts =
+    typeof content === 'string'
+      ? [content]
+      : content.map((part) => (typeof part.text === 'string' ? part.text : JSON.stringify(part)));
+  return html`${texts.map((text) =>
+    text.trimStart().startsWith('<system-reminder>')
       ? html`<details>
           <summary class="muted">system reminder (${number.format(text.length)} characters)</summary>
           <div class="text">${text}</div>
         </details>`
-      : html`<div class="text">${text}</div>`;
-  })}`;
+      : promptText(text),
+  )}`;
+}
+
+/** A task prompt runs to pages; folded under its first line, so the team's work is what the page opens on. */
+function promptText(text: string): SafeHtml {
+  if (text.length <= 1200) return html`<div class="text">${text}</div>`;
+  const firstLine = text.trim().split('\n')[0]!.slice(0, 160);
+  return html`<details>
+    <summary>${firstLine} <span class="muted">(${number.format(text.length)} characters)</span></summary>
+    <div class="text">${text}</div>
+  </details>`;
 }
 
 function foldLong(text: string): SafeHtml {
