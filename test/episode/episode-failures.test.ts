@@ -159,10 +159,14 @@ describe('episode failures', () => {
       seed: 1,
       outDir: join(directory.path, 'api-error'),
       timeoutSeconds: 120,
+      // The server keeps failing: three attempts, then the call fails.
+      retry: { maxAttempts: 3, initialDelayMs: 50, maxDelayMs: 100 },
     });
     expect(record.status).toBe('failure');
-    expect(record.failure?.kind).toBe('api_error');
+    expect(record.failure).toMatchObject({ kind: 'api_error', cause: 'server_unavailable' });
+    expect(record.failure?.detail).toMatch(/500 upstream answered 500 \(gave up after 3 attempts/);
     expect(record.failedModelCalls).toBeGreaterThanOrEqual(1);
+    expect(record.retriedModelCalls).toBe(1);
     expect(record.failure?.lastToolCalls.map((call) => call.name)).toContain('run_shell_command');
   }, 120_000);
 
