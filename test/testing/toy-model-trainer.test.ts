@@ -32,7 +32,9 @@ beforeAll(async () => {
 
 /** The toy's answer to a conversation, as the assistant message the harness would record. */
 function answer(weights: ToyWeights, messages: ChatMessage[], seed: number): ChatMessage {
-  const request = { body: { messages, seed } } as unknown as ScriptedRequest;
+  // The harness offers the delegation tool, as it does in every team episode.
+  const tools = [{ type: 'function', function: { name: 'agent' } }];
+  const request = { body: { messages, seed, tools } } as unknown as ScriptedRequest;
   const reply = toyResponder({ weights })(request) as Step;
   if (reply.kind !== 'reply') throw new Error(`the toy answered with ${reply.kind}`);
   return {
