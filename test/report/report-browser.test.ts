@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 async function expectNothingRan(watched: WatchedPage): Promise<void> {
-  expect(await watched.page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+  expect(await watched.page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
   expect(watched.dialogs).toEqual([]);
   expect(watched.pageErrors).toEqual([]);
 }
