@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 
-import { html } from '../../report/html.js';
+import { html, type SafeHtml } from '../../report/html.js';
 import { RunFiles } from '../../report/run-files.js';
-import { EvaluationSummaryRecord } from '../../evaluate/evaluation-records.js';
-import { link, page } from '../layout.js';
-import { folderNames } from '../run-index.js';
+import { EvaluationSummaryRecord, JudgmentRow } from '../../evaluate/evaluation-records.js';
+import { link, page, table } from '../layout.js';
+import { compareUrl, folderNames } from '../run-index.js';
 import { encodePath } from '../view-paths.js';
 import { runCrumbs } from './crumbs.js';
 
@@ -22,12 +22,50 @@ export async function episodeListPage(root: string, evaluation?: string): Promis
       )
     : undefined;
   const body = html`<section>
-    <h2>${names.length} episodes</h2>
-    ${summary ? html`<p class="muted">The evaluation finished: its figures are in ${join('evaluation', evaluation!, 'summary.json')} and in the report (mass report).</p>` : ''}
-    <ul>
-      ${names.map((name) => html`<li>${link(`${prefix}${encodePath([name])}/`, name)}</li>`)}
-    </ul>
-  </section>`;
+      <h2>${names.length} episodes</h2>
+      ${summary ? html`<p class="muted">The evaluation finished: its figures are in ${join('evaluation', evaluation!, 'summary.json')} and in the report (mass report).</p>` : ''}
+      <ul>
+        ${names.map((name) => html`<li>${link(`${prefix}${encodePath([name])}/`, name)}</li>`)}
+      </ul>
+    </section>
+    ${evaluation ? await judgedPairs(files, evaluation) : ''}`;
   const title = evaluation ? `Evaluation ${evaluation}` : 'Episodes';
   return page({ title, crumbs: [...runCrumbs(), [title, '']], body, notes: files.notes });
+}
+
+/** The evaluation's judged pairs of its own episodes, each with its outcomes and a link to its comparison. */
+async function judgedPairs(files: RunFiles, evaluation: string): Promise<SafeHtml> {
+  const rows = await files.jsonLines(
+    JudgmentRow,
+    join('evaluation', evaluation, 'judgments.jsonl'),
+    'an evaluation judgment',
+  );
+  const pairs = new Map<string, { candidate: string; baseline: string; task: string; outcomes: string[] }>();
+  for (const row of rows) {
+    if (row.sample !== 'evaluation') continue;
+    const key = `${row.candidateEpisode}\n${row.baselineEpisode}`;
+    const pair = pairs.get(key) ?? {
+      candidate: row.candidateEpisode,
+      baseline: row.baselineEpisode,
+      task: row.task,
+      outcomes: [],
+    };
+    pair.outcomes.push(row.outcome ?? 'failed');
+    pairs.set(key, pair);
+  }
+  const base = `evaluation/${evaluation}/episodes`;
+  return html`<section>
+    <h2>Judged pairs</h2>
+    ${table(
+      ['task', 'candidate', 'baseline', 'outcomes for the candidate', ''],
+      [...pairs.values()].map((pair) => [
+        pair.task,
+        pair.candidate,
+        pair.baseline,
+        pair.outcomes.join(', '),
+        link(compareUrl(`${base}/${pair.candidate}`, `${base}/${pair.baseline}`), 'compare'),
+      ]),
+      'no judgment of this evaluation yet',
+    )}
+  </section>`;
 }
