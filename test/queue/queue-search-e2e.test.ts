@@ -1,0 +1,261 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { DEMO_SUITE } from '../../src/demo/demo-config.js';
+import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import type { QueueStatus } from '../../src/queue/queue-status.js';
+import { TaskSearchRecord } from '../../src/search/search-records.js';
+import type { ScriptedServer } from '../../src/testing/scripted-server.js';
+import { startToyModel } from '../../src/testing/toy-model/toy-model.js';
+import { PrivateRedis } from '../../src/testing/redis-server.js';
+import { BASE_TOY_WEIGHTS } from '../../src/testing/toy-model/weights.js';
+import { runMass, startMass } from '../support/cli.js';
+import { temporaryDirectory } from '../support/fixtures.js';
+
+/**
+ * `mass search` over the demo tasks on the toy model, once with the local back-end and once through the queue: a
+ * coordinator and three `mass worker` processes on this machine sharing the run folder, each worker in a working
+ * directory of its own. Along the queued run a worker is SIGKILLed mid-episode, the coordinator is SIGKILLed and
+ * started again, and Redis is restarted. The toy answers from the request alone, so a run that loses or repeats
+ * nothing gives exactly the local run's champions, verdicts, episode outcomes and workspaces.
+ */
+const TASKS = ['demo-potency', 'demo-volatility'];
+const VERSIONS = ['reference', 'v0', 'v1'];
+const EPISODES = TASKS.flatMap((task) => VERSIONS.map((version) => `L0-${task}-${version}`));
+const massCli = fileURLToPath(new URL('../support/mass-cli.ts', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
+/** The executor's key: the coordinator and the workers each read it from their own environment. */
+const KEY_VARIABLE = 'MASS_QUEUE_TEST_KEY';
+const KEY = `secret-${process.pid}-never-in-redis`;
+
+describe('mass search through the episode queue (BullMQ on a real Redis, three worker processes)', () => {
+  const directory = temporaryDirectory();
+  const runs = join(directory.path, 'runs');
+  let toy: ScriptedServer;
+  let redis: PrivateRedis;
+  const workers = new Map<string, { child: ChildProcess; log: () => string }>();
+
+  const searchArgs = (name: string, extra: string[]) => {
+    const file = join(directory.path, `${name}.yaml`);
+    writeFileSync(
+      file,
+      [
+        `name: ${name}`,
+        `suite: ${DEMO_SUITE}`,
+        `tasks: [${TASKS.join(', ')}]`,
+        `roles: { executor: { model: mass-toy, baseUrl: "${toy.baseUrl}", apiKeyEnv: ${KEY_VARIABLE} } }`,
+        'budgets: { episodeTimeoutSeconds: 300 }',
+        'concurrency: { episodes: 3, judgments: 2, tasks: 2 }',
+        'search: { iterations: 1 }',
+        ...extra,
+        '',
+      ].join('\n'),
+    );
+    return ['search', '--config', file, '--runs', runs];
+  };
+
+  beforeAll(async () => {
+    // The model outside the coordinator, as a model server is: killing the coordinator does not take it down.
+    toy = await startToyModel({ weights: BASE_TOY_WEIGHTS, modelName: 'mass-toy' });
+    redis = await PrivateRedis.start(directory.path);
+    const local = await runMass(searchArgs('local', []), { [KEY_VARIABLE]: KEY });
+    expect(local.code, local.stderr).toBe(0);
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const { child } of workers.values()) killGroup(child, 'SIGKILL');
+    await redis?.stop();
+    await toy?.close();
+    directory.remove();
+  });
+
+  it('gives the local run’s results through a killed worker, a restarted coordinator and a restarted Redis, running no episode twice', async () => {
+    for (const name of ['w1', 'w2', 'w3']) {
+      const cwd = join(directory.path, name);
+      mkdirSync(cwd, { recursive: true });
+      workers.set(name, startWorker(name, cwd, redis.url, runs));
+    }
+    const args = searchArgs('queued', [`execution: { backend: queue, redis: "${redis.url}" }`]);
+    let coordinator = startMass(args, { [KEY_VARIABLE]: KEY });
+    const run = join(runs, 'queued');
+    const staging = join(run, 'episodes', '.staging');
+
+    // A worker caught with an episode half-written: killed with everything it started.
+    const staged = await until(() => {
+      if (!existsSync(staging)) return undefined;
+      const attempt = readdirSync(staging).find((name) => readdirSync(join(staging, name)).length > 0);
+      return attempt
+        ? { worker: attempt.split('-')[0]!, episode: readdirSync(join(staging, attempt))[0]! }
+        : undefined;
+    });
+    killGroup(workers.get(staged.worker)!.child, 'SIGKILL');
+
+    // The coordinator killed once an episode has finished, and started again at once.
+    await until(() => EPISODES.find((episode) => existsSync(join(run, 'episodes', episode, 'episode.json'))));
+    coordinator.child.kill('SIGKILL');
+    await coordinator.finished;
+    coordinator = startMass(args, { [KEY_VARIABLE]: KEY });
+
+    // Redis restarted while episodes are still to come.
+    await until(() => (finishedEpisodes(run).length >= 3 ? true : undefined));
+    await redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await redis.restart();
+
+    const result = await coordinator.finished;
+    expect(result.code, result.stderr).toBe(0);
+    expect(await outcome(join(runs, 'queued'))).toEqual(await outcome(join(runs, 'local')));
+
+    // Each episode started once on a worker, but the one whose worker was killed, which was redone by another.
+    const logs = [...workers.values()].map((worker) => worker.log()).join('\n');
+    for (const episode of EPISODES) {
+      const starts = logs.split('\n').filter((line) => line.includes(`episode episodes/${episode} (attempt`));
+      expect(starts.length, `${episode}: ${starts.join(' | ')}`).toBe(episode === staged.episode ? 2 : 1);
+    }
+    const killedLog = workers.get(staged.worker)!.log();
+    expect(killedLog).toContain(`episode episodes/${staged.episode} (attempt`);
+    // Nothing half-written is left, and every episode was finished once.
+    expect(readdirSync(staging).flatMap((attempt) => readdirSync(join(staging, attempt)))).toEqual([]);
+    expect(finishedEpisodes(run).sort()).toEqual([...EPISODES].sort());
+
+    // The queue's own account: every job done once, none failed, the killed worker gone.
+    const status = await runMass(['queue', 'status', '--redis', redis.url, '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    const parsed = JSON.parse(status.stdout) as QueueStatus;
+    expect(parsed.endpoints).toEqual([
+      expect.objectContaining({
+        baseUrl: toy.baseUrl,
+        waiting: 0,
+        active: 0,
+        completed: EPISODES.length,
+        failed: 0,
+        globalConcurrency: 3,
+      }),
+    ]);
+    expect(parsed.workers.reduce((sum, worker) => sum + worker.completed, 0)).toBe(EPISODES.length);
+    expect(parsed.workers.find((worker) => worker.worker === staged.worker)).toMatchObject({
+      connected: false,
+    });
+    // The key never reached Redis: every write is in its append-only files, the jobs' ids and variable name are.
+    const written = readdirSync(join(directory.path, 'appendonlydir'))
+      .map((file) => readFileSync(join(directory.path, 'appendonlydir', file), 'latin1'))
+      .join('');
+    expect(written).toContain(KEY_VARIABLE);
+    expect(written).not.toContain(KEY);
+  }, 900_000);
+});
+
+function startWorker(name: string, cwd: string, redisUrl: string, runs: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      join(root, 'node_modules/tsx/dist/loader.mjs'),
+      massCli,
+      'worker',
+      '--redis',
+      redisUrl,
+      '--runs',
+      runs,
+      '--name',
+      name,
+      '--concurrency',
+      '1',
+      '--lock-seconds',
+      '10',
+    ],
+    // A process group of its own: SIGKILL takes the worker and everything it started, as a machine's death would.
+    {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, [KEY_VARIABLE]: KEY },
+    },
+  );
+  let log = '';
+  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  return { child, log: () => log };
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+function finishedEpisodes(run: string): string[] {
+  return EPISODES.filter((episode) => existsSync(join(run, 'episodes', episode, 'episode.json')));
+}
+
+async function until<T>(probe: () => T | undefined, timeoutMs = 600_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let value: T | undefined;
+    try {
+      value = probe();
+    } catch {
+      // A folder listed a moment before it was renamed: ask again.
+    }
+    if (value !== undefined && value !== false && value !== '') return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** What the searches decided, and what their episodes left, without what varies run to run (times, tokens). */
+async function outcome(run: string) {
+  const tasks: Record<string, unknown> = {};
+  for (const task of TASKS) {
+    const result = await TaskSearchRecord.read(join(run, 'search', 'L0', task, 'result.json'));
+    tasks[task] = {
+      champion: result.champion,
+      beatsReference: result.beatsReference,
+      championHistory: result.championHistory,
+      counts: result.counts,
+      iterations: result.iterations.map((iteration) => ({
+        version: iteration.version,
+        episode: iteration.episode && { status: iteration.episode.status, reason: iteration.episode.reason },
+        matches: iteration.decision?.matches.map(({ first, second, result, rationale }) => ({
+          first,
+          second,
+          result,
+          rationale,
+        })),
+      })),
+    };
+  }
+  const episodes: Record<string, unknown> = {};
+  for (const episode of EPISODES) {
+    const dir = join(run, 'episodes', episode);
+    const record = await EpisodeRecord.read(join(dir, 'episode.json'));
+    episodes[episode] = {
+      status: record.status,
+      failure: record.failure,
+      modelCalls: record.modelCalls,
+      delegations: record.delegations,
+      workspace: tree(join(dir, 'workspace')),
+    };
+  }
+  return { tasks, episodes };
+}
+
+/** Every file under a folder, with a hash of its contents. */
+function tree(folder: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      const path = join(current, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(folder, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(folder);
+  return files;
+}
