@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 
 import { errorMessage } from '../errors.js';
-import { readJsonLines } from '../distill/read-json-lines.js';
 import { describeIssues } from '../store/describe-issues.js';
 import type { RecordDefinition } from '../store/record.js';
 import { systemErrorCode } from '../store/system-error-code.js';
@@ -61,15 +60,40 @@ export class RunFiles {
     return parsed.data;
   }
 
-  /** Every line of a JSONL file; a bad line (a run stopped while appending) leaves the whole file out, noted. */
+  /**
+   * Every line of a JSONL file. A last line without its newline is being appended (or was cut off by a stop) and is
+   * left out, noted; any other bad line leaves the whole file out, noted.
+   */
   async jsonLines<T>(schema: z.ZodType<T>, relative: string, what: string): Promise<T[]> {
-    if ((await this.text(relative)) === undefined) return [];
-    try {
-      return await readJsonLines(this.path(relative), schema, what);
-    } catch (error) {
-      this.notes.push(`${relative} was left out: ${errorMessage(error)}`);
-      return [];
+    const text = await this.text(relative);
+    if (text === undefined) return [];
+    const lines = text.split('\n');
+    const partial = lines.pop();
+    if (partial !== undefined && partial.trim() !== '') {
+      this.notes.push(
+        `${relative}: its last line is unfinished (being written, or cut off by a stop); left out`,
+      );
     }
+    const values: T[] = [];
+    for (const [index, line] of lines.entries()) {
+      if (line.trim() === '') continue;
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(line);
+      } catch (error) {
+        this.notes.push(`${relative} was left out: line ${index + 1} is not JSON (${errorMessage(error)})`);
+        return [];
+      }
+      const parsed = schema.safeParse(decoded);
+      if (!parsed.success) {
+        this.notes.push(
+          `${relative} was left out: line ${index + 1} is not ${what} (${describeIssues(parsed.error)})`,
+        );
+        return [];
+      }
+      values.push(parsed.data);
+    }
+    return values;
   }
 
   async text(relative: string, missing?: string): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -76,8 +76,15 @@ describe('the report reads a run directory through its record schemas', () => {
       join(partial, 'search', 'L0', HOSTILE_TASK, 'result.json'),
       '{"schemaVersion": 1, "kind": "task-se',
     );
+    // A grade row being appended when the report was made.
+    await appendFile(
+      join(partial, 'evaluation', 'final', 'grades.jsonl'),
+      '{"schemaVersion": 1, "kind": "evalu',
+    );
     const data = await readRunForReport(partial);
     const notes = data.notes.join('\n');
+    expect(notes).toContain('evaluation/final/grades.jsonl: its last line is unfinished');
+    expect([...data.grades.values()]).toEqual([80, 60, null]);
     expect(notes).toContain(
       `distill/L0/${PLAIN_TASK}/ranking.json is missing: the tournament has not finished`,
     );
