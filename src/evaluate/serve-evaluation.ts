@@ -49,7 +49,9 @@ export async function serveEvaluation(
     await Promise.all(closers.map((closer) => closer()));
   };
   try {
-    const sampling = roleSampling(config, config.budgets.judgeMaxTokens);
+    // Each judge is sent what its own provider accepts (an Anthropic or OpenAI judge refuses vLLM's settings).
+    const samplingOf = (endpoint: Parameters<typeof roleSampling>[2]) =>
+      roleSampling(config, config.budgets.judgeMaxTokens, endpoint);
     const timeout = config.budgets.episodeTimeoutSeconds;
     const served = new Map<string, ServedModel>();
     const selfJudges = new Map<string, ServedJudge>();
@@ -59,7 +61,7 @@ export async function serveEvaluation(
       if (options.selfJudge) {
         selfJudges.set(model.name, {
           name: `self:${model.name}`,
-          ...roleModel(endpoint, sampling, timeout),
+          ...roleModel(endpoint, samplingOf(model.endpoint), timeout),
           toy: model.endpoint.provider === 'toy',
         });
       }
@@ -69,7 +71,7 @@ export async function serveEvaluation(
       const endpoint = await judgeEndpoint(judge.endpoint, closers);
       servedJudges.push({
         name: judge.name,
-        ...roleModel(endpoint, sampling, timeout),
+        ...roleModel(endpoint, samplingOf(judge.endpoint), timeout),
         toy: judge.toy,
       });
     }
