@@ -25,7 +25,7 @@ import { temporaryDirectory } from '../support/fixtures.js';
  * nothing gives exactly the local run's champions, verdicts, episode outcomes and workspaces.
  */
 const TASKS = ['demo-potency', 'demo-volatility'];
-const VERSIONS = ['reference', 'v0', 'v1'];
+const VERSIONS = ['reference', 'v0'];
 const EPISODES = TASKS.flatMap((task) => VERSIONS.map((version) => `L0-${task}-${version}`));
 const massCli = fileURLToPath(new URL('../support/mass-cli.ts', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -51,7 +51,7 @@ describe('mass search through the episode queue (BullMQ on a real Redis, three w
         `roles: { executor: { model: mass-toy, baseUrl: "${toy.baseUrl}", apiKeyEnv: ${KEY_VARIABLE} } }`,
         'budgets: { episodeTimeoutSeconds: 300 }',
         'concurrency: { episodes: 3, judgments: 2, tasks: 2 }',
-        'search: { iterations: 1 }',
+        'search: { iterations: 0 }',
         ...extra,
         '',
       ].join('\n'),
@@ -102,7 +102,7 @@ describe('mass search through the episode queue (BullMQ on a real Redis, three w
     coordinator = startMass(args, { [KEY_VARIABLE]: KEY });
 
     // Redis restarted while episodes are still to come.
-    await until(() => (finishedEpisodes(run).length >= 3 ? true : undefined));
+    await until(() => (finishedEpisodes(run).length >= 2 ? true : undefined));
     await redis.stop();
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await redis.restart();
@@ -138,9 +138,13 @@ describe('mass search through the episode queue (BullMQ on a real Redis, three w
       }),
     ]);
     expect(parsed.workers.reduce((sum, worker) => sum + worker.completed, 0)).toBe(EPISODES.length);
-    expect(parsed.workers.find((worker) => worker.worker === staged.worker)).toMatchObject({
-      connected: false,
-    });
+    // The killed worker is gone from Redis's clients; the other two are still connected.
+    expect(
+      parsed.workers
+        .filter((worker) => worker.connected)
+        .map((worker) => worker.worker)
+        .sort(),
+    ).toEqual(['w1', 'w2', 'w3'].filter((name) => name !== staged.worker));
     // The key never reached Redis: every write is in its append-only files, the jobs' ids and variable name are.
     const written = readdirSync(join(directory.path, 'appendonlydir'))
       .map((file) => readFileSync(join(directory.path, 'appendonlydir', file), 'latin1'))

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { Execution } from '../../src/config/execution.js';
+import { EpisodeJobData, episodeJobData, episodeOptionsOnWorker } from '../../src/queue/episode-job.js';
+import { endpointQueueName, episodeJobId } from '../../src/queue/job-identity.js';
+import { parseRedisUrl } from '../../src/queue/redis-connection.js';
+
+const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+const job = (apiKeyEnv?: string) =>
+  episodeJobData({
+    runDirectory: '/coordinator/runs/my-run',
+    stepKey: 'search/L0/tiny-sum/v0/episode',
+    apiKeyEnv,
+    options: {
+      taskDir,
+      model: 'm',
+      baseUrl: 'http://gpu-1:8000/v1',
+      apiKey: 'sk-the-real-key',
+      seed: 3,
+      outDir: '/coordinator/runs/my-run/episodes/L0-tiny-sum-v0',
+      hiddenDirectories: ['/coordinator/runs/my-run'],
+      log: () => {},
+    },
+  });
+
+describe('episode jobs', () => {
+  afterEach(() => {
+    delete process.env.MASS_JOB_TEST_KEY;
+  });
+
+  it('carry the key’s variable, never the key, nor the coordinator’s paths; the worker maps them onto its own', () => {
+    const data = job('MASS_JOB_TEST_KEY');
+    expect(JSON.stringify(data)).not.toContain('sk-the-real-key');
+    expect(JSON.stringify(data)).not.toContain('/coordinator');
+    expect(data).toMatchObject({
+      runName: 'my-run',
+      episodeDir: 'episodes/L0-tiny-sum-v0',
+      task: { packagePath: 'test/fixtures/tasks/tiny-sum' },
+      apiKeyEnv: 'MASS_JOB_TEST_KEY',
+    });
+    expect(() => episodeOptionsOnWorker(data, '/mnt/runs')).toThrow(
+      /MASS_JOB_TEST_KEY is not set on this worker/,
+    );
+    process.env.MASS_JOB_TEST_KEY = 'worker-key';
+    const located = episodeOptionsOnWorker(data, '/mnt/runs');
+    expect(located.episodeDir).toBe('/mnt/runs/my-run/episodes/L0-tiny-sum-v0');
+    expect(located.options).toMatchObject({
+      taskDir: join(packageRoot, 'test/fixtures/tasks/tiny-sum'),
+      apiKey: 'worker-key',
+      seed: 3,
+    });
+  });
+
+  it('refuse an episode directory outside the run and options they do not know', () => {
+    const data = job();
+    expect(EpisodeJobData.safeParse({ ...data, episodeDir: '../other-run/episodes/x' }).success).toBe(false);
+    expect(EpisodeJobData.safeParse({ ...data, options: { ...data.options, apiKey: 'sk' } }).success).toBe(
+      false,
+    );
+  });
+
+  it('have ids from the run and the step, without the colon BullMQ refuses; one queue per endpoint', () => {
+    const id = episodeJobId('my-run', 'search/L0/tiny-sum/v0/episode');
+    expect(id).toBe(episodeJobId('my-run', 'search/L0/tiny-sum/v0/episode'));
+    expect(id).not.toBe(episodeJobId('my-run', 'search/L0/tiny-sum/v1/episode'));
+    expect(id).not.toBe(episodeJobId('other-run', 'search/L0/tiny-sum/v0/episode'));
+    expect(id).not.toContain(':');
+    expect(endpointQueueName('http://gpu-1:8000/v1/')).toBe(endpointQueueName('http://gpu-1:8000/v1'));
+    expect(endpointQueueName('http://gpu-1:8000/v1')).not.toBe(endpointQueueName('http://gpu-2:8000/v1'));
+  });
+
+  it('go to a Redis named without its password', () => {
+    expect(() => parseRedisUrl('redis://:hunter2@queue:6379')).toThrow(/holds a password/);
+    expect(parseRedisUrl('redis://queue:6379').port).toBe('6379');
+    expect(Execution.safeParse({ backend: 'queue' }).success).toBe(false);
+    expect(Execution.safeParse({ backend: 'queue', redis: 'redis://u:p@queue:6379' }).success).toBe(false);
+    expect(Execution.parse({ backend: 'queue', redis: 'redis://queue:6379' }).backend).toBe('queue');
+  });
+});
