@@ -184,7 +184,7 @@ async function writeEpisode(
     join(directory, 'threads.jsonl'),
     buildThreads(rows)
       .map((thread) => JSON.stringify(thread))
-      .join('\n') + '\n',
+      .join('\n') + (options.damaged ? '\n{"schemaVersion": 1, "threadId": ' : '\n'),
   );
   if (options.damaged)
     await writeFile(join(directory, 'episode.json'), '{"schemaVersion": 2, "kind": "episode", "episodeId": ');

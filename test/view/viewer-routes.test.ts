@@ -77,12 +77,14 @@ describe('mass view: pages', () => {
     expectInert(page.text);
   });
 
-  it('a damaged episode.json is named on its page, and the rest of the episode still shows', async () => {
+  it('a damaged episode.json and a cut-off threads.jsonl are named on the page, and the rest of the episode still shows', async () => {
     const page = await get(`/episodes/${ids.v0}/`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('id="notes"');
     expect(page.text).toMatch(/episode\.json was left out: .*is corrupt/);
     expect(page.text).toContain('No episode.json: the outcome is not known.');
+    // A cut-off threads.jsonl is named too; its complete lines are still shown.
+    expect(page.text).toMatch(/threads\.jsonl[^<]*left out/);
     expect(page.text).toContain('<details class="delegation">');
   });
 
