@@ -32,4 +32,19 @@ describe('the demo configuration', () => {
       'another version of the demo (it differs in distill.runs): delete that folder',
     );
   });
+
+  it('--faults puts injected faults on the toy model, and takes only a share between 0 and 1', async () => {
+    const directory = temporaryDirectory();
+    const out = join(directory.path, 'demo');
+    mkdirSync(out);
+    writeFileSync(join(out, 'config.yaml'), stringify(demoConfig('demo')));
+    // A fault-free demo run is there: the same demo with faults differs in them alone.
+    const faulty = await runMass(['demo', '--out', out, '--faults', '0.1']);
+    const wrong = await runMass(['demo', '--out', out, '--faults', '2']);
+    directory.remove();
+    expect(faulty.code).toBe(2);
+    expect(faulty.stderr).toContain('(it differs in roles.executor.faults)');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--faults 2: give the share of requests to fail, between 0 and 1');
+  });
 });
