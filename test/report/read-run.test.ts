@@ -52,9 +52,12 @@ describe('the report reads a run directory through its record schemas', () => {
     const hostileLoop = data.outerLoops.find((entry) => entry.task === HOSTILE_TASK)!;
     expect(rankedRuns(hostileLoop, data.grades)[0]!.episode).toBe(HOSTILE_EPISODE);
 
-    // The one episode record is the executor's; served as base-model, so counted under L0.
+    // The one episode record is the executor's, served as base-model, so counted under L0; each task's search has a
+    // verdict of two judge calls and an optimizer call.
     expect(data.tokens).toEqual([
       { stage: 'L0', role: 'executor', calls: 4, promptTokens: 5000, completionTokens: 700 },
+      { stage: 'L0', role: 'judge', calls: 4, promptTokens: 4000, completionTokens: 400 },
+      { stage: 'L0', role: 'optimizer', calls: 2, promptTokens: 6000, completionTokens: 600 },
     ]);
     expect(data.datasets.map((dataset) => dataset.stats.splits.train.total.supervisedTokens)).toEqual([6000]);
     expect(data.evaluations.map((evaluation) => evaluation.name)).toEqual(['final']);

@@ -12,6 +12,8 @@ import { selectEpisodes } from '../../src/distill/selection.js';
 import { StatsTally, TrainingDataStats } from '../../src/distill/training-data-stats.js';
 import { EpisodeRecord } from '../../src/episode/episode-record.js';
 import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
+import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { computeEvaluationFigures, type JudgedPair } from '../../src/evaluate/statistics/index.js';
 import { TaskSearchRecord, type SearchIteration } from '../../src/search/search-records.js';
 import { ModelRegistry } from '../../src/train/registry.js';
@@ -125,6 +127,97 @@ async function writeSearch(run: string, task: string): Promise<void> {
       iteration(task, 'v3', 'failed', 'v1', 0.1),
     ],
     counts: { episodes: 5, failedEpisodes: 0, judgments: 4, failedJudgments: 1, failedProposals: 0 },
+  });
+}
+
+const bundle = {
+  source: 'workspace' as const,
+  tokenizer: 'qwen3',
+  tokens: 10,
+  budgetTokens: 100,
+  budgetScale: 1,
+  sections: [],
+  files: { total: 1, bytes: 10, skippedFolders: 0, walkLimitReached: false },
+  preflight: [],
+  integrity: { tampered: false, findings: [], links: 0 },
+  episode: null,
+};
+const usage = (prompt: number, completion: number) => ({
+  promptTokens: prompt,
+  completionTokens: completion,
+  reasoningTokens: 0,
+  totalTokens: prompt + completion,
+});
+
+/** A search verdict that took a repair (two judge calls), and the optimizer's call behind v1 (one call). */
+async function writeSearchCalls(run: string, task: string): Promise<void> {
+  const attempt = (number: number, ok: boolean) => ({
+    attempt: number,
+    repairRequest: number === 1 ? null : 'Answer in JSON.',
+    rawOutput: ok ? '{"winner": "A"}' : PAYLOADS.script,
+    reasoning: null,
+    finishReason: 'stop',
+    parse: ok
+      ? { ok: true as const, verdict: { winner: 'A' as const, rationale: PAYLOADS.handler } }
+      : { ok: false as const, error: 'not JSON' },
+    usage: usage(1000, 100),
+    latencyMs: 10,
+  });
+  await PairwiseJudgmentRecord.write(join(run, 'search', 'L0', task, 'v1', 'judgments', 'v1-vs-v0.json'), {
+    task,
+    mode: 'random',
+    seed: 0,
+    orderKey: 'v1-vs-v0',
+    model: 'base-model',
+    sampling: {},
+    maxRepairAttempts: 2,
+    x: { label: 'v1', bundle },
+    y: { label: 'v0', bundle },
+    judgments: [
+      {
+        shownAsA: 'x',
+        prompt: { system: 'judge', user: 'compare' },
+        status: 'ok',
+        verdict: { winner: 'A', rationale: PAYLOADS.handler },
+        winner: 'x',
+        failure: null,
+        attempts: [attempt(1, false), attempt(2, true)],
+        usage: usage(2000, 200),
+      },
+    ],
+    status: 'decided',
+    winner: 'x',
+    ordersAgree: null,
+    failure: null,
+    usage: usage(2000, 200),
+    startedAt: '2026-01-01T00:00:00.000Z',
+    durationMs: 20,
+  });
+  await OptimizerCallRecord.write(join(run, 'search', 'L0', task, 'v1', 'optimizer.json'), {
+    taskId: task,
+    currentLabel: 'v0',
+    outcome: {
+      ok: false,
+      model: 'base-model',
+      endpoint: 'optimizer',
+      prompt: { system: 'optimize', user: 'the history' },
+      maxChangeFraction: 0.3,
+      attempts: [
+        {
+          attempt: 1,
+          purpose: 'initial',
+          message: 'the history',
+          output: { content: PAYLOADS.link, reasoning: null, finishReason: 'stop' },
+          usage: usage(3000, 300),
+          durationMs: 10,
+          outcome: { ok: false, reason: 'invalid-output', errors: ['not JSON'] },
+        },
+      ],
+      usage: usage(3000, 300),
+      reason: 'invalid-output',
+      errors: ['not JSON'],
+      refusedProposal: null,
+    },
   });
 }
 
@@ -417,6 +510,7 @@ export async function writeSyntheticRun(run: string): Promise<void> {
   await writeRegistry(run);
   for (const task of [PLAIN_TASK, HOSTILE_TASK]) {
     await writeSearch(run, task);
+    await writeSearchCalls(run, task);
     await writeOuterLoop(run, task);
   }
   await writeDataset(run);
