@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 import { EpisodeRecord } from '../../src/episode/episode-record.js';
 import { buildThreads } from '../../src/episode/threads.js';
+import { JudgmentRow } from '../../src/evaluate/evaluation-records.js';
 import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import type { ProxyLogRow } from '../../src/proxy/log-row.js';
@@ -170,9 +171,9 @@ export function episodeRecord(episodeId: string, workflowHash: string | null) {
 async function writeEpisode(
   root: string,
   episodeId: string,
-  options: { report: string; damaged?: boolean },
+  options: { report: string; damaged?: boolean; folder?: string },
 ): Promise<void> {
-  const directory = join(root, 'episodes', episodeId);
+  const directory = join(root, options.folder ?? 'episodes', episodeId);
   const workspace = join(directory, 'workspace');
   await mkdir(join(workspace, 'data'), { recursive: true });
   const rows = proxyLog();
@@ -395,5 +396,51 @@ export async function writeViewerRun(root: string): Promise<{ reference: string;
     ],
     counts: { episodes: 3, failedEpisodes: 0, judgments: 1, failedJudgments: 0, failedProposals: 0 },
   });
+  await writeEvaluation(root);
   return ids;
+}
+
+export const EVALUATION = { name: 'demo', candidate: `L1-${TASK}-bare-0`, baseline: `L0-${TASK}-bare-0` };
+
+/** An evaluation of two bare-task episodes, judged once in each order. */
+async function writeEvaluation(root: string): Promise<void> {
+  const folder = join('evaluation', EVALUATION.name, 'episodes');
+  await writeEpisode(root, EVALUATION.candidate, { report: '# L1 report\n\nEC50 5.9\n', folder });
+  await writeEpisode(root, EVALUATION.baseline, { report: '# L0 report\n\nEC50 4\n', folder });
+  const judgment = (order: 'candidate-first' | 'baseline-first', winner: string) => ({
+    schemaVersion: 1,
+    kind: 'evaluation-judgment',
+    key: `evaluation/demo/judgment/${order}`,
+    sample: 'evaluation',
+    task: TASK,
+    condition: 'bare',
+    replicate: 0,
+    candidate: 'L1',
+    baseline: 'L0',
+    candidateEpisode: EVALUATION.candidate,
+    baselineEpisode: EVALUATION.baseline,
+    judge: 'external-judge',
+    judgeModel: 'judge-model',
+    seed: 11,
+    order,
+    status: 'ok',
+    outcome: 'win',
+    repairs: 0,
+    promptHashes: { system: 'a', user: 'b' },
+    attempts: [
+      {
+        rawOutput: '{}',
+        finishReason: 'stop',
+        parse: { ok: true, winner, rationale: `The L1 workspace is better (${order}). ${PAYLOAD.script}` },
+        usage,
+      },
+    ],
+    usage,
+    failure: null,
+  });
+  const rows = [judgment('candidate-first', 'A'), judgment('baseline-first', 'B')];
+  await writeFile(
+    join(root, 'evaluation', EVALUATION.name, 'judgments.jsonl'),
+    rows.map((row) => JSON.stringify(JudgmentRow.parse(row))).join('\n') + '\n',
+  );
 }

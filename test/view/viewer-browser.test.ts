@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startViewer, type RunningViewer } from '../../src/view/index.js';
 import { launchBrowser, type TestBrowser, type WatchedPage } from '../support/browser.js';
-import { HOSTILE_FILE_NAME, PAYLOAD, writeViewerRun } from './synthetic-viewer-run.js';
+import { EVALUATION, HOSTILE_FILE_NAME, PAYLOAD, writeViewerRun } from './synthetic-viewer-run.js';
 
 /** Screenshots are kept for people to look at (git-ignored). */
 const ARTEFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'view');
@@ -61,6 +61,8 @@ describe('mass view in chromium', () => {
       `episodes/${ids.v1}/files/report.md`,
       `episodes/${ids.v1}/files/${encodeURIComponent(HOSTILE_FILE_NAME)}`,
       `compare?x=episodes/${ids.v0}&y=episodes/${ids.v1}`,
+      `evaluation/${EVALUATION.name}/`,
+      `compare?x=evaluation/demo/episodes/${EVALUATION.candidate}&y=evaluation/demo/episodes/${EVALUATION.baseline}`,
       `episodes/${ids.v1}/raw/evil.svg`,
       `episodes/${ids.v1}/raw/evil.html`,
     ];

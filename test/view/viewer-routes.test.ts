@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { respond } from '../../src/view/respond.js';
-import { FINAL_ANSWER, HOSTILE_FILE_NAME, RATIONALE, writeViewerRun } from './synthetic-viewer-run.js';
+import {
+  EVALUATION,
+  FINAL_ANSWER,
+  HOSTILE_FILE_NAME,
+  RATIONALE,
+  writeViewerRun,
+} from './synthetic-viewer-run.js';
 
 let root: string;
 let ids: Awaited<ReturnType<typeof writeViewerRun>>;
@@ -124,6 +130,27 @@ describe('mass view: pages', () => {
     expect(page.text).toContain('analysis.py: identical');
     expect(page.text).toContain('<span class="diff-add">+# Potency');
     expectInert(page.text);
+  });
+
+  it('an evaluation lists its judged pairs, and their comparison shows each judge, seed and order', async () => {
+    const base = `evaluation/${EVALUATION.name}/episodes`;
+    const listing = await get(`/evaluation/${EVALUATION.name}/`);
+    expect(listing.text).toContain(`href="/${base}/${EVALUATION.candidate}/"`);
+    expect(listing.text).toContain('<td>win, win</td>');
+    const compareLink = `/compare?x=${encodeURIComponent(`${base}/${EVALUATION.candidate}`)}&amp;y=${encodeURIComponent(`${base}/${EVALUATION.baseline}`)}`;
+    expect(listing.text).toContain(compareLink);
+    const page = await get(compareLink.replace('&amp;', '&'));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h3>Evaluation judgments</h3>');
+    expect(page.text).toContain(
+      '<td>external-judge</td><td>11</td><td>baseline-first</td><td>L1 (x)</td><td>win</td>',
+    );
+    expect(page.text).toContain('The L1 workspace is better (candidate-first).');
+    expect(page.text).toContain('report.md: differs');
+    expectInert(page.text);
+    const episode = await get(`/${base}/${EVALUATION.baseline}/`);
+    expect(episode.status).toBe(200);
+    expect(episode.text).toContain(`evaluation ${EVALUATION.name}</a>`);
   });
 
   it('the task and generation pages link the search’s episodes and comparisons', async () => {
