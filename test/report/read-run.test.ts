@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
 import { runMass } from '../support/cli.js';
+import { renderSvg } from '../../src/report/chart.js';
 import { html } from '../../src/report/html.js';
 import { assertInertSvg } from '../../src/report/inert-svg.js';
 import { readRunForReport, renderReport, writeReport } from '../../src/report/index.js';
@@ -135,6 +136,22 @@ describe('what a model or agent wrote reaches the page only as text', () => {
     expect(page).toContain(html`${PAYLOADS.handler}`.markup);
     expect(page).not.toContain('secret-password');
     expect(page).toContain('Content-Security-Policy');
+  });
+
+  it('vega draws labels from data as escaped text', async () => {
+    const svg = await renderSvg({
+      data: {
+        values: [
+          { task: PAYLOADS.script, value: 1 },
+          { task: PAYLOADS.handler, value: 2 },
+        ],
+      },
+      mark: 'bar',
+      encoding: { y: { field: 'task', type: 'nominal' }, x: { field: 'value', type: 'quantitative' } },
+    });
+    expect(svg).toContain('&lt;script&gt;window.__pwned');
+    expect(svg).toContain('&lt;img src=x onerror=');
+    expect(svg).not.toMatch(/<script|<img/);
   });
 
   it('refuses an SVG holding a script, a handler or a link', () => {
