@@ -5,3 +5,4 @@ export * from './search-records.js';
 export * from './search-task.js';
 export * from './search-tasks.js';
 export * from './stabiliser.js';
+export * from './outage-gate.js';
