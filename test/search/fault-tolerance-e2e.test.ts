@@ -88,8 +88,9 @@ describe('mass search rides out a flaky model server', () => {
       ]),
     );
     const { finished } = startMass(args);
-    // Down for 8 s once the search is under way (ten requests in), then up again on the same port.
-    for (let waited = 0; first.requests.length < 10 && waited < 240_000; waited += 100) {
+    // Down for 8 s once the search is under way (ten chat requests in: all the faults drawn), then up again.
+    const chatRequests = () => first.requests.filter((request) => request.method === 'POST').length;
+    for (let waited = 0; chatRequests() < 10 && waited < 240_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await first.close();
