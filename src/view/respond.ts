@@ -47,10 +47,11 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   // Browsers ask for it on every page; a 404 would be a console error on each.
   if (path === '/favicon.ico') return { status: 204, headers: {}, body: '' };
   if (path === '/compare') return compare(root, url);
-  if (!path.endsWith('/') && !/\/(files|raw)\//.test(path)) return redirectResponse(`${path}/`);
   const segments = decodeSegments(path.slice(1).replace(/\/$/, ''));
   const refused = notFoundPage(`There is nothing at ${path}.`);
+  // Checked before redirecting: `//host` would otherwise send the browser to another site.
   if (segments === undefined) return refused;
+  if (!path.endsWith('/') && !/\/(files|raw)\//.test(path)) return redirectResponse(`${path}/`);
   const [first, second, third] = segments;
 
   if (first === 'episodes' && segments.length === 1) return htmlResponse(await episodeListPage(root));

@@ -194,11 +194,14 @@ describe('mass view: workspace files', () => {
       `/episodes/..%2F..%2Fetc/`,
       '/episodes/no-such-episode/',
       '/generations/..%2F/',
+      '/.//example.com',
+      '/%2F%2Fexample.com',
     ];
     for (const target of refused) {
       const response = await get(target);
       expect(response.status, target).toBe(404);
       expect(response.text, target).not.toContain('root:');
+      expect(response.headers.Location, target).toBeUndefined();
     }
     // The WHATWG URL rules resolve a plain `..` before routing: it lands on a path that is not a file route.
     const dotted = await get(`/episodes/${ids.v1}/raw/../../../config.yaml`);

@@ -12,6 +12,8 @@ import { imageTypeOf, looksLikeText } from '../workspace-listing.js';
 import { episodeCrumbs } from './crumbs.js';
 import { notFoundPage } from './not-found.js';
 
+/** The raw route reads a file whole; anything larger is left to be opened from disk. */
+const MAX_SERVED_BYTES = 256 * 1024 * 1024;
 /** Larger text files are shown up to this many bytes, with the rest behind the raw link. */
 const SHOWN_BYTES = 512 * 1024;
 
@@ -40,6 +42,12 @@ export async function rawFile(
   const path = await workspaceFile(root, location, segments);
   if (path === undefined)
     return notFoundPage(`There is no file ${segments.join('/')} in the workspace of ${location.id}.`);
+  const { size } = await stat(path);
+  if (size > MAX_SERVED_BYTES) {
+    return notFoundPage(
+      `${segments.join('/')} is ${size} bytes, more than the viewer serves: open it from the run directory.`,
+    );
+  }
   const body = await readFile(path);
   const image = imageTypeOf(path);
   const contentType =
