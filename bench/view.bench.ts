@@ -19,7 +19,10 @@ const EPISODES_PER_TASK = 100;
 async function synthesise(root: string): Promise<number> {
   const rows = proxyLog();
   const requests = rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
-  const threads = buildThreads(rows).map((thread) => JSON.stringify(thread)).join('\n') + '\n';
+  const threads =
+    buildThreads(rows)
+      .map((thread) => JSON.stringify(thread))
+      .join('\n') + '\n';
   let bytes = 0;
   await writeFile(join(root, 'config.yaml'), 'name: bench\n');
   for (let task = 0; task < TASKS; task++) {
