@@ -44,6 +44,7 @@ export class EpisodeWorker {
   readonly name: string;
   private readonly connection: Redis;
   private readonly workers = new Map<string, Worker>();
+  private readonly connections: Redis[] = [];
   private stopped = false;
   private discovery: Promise<void> | undefined;
 
@@ -69,7 +70,16 @@ export class EpisodeWorker {
     this.stopped = true;
     await Promise.all([...this.workers.values()].map((worker) => worker.close()));
     await this.discovery;
+    // BullMQ leaves a connection it was given open: each worker's own, then the shared one.
+    for (const connection of this.connections) connection.disconnect();
     this.connection.disconnect();
+  }
+
+  private duplicateConnection(): Redis {
+    const connection = this.connection.duplicate();
+    connection.on('error', () => {});
+    this.connections.push(connection);
+    return connection;
   }
 
   private async discover(): Promise<void> {
@@ -78,7 +88,7 @@ export class EpisodeWorker {
       if (this.workers.has(name) || this.stopped) continue;
       const lockDuration = (this.options.lockSeconds ?? 30) * 1000;
       const worker = new Worker(name, (job: Job) => this.process(job), {
-        connection: this.connection.duplicate(),
+        connection: this.duplicateConnection(),
         prefix: QUEUE_PREFIX,
         concurrency: this.options.concurrency,
         name: this.name,

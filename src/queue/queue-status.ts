@@ -64,8 +64,11 @@ export async function queueStatus(address: RedisAddress): Promise<QueueStatus> {
         failed: counts.failed ?? 0,
         globalConcurrency: await queue.getGlobalConcurrency(),
       });
-      for (const connected of await queue.getWorkers())
-        if (connected.name) worker(connected.name).connected = true;
+      for (const client of await queue.getWorkers()) {
+        // BullMQ names a worker's connection `<prefix>:<queue>:w:<worker name>`.
+        const marker = client.rawname?.lastIndexOf(':w:') ?? -1;
+        if (marker >= 0) worker(client.rawname!.slice(marker + 3)).connected = true;
+      }
       for (const state of ['active', 'completed', 'failed'] as const) {
         for (const job of await queue.getJobs(state)) {
           const name = ranBy(job.progress, job.returnvalue);
