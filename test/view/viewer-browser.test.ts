@@ -125,4 +125,26 @@ describe('mass view in chromium', () => {
     expect(watched.consoleErrors).toEqual([]);
     await page.close();
   }, 180_000);
+
+  // The README's picture: `MASS_VIEW_SCREENSHOT_RUN=runs/demo npx vitest run test/view/viewer-browser.test.ts`.
+  it.runIf(process.env.MASS_VIEW_SCREENSHOT_RUN)(
+    'writes docs/images/viewer.png from a demo run',
+    async () => {
+      const demo = await startViewer({ directory: process.env.MASS_VIEW_SCREENSHOT_RUN!, port: 0 });
+      const watched = await browser.newPage();
+      try {
+        await watched.page.goto(`${demo.url}episodes/L0-demo-potency-v1/`, { waitUntil: 'load' });
+        await watched.page.locator('details.delegation > summary').first().click();
+        await watched.page.locator('#threads').evaluate((element) => element.scrollIntoView());
+        expect(watched.consoleErrors).toEqual([]);
+        await watched.page.screenshot({
+          path: join(import.meta.dirname, '..', '..', 'docs', 'images', 'viewer.png'),
+        });
+      } finally {
+        await watched.page.close();
+        await demo.close();
+      }
+    },
+    120_000,
+  );
 });
