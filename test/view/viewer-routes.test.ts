@@ -113,6 +113,9 @@ describe('mass view: pages', () => {
     expect(page.text).toContain('Fit a Hill curve and report the EC50.');
     expect(page.text).toContain('The analyst fitted the wrong curve.');
     expect(page.text).toContain('analyst: name the Hill model');
+    expect(page.text).toContain(
+      'its change to v0, the design it improved</summary><pre>analyst: instruction changed</pre>',
+    );
     expect(page.text).toContain(`/compare?x=episodes%2F${ids.v1}&amp;y=episodes%2F${ids.v0}`);
     expectInert(page.text);
   });

@@ -112,6 +112,10 @@ function reasons(call: OptimizerCall): SafeHtml {
         : ''
     }
     <p><strong>Expected impact:</strong> ${proposal.expectedImpact}</p>
+    <details>
+      <summary>its change to ${call.currentLabel}, the design it improved</summary>
+      <pre>${outcome.diffText}</pre>
+    </details>
     ${
       proposal.verificationChecks.length > 0
         ? html`<h3>Checks it asked for</h3>
