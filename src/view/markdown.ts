@@ -1,4 +1,5 @@
 import { escapeHtml, trustedMarkup, type SafeHtml } from '../report/html.js';
+import { isSafeSegment } from './view-paths.js';
 
 export interface MarkdownOptions {
   /** The URL of a relative image path (`figures/fit.png`) in the workspace; undefined shows the image as text. */
@@ -103,10 +104,7 @@ function inline(text: string, options: MarkdownOptions): string {
 function emphasis(escaped: string, options: MarkdownOptions): string {
   return escaped
     .replace(/!\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, alt: string, target: string) => {
-      const url =
-        /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('/')
-          ? undefined
-          : options.imageUrl?.(unescape(target));
+      const url = /^[a-z][a-z0-9+.-]*:/i.test(target) ? undefined : workspaceImage(unescape(target), options);
       return url === undefined
         ? `<span class="muted">[image: ${alt} (${target})]</span>`
         : `<img class="workspace-image" src="${escapeHtml(url)}" alt="${alt}">`;
@@ -118,6 +116,12 @@ function emphasis(escaped: string, options: MarkdownOptions): string {
     )
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
     .replace(/(^|[^*\w])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
+}
+
+/** A relative path inside the workspace (`./` allowed); `..`, absolute paths and empty segments show as text. */
+function workspaceImage(target: string, options: MarkdownOptions): string | undefined {
+  const path = target.replace(/^(\.\/)+/, '');
+  return path.split('/').every(isSafeSegment) ? options.imageUrl?.(path) : undefined;
 }
 
 /** Back from the escaped form to the text an agent wrote, for a workspace path. */
