@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-import type { EpisodeOptions } from '../episode/run-episode.js';
+import type { EpisodeOptions, EpisodeResult } from '../episode/run-episode.js';
 import { runEpisodes, type EpisodeOutcome } from '../episode/run-episodes.js';
 
 /**
@@ -26,6 +26,8 @@ export interface CollectionOptions {
   maxTopUps?: number;
   firstSeed?: number;
   concurrency?: number;
+  /** Runs one episode (default: in this process); an episode back-end's, to run them elsewhere. */
+  runEpisode?: (episode: EpisodeOptions) => Promise<EpisodeResult>;
   /** Called as each episode finishes (or is found finished), in the order they finish. */
   onEpisodeFinished?: (episode: CollectedEpisode) => void;
 }
@@ -71,6 +73,7 @@ export async function collectChampionRuns(options: CollectionOptions): Promise<C
     };
     const outcomes = await runEpisodes(batch, {
       concurrency: options.concurrency ?? 4,
+      run: options.runEpisode,
       onFinished: (outcome, position) => options.onEpisodeFinished?.(collected(outcome, position)),
     });
     episodes.push(...outcomes.map(collected));

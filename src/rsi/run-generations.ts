@@ -12,6 +12,7 @@ import { dataSeeds } from '../config/data-seeds.js';
 import { fitRunConfig } from '../config/context-fit.js';
 import { searchRoles, searchSettings, searchTaskDirs } from '../search/search-config.js';
 import type { SearchProgressEvent } from '../search/search-progress.js';
+import { episodeBackendFor } from '../queue/backend-from-config.js';
 import { searchTasks } from '../search/search-tasks.js';
 import type { Run } from '../store/run-store.js';
 import { BASE_TOY_WEIGHTS, saveToyWeights } from '../testing/toy-model/weights.js';
@@ -84,6 +85,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
     const served = await serveGeneration({ config, runDirectory: run.directory, registry, generation });
     let summary: GenerationSummary;
     let dataset: string | null = null;
+    const episodes = episodeBackendFor(config, run.directory);
     try {
       // Each generation's served context: the budgets fitted to it, or refused before any episode.
       const fitted = await fitRunConfig(config, served.endpoints, taskDirs, tokenCounter);
@@ -98,6 +100,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         settings: searchSettings(fitted),
         tokenCounter,
         hiddenDirectories: [run.directory],
+        episodes,
         onProgress: (event) => report({ kind: 'search', generation: name, event }),
       });
       if (search.outage) throw new SystemError(`generation ${name}: the search stopped: ${search.outage}`);
@@ -145,6 +148,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         tokenCounter,
         ...(await trainingTokenizer(config, registry, name)),
         hiddenDirectories: [run.directory],
+        episodes,
         onProgress: (event) => report({ kind: 'distill', generation: name, event }),
       });
       dataset = distilled.dataset.path;
@@ -157,6 +161,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         supervisedTokens: train.total.supervisedTokens,
       };
     } finally {
+      await episodes.close();
       await served.close();
     }
 

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { collectChampionRuns } from '../../src/distill/collect.js';
 import { EpisodeWorker } from '../../src/queue/episode-worker.js';
 import { QUEUE_PREFIX, endpointQueueName, episodeJobId } from '../../src/queue/job-identity.js';
 import { QueueEpisodeBackend } from '../../src/queue/queue-backend.js';
@@ -91,6 +92,27 @@ describe('the queue back-end', () => {
     expect(lines.filter((line) => line.includes('episode episodes/L0-tiny-sum-v0 ('))).toHaveLength(2);
     expect(readdirSync(join(runDirectory, 'episodes', '.staging'))).toEqual([]);
     await restarted.close();
+  }, 300_000);
+
+  it('runs a collection’s champion runs on the workers', async () => {
+    const coordinator = backend();
+    const collection = await collectChampionRuns({
+      episode: { taskDir, model: 'm', baseUrl: server.baseUrl, teacher: true, dataSeed: 1 },
+      outDir: join(runDirectory, 'episodes'),
+      prefix: 'L0-distill-tiny-sum',
+      runs: 2,
+      needed: 2,
+      concurrency: 2,
+      runEpisode: (options) =>
+        coordinator.run({ stepKey: `distill/L0/tiny-sum/collect/${basename(options.outDir)}`, options }),
+    });
+    expect(collection).toMatchObject({ successes: 2, enough: true, topUps: 0 });
+    for (const index of [0, 1]) {
+      expect(
+        lines.filter((line) => line.includes(`episode episodes/L0-distill-tiny-sum-${index} (`)),
+      ).toHaveLength(1);
+    }
+    await coordinator.close();
   }, 300_000);
 
   it('fails a job whose key the worker lacks at once, naming the variable, and leaves no episode', async () => {

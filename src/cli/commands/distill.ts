@@ -7,6 +7,8 @@ import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
 import { checkTrainingTokenizer } from '../../distill/tokenizer-family.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
+import { episodeBackendFor } from '../../queue/backend-from-config.js';
+import type { EpisodeBackend } from '../../queue/episode-backend.js';
 import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
 import { trainingTokenizer } from '../../rsi/training-tokenizer.js';
 import { dataSeeds } from '../../config/data-seeds.js';
@@ -44,6 +46,7 @@ export function registerDistill(program: Command): void {
         command: 'mass distill',
       });
       let served: ServedGeneration | undefined;
+      let episodes: EpisodeBackend | undefined;
       try {
         const { config } = run;
         const winners = [];
@@ -96,6 +99,7 @@ export function registerDistill(program: Command): void {
           tokenCounter,
           ...tokenizer,
           hiddenDirectories: [run.directory],
+          episodes: (episodes = episodeBackendFor(config, run.directory)),
           onProgress: (event) => display.onEvent({ kind: 'distill', generation: flags.generation, event }),
         });
         if (flags.json) {
@@ -112,6 +116,7 @@ export function registerDistill(program: Command): void {
           `Training data: ${result.dataset.path} (${train.total.windows} train windows, ${train.total.supervisedTokens} supervised tokens; ${validation.total.windows} validation windows)`,
         );
       } finally {
+        await episodes?.close();
         await served?.close();
         run.close();
       }

@@ -1,7 +1,8 @@
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 
 import { taskDataSeed } from '../../config/data-seeds.js';
 import { EpisodeRecord } from '../../episode/episode-record.js';
+import type { EpisodeOptions } from '../../episode/run-episode.js';
 import { workflowHash } from '../../workflow/render.js';
 import { collectChampionRuns } from '../collect.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
@@ -41,6 +42,16 @@ export async function collectStep(
         maxTopUps: settings.collection.maxTopUps,
         firstSeed: settings.seed,
         concurrency: settings.concurrency.episodes,
+        ...(context.episodes
+          ? {
+              runEpisode: (options: EpisodeOptions) =>
+                context.episodes!.run({
+                  stepKey: `${task.base}/collect/${basename(options.outDir)}`,
+                  apiKeyEnv: executor.apiKeyEnv,
+                  options,
+                }),
+            }
+          : {}),
         onEpisodeFinished: () => onEpisodeFinished?.(),
       });
       const episodes = [];

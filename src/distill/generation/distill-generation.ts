@@ -1,5 +1,6 @@
 import { UserError } from '../../errors.js';
 import { Semaphore } from '../../model/concurrency.js';
+import type { EpisodeBackend } from '../../queue/episode-backend.js';
 import type { TokenCounter } from '../../model/token-counter.js';
 import type { Run } from '../../store/run-store.js';
 import { loadTask } from '../../tasks/load-task.js';
@@ -57,6 +58,8 @@ export interface DistillGenerationOptions {
   onProgress?: (event: DistillProgressEvent) => void;
   /** Stops starting new work and cancels the judge calls in flight; episodes already running finish. */
   signal?: AbortSignal;
+  /** Where the collection's episodes run (default: in this process). */
+  episodes?: EpisodeBackend;
 }
 
 export interface DistilledTask {
@@ -108,6 +111,7 @@ export async function distillGeneration(options: DistillGenerationOptions): Prom
     hiddenDirectories: [run.directory, ...(options.hiddenDirectories ?? [])],
     judgeSlots: new Semaphore(settings.concurrency.judgments),
     gate,
+    episodes: options.episodes,
     signal: options.signal,
     progress: (event) => options.onProgress?.(event),
   };

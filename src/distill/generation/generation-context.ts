@@ -1,4 +1,5 @@
 import type { Semaphore } from '../../model/concurrency.js';
+import type { EpisodeBackend } from '../../queue/episode-backend.js';
 import type { TokenCounter } from '../../model/token-counter.js';
 import type { ChatModel, SamplingParams } from '../../model/types.js';
 import type { Run } from '../../store/run-store.js';
@@ -14,6 +15,8 @@ export interface DistillExecutor {
   /** OpenAI style, ending in `/v1`. */
   baseUrl: string;
   apiKey?: string;
+  /** The variable the key came from: what a queue sends its workers instead of the key. */
+  apiKeyEnv?: string;
 }
 
 /** The evaluator role: the generation's own model, judging pairs of its workspaces. */
@@ -38,6 +41,8 @@ export interface GenerationContext {
   /** Judge calls at once, over every task. */
   judgeSlots: Semaphore;
   gate: WorkGate;
+  /** Where the collection's episodes run (default: in this process). */
+  episodes?: EpisodeBackend;
   signal?: AbortSignal;
   progress: (event: DistillProgressEvent) => void;
 }
