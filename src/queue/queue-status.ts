@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 
+import { errorMessage, SystemError } from '../errors.js';
 import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX } from './job-identity.js';
 import { connectRedis, type RedisAddress } from './redis-connection.js';
 
@@ -33,9 +34,14 @@ export interface QueueStatus {
 
 /** What the queues hold now: jobs by state per endpoint, and per worker (from each job's record of who ran it). */
 export async function queueStatus(address: RedisAddress): Promise<QueueStatus> {
-  const connection = connectRedis(address);
+  const connection = connectRedis(address, { patient: false });
   connection.on('error', () => {});
   try {
+    await connection.ping().catch((error: unknown) => {
+      throw new SystemError(
+        `Redis at ${address.url} does not answer (${errorMessage(error)}): is it running?`,
+      );
+    });
     const registry = await connection.hgetall(ENDPOINT_REGISTRY_KEY);
     const endpoints: EndpointStatus[] = [];
     const workers = new Map<string, WorkerStatus>();

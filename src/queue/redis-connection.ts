@@ -13,17 +13,19 @@ export interface RedisAddress {
  * A connection as BullMQ wants it: commands wait through a reconnection instead of failing after a few retries, so
  * a Redis restart pauses the coordinator and the workers rather than failing their episodes.
  */
-export function connectRedis(address: RedisAddress): Redis {
+export function connectRedis(address: RedisAddress, options: { patient?: boolean } = {}): Redis {
   const url = parseRedisUrl(address.url);
   const password = address.passwordEnv ? process.env[address.passwordEnv] : undefined;
   if (address.passwordEnv && !password) {
     throw new UserError(`${address.passwordEnv} is not set: it should hold the Redis password`);
   }
+  const patient = options.patient ?? true;
   return new Redis(url.toString(), {
     ...(password ? { password } : {}),
-    maxRetriesPerRequest: null,
     enableReadyCheck: true,
-    retryStrategy: (attempt) => Math.min(250 * attempt, 2000),
+    // Impatient (a status query): a Redis that does not answer within a few seconds is an error to show.
+    maxRetriesPerRequest: patient ? null : 1,
+    retryStrategy: (attempt) => (patient ? Math.min(250 * attempt, 2000) : attempt > 5 ? null : 500),
   });
 }
 
