@@ -24,8 +24,9 @@ export interface BareHarnessRun {
 export async function runBareHarness(run: BareHarnessRun): Promise<number> {
   const home = join(run.directory, 'home');
   const workspace = join(run.directory, 'workspace');
-  mkdirSync(home, { recursive: true });
-  mkdirSync(workspace, { recursive: true });
+  // A /tmp of its own, as in the sandbox: qwen-code keeps per-session files there.
+  const temporary = join(run.directory, 'tmp');
+  for (const folder of [home, workspace, temporary]) mkdirSync(folder, { recursive: true });
   const settings = qwenSettings({
     model: 'm',
     baseUrl: `${run.baseUrl}/v1`,
@@ -48,6 +49,8 @@ export async function runBareHarness(run: BareHarnessRun): Promise<number> {
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           HOME: home,
+          TMPDIR: temporary,
+          LANG: 'C.UTF-8',
           QWEN_HOME: home,
           MASS_BENCH_KEY: 'none',
           QWEN_TELEMETRY_ENABLED: 'false',
