@@ -208,8 +208,11 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         command: node.path,
         args: harnessArguments(options.model),
         env: {
-          // Read-only inside: Node reads the warm cache and silently skips writing what it lacks.
-          ...(node.compileCacheDirectory === null ? {} : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
+          // Read-only inside: Node reads the warm cache and silently skips writing what it lacks. Without a sandbox
+          // it would be written from a run of agent code: not given then.
+          ...(node.compileCacheDirectory === null || sandbox.mode !== 'bubblewrap'
+            ? {}
+            : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
           QWEN_HOME: sandbox.homeInside,
           QWEN_TELEMETRY_ENABLED: 'false',
           QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
