@@ -12,6 +12,8 @@ const LONGEST_FIRST = [
   'test/tasks/grading.test.ts',
   'test/search/search-e2e.test.ts',
   'test/evaluate/evaluation-e2e.test.ts',
+  'test/search/fault-tolerance-e2e.test.ts',
+  'test/queue/queue-search-e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.
   'test/train/python-torch.test.ts',
 ];
