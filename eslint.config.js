@@ -3,7 +3,17 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'runs/', 'coverage/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'runs/',
+      'coverage/',
+      '.venv-trainer/',
+      'harness-node/',
+      'test-artifacts/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -197,7 +197,9 @@ const Evaluation = z
     selfJudge: z
       .boolean()
       .default(true)
-      .describe('the candidate also judges its own pairs, as the loop does: the self-judge of the agreement figures'),
+      .describe(
+        'the candidate also judges its own pairs, as the loop does: the self-judge of the agreement figures',
+      ),
     judgeRepairAttempts: z.number().int().min(0).default(2),
     oracleTieMargin: z
       .number()
@@ -349,7 +351,9 @@ export const RunConfig = z
     sandboxHide: z
       .array(z.string().refine((path) => path.startsWith('/'), 'an absolute host path'))
       .optional()
-      .describe('host folders or files the agents must not see, beside /root, /home and /run (always hidden)'),
+      .describe(
+        'host folders or files the agents must not see, beside /root, /home and /run (always hidden)',
+      ),
     execution: Execution.optional().describe(
       'where episodes run: local (default) or queue (mass worker processes through Redis; README: several machines)',
     ),

@@ -152,7 +152,7 @@ describe.skipIf(missing !== undefined)('train_lora.py with torch, on tiny Qwen3 
       expect(expected.draws).toHaveLength(6);
       expect(metrics.supervisedTokensProcessed).toBe(expected.processedSupervisedTokens);
       // It ran on the versions requirements.txt pins (torch's build suffix aside: 2.13.0+cpu).
-    expect(Object.keys(pinned).sort()).toEqual(['peft', 'torch', 'transformers']);
+      expect(Object.keys(pinned).sort()).toEqual(['peft', 'torch', 'transformers']);
       for (const [library, version] of Object.entries(pinned)) {
         expect(reports[name].versions[library], library).toMatch(
           new RegExp(`^${version.replaceAll('.', '\\.')}(\\+|$)`),
