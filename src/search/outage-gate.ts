@@ -1,5 +1,8 @@
+import { rm } from 'node:fs/promises';
+
 import { z } from 'zod';
 
+import type { EpisodeRecord } from '../episode/episode-record.js';
 import { SystemError } from '../errors.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 
@@ -125,4 +128,27 @@ export function modelsEndpointProbe(baseUrl: string, apiKey?: string): () => Pro
       return false;
     }
   };
+}
+
+/**
+ * Runs one episode through the gate: it waits while the server is down, and an episode that failed because the
+ * server stayed unavailable past its calls' retries is recorded as lost, its half-made directory removed, and run
+ * again once the server answers. Any other outcome, success or failure, is the episode's result.
+ */
+export async function runEpisodeThroughOutages<T extends { record: EpisodeRecord }>(
+  gate: OutageGate,
+  episode: { id: string; outDir: string },
+  run: () => Promise<T>,
+): Promise<T> {
+  for (;;) {
+    await gate.ready();
+    const result = await run();
+    const { failure } = result.record;
+    if (failure?.cause !== 'server_unavailable') {
+      gate.succeeded();
+      return result;
+    }
+    await gate.lostToOutage(`episode ${episode.id}`, `${failure.kind}: ${failure.detail}`);
+    await rm(episode.outDir, { recursive: true, force: true });
+  }
 }

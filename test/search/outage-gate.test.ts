@@ -1,11 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { apiErrorCause } from '../../src/episode/outcome.js';
 import { finalError, isTransportFailure } from '../../src/model/retry.js';
-import { OutageBudgetSpentError, OutageGate } from '../../src/search/outage-gate.js';
+import type { EpisodeRecord } from '../../src/episode/episode-record.js';
+import {
+  OutageBudgetSpentError,
+  OutageGate,
+  runEpisodeThroughOutages,
+} from '../../src/search/outage-gate.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 /** A probe that says the server is down until `up()` is called. */
@@ -146,5 +151,58 @@ describe('what counts as an outage', () => {
         ],
       }),
     ).toBe('server_unavailable');
+  });
+});
+
+describe('an episode run through the gate (collection)', () => {
+  const lost = {
+    failure: { kind: 'api_error', cause: 'server_unavailable', detail: 'HTTP 503 after 40 attempts' },
+  };
+  const done = { failure: null, status: 'success' };
+  const asResult = (record: object) => ({ record: record as unknown as EpisodeRecord });
+
+  it('redoes an episode lost to an outage once the server answers, from a clean directory', async () => {
+    const directory = temporaryDirectory();
+    const outDir = join(directory.path, 'L0-distill-task-3');
+    const server = switchableProbe();
+    const gate = new OutageGate({
+      probe: server.probe,
+      budgetMs: 10_000,
+      probeIntervalMs: 20,
+      server: 'http://model:8000/v1',
+      logFile: join(directory.path, 'outages.jsonl'),
+    });
+    const leftBehind: boolean[] = [];
+    let attempts = 0;
+    const running = runEpisodeThroughOutages(gate, { id: 'L0-distill-task-3', outDir }, async () => {
+      leftBehind.push(existsSync(join(outDir, 'half-written')));
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(join(outDir, 'half-written'), '');
+      return asResult(++attempts === 1 ? lost : done);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(attempts).toBe(1);
+    server.up();
+    const result = await running;
+    await gate.close();
+    expect(result.record).toEqual(done);
+    expect(attempts).toBe(2);
+    expect(leftBehind).toEqual([false, false]);
+    const rows = readFileSync(join(directory.path, 'outages.jsonl'), 'utf8').trim().split('\n');
+    expect(rows.map((row) => JSON.parse(row).what)).toEqual(['episode L0-distill-task-3']);
+    directory.remove();
+  });
+
+  it('keeps any other failure as the episode’s result, and stops once the outage budget is spent', async () => {
+    const gate = new OutageGate({ probe: async () => false, budgetMs: 50, probeIntervalMs: 10, server: 'm' });
+    const refused = { failure: { kind: 'api_error', cause: 'request_refused', detail: 'HTTP 400' } };
+    const kept = await runEpisodeThroughOutages(gate, { id: 'e', outDir: '/nonexistent/e' }, async () =>
+      asResult(refused),
+    );
+    expect(kept.record).toEqual(refused);
+    await expect(
+      runEpisodeThroughOutages(gate, { id: 'e', outDir: '/nonexistent/e' }, async () => asResult(lost)),
+    ).rejects.toBeInstanceOf(OutageBudgetSpentError);
+    await expect(gate.ready()).rejects.toBeInstanceOf(OutageBudgetSpentError);
   });
 });

@@ -2,7 +2,8 @@ import { basename, join, relative } from 'node:path';
 
 import { taskDataSeed } from '../../config/data-seeds.js';
 import { EpisodeRecord } from '../../episode/episode-record.js';
-import type { EpisodeOptions } from '../../episode/run-episode.js';
+import { runEpisode, type EpisodeOptions } from '../../episode/run-episode.js';
+import { modelsEndpointProbe, OutageGate, runEpisodeThroughOutages } from '../../search/outage-gate.js';
 import { workflowHash } from '../../workflow/render.js';
 import { collectChampionRuns } from '../collect.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
@@ -23,37 +24,51 @@ export async function collectStep(
   return run.step(
     `${task.base}/collect`,
     async () => {
-      const collection = await collectChampionRuns({
-        episode: {
-          ...settings.episode,
-          taskDir: task.task.dir,
-          workflow: task.championWorkflow,
-          teacher: true,
-          model: executor.model,
-          baseUrl: executor.baseUrl,
-          apiKey: executor.apiKey,
-          dataSeed: taskDataSeed(settings.dataSeeds, task.id),
-          hiddenDirectories: context.hiddenDirectories,
-        },
-        outDir: run.path('episodes'),
-        prefix: `${context.generation}-distill-${task.id}`,
-        runs: settings.collection.runs,
-        needed: settings.collection.needed,
-        maxTopUps: settings.collection.maxTopUps,
-        firstSeed: settings.seed,
-        concurrency: settings.concurrency.episodes,
-        ...(context.episodes
-          ? {
-              runEpisode: (options: EpisodeOptions) =>
-                context.episodes!.run({
-                  stepKey: `${task.base}/collect/${basename(options.outDir)}`,
-                  apiKeyEnv: executor.apiKeyEnv,
-                  options,
-                }),
-            }
-          : {}),
-        onEpisodeFinished: () => onEpisodeFinished?.(),
+      const outages = new OutageGate({
+        probe: modelsEndpointProbe(executor.baseUrl, executor.apiKey),
+        budgetMs: settings.outages.budgetSeconds * 1000,
+        probeIntervalMs: settings.outages.probeSeconds * 1000,
+        server: executor.baseUrl,
+        logFile: run.path('outages.jsonl'),
       });
+      let collection;
+      try {
+        collection = await collectChampionRuns({
+          episode: {
+            ...settings.episode,
+            taskDir: task.task.dir,
+            workflow: task.championWorkflow,
+            teacher: true,
+            model: executor.model,
+            baseUrl: executor.baseUrl,
+            apiKey: executor.apiKey,
+            dataSeed: taskDataSeed(settings.dataSeeds, task.id),
+            hiddenDirectories: context.hiddenDirectories,
+          },
+          outDir: run.path('episodes'),
+          prefix: `${context.generation}-distill-${task.id}`,
+          runs: settings.collection.runs,
+          needed: settings.collection.needed,
+          maxTopUps: settings.collection.maxTopUps,
+          firstSeed: settings.seed,
+          concurrency: settings.concurrency.episodes,
+          runEpisode: (options: EpisodeOptions) =>
+            runEpisodeThroughOutages(outages, { id: basename(options.outDir), outDir: options.outDir }, () =>
+              context.episodes
+                ? context.episodes.run({
+                    stepKey: `${task.base}/collect/${basename(options.outDir)}`,
+                    apiKeyEnv: executor.apiKeyEnv,
+                    options,
+                  })
+                : runEpisode(options),
+            ),
+          onEpisodeFinished: () => onEpisodeFinished?.(),
+        });
+        // An outage past its budget stops the collection, which is then not done: the same command resumes it.
+        await outages.ready();
+      } finally {
+        await outages.close();
+      }
       const episodes = [];
       for (const episode of collection.episodes) {
         const record =

@@ -1,4 +1,5 @@
 import { dataSeeds, type DataSeeds } from '../../config/data-seeds.js';
+import { faultTolerance } from '../../config/fault-tolerance.js';
 import type { RunConfig } from '../../config/run-config.js';
 import { episodeSettings, type EpisodeSettings } from '../../config/episode-settings.js';
 import type { BundleBudget } from '../../judge/bundle.js';
@@ -56,6 +57,8 @@ export interface DistillSettings {
     judgments: number;
   };
   episode: EpisodeSettings;
+  /** How long collection waits out a model server that is down before the command stops (exit 3). */
+  outages: { budgetSeconds: number; probeSeconds: number };
 }
 
 /** The outer loop's settings as the run configuration gives them. */
@@ -78,6 +81,10 @@ export function distillSettings(config: RunConfig): DistillSettings {
     windows: { windowTokens: distill.windowTokens, maxContextTokens: distill.maxContextTokens },
     seed: config.seed,
     dataSeeds: dataSeeds(config),
+    outages: {
+      budgetSeconds: faultTolerance(config).outageSeconds,
+      probeSeconds: faultTolerance(config).probeSeconds,
+    },
     concurrency: { episodes: config.concurrency.episodes, judgments: config.concurrency.judgments },
     episode: episodeSettings(config),
   };
