@@ -3,17 +3,20 @@ import { join } from 'node:path';
 
 import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
+import { faultTolerance } from '../config/fault-tolerance.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { Semaphore } from '../model/concurrency.js';
 import { loadTokenCounter } from '../model/token-counter.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
+import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
+import { modelsEndpointProbe, OutageGate } from '../search/outage-gate.js';
 import { TaskSearchRecord } from '../search/search-records.js';
 import type { Run } from '../store/run-store.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { ModelRegistry } from '../train/registry.js';
 import type { Workflow } from '../workflow/workflow.js';
-import { evaluationEpisodeStep, gradeStep } from './evaluation-episodes.js';
+import { evaluationEpisodeStep, gradeStep, type EvaluationEpisodeRunner } from './evaluation-episodes.js';
 import { judgmentStep, type JudgedEpisodes } from './evaluation-judgments.js';
 import { evaluationPlan, type EvaluationPlan } from './evaluation-plan.js';
 import {
@@ -40,6 +43,8 @@ export interface EvaluateRunOptions {
   /** The evaluation section, defaults filled in and the command line's changes applied. */
   evaluation: EvaluationConfig;
   onProgress?: (event: EvaluationProgress) => void;
+  /** Where the episodes run (default: in this process); the configuration's `execution` back-end. */
+  episodes?: EpisodeBackend;
 }
 
 /**
@@ -67,6 +72,25 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
   const served = await serveEvaluation(config, plan.models, plan.judges, {
     selfJudge: evaluation.selfJudge,
   });
+  const outageGates = new Map<string, OutageGate>();
+  const { outageSeconds, probeSeconds } = faultTolerance(config);
+  const runner: EvaluationEpisodeRunner = {
+    episodes: options.episodes ?? localEpisodeBackend,
+    outagesOf: (model) => {
+      let gate = outageGates.get(model.baseUrl);
+      if (!gate) {
+        gate = new OutageGate({
+          probe: modelsEndpointProbe(model.baseUrl, model.apiKey),
+          budgetMs: outageSeconds * 1000,
+          probeIntervalMs: probeSeconds * 1000,
+          server: model.baseUrl,
+          logFile: run.path(base, 'outages.jsonl'),
+        });
+        outageGates.set(model.baseUrl, gate);
+      }
+      return gate;
+    },
+  };
   const grades = new JsonlAppender(run.path(base, 'grades.jsonl'));
   const judgments = new JsonlAppender(run.path(base, 'judgments.jsonl'));
   try {
@@ -113,6 +137,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
                 dataSeed: taskDataSeed(seeds, task.manifest.id),
               },
               settings,
+              runner,
             );
           } finally {
             release();
@@ -245,7 +270,11 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
     await EvaluationSummaryRecord.write(run.path(base, 'summary.json'), summary);
     return summary;
   } finally {
-    await Promise.allSettled([grades.close(), judgments.close()]);
+    await Promise.allSettled([
+      grades.close(),
+      judgments.close(),
+      ...[...outageGates.values()].map((gate) => gate.close()),
+    ]);
     await served.close();
   }
 }

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import type { EpisodeSettings } from '../config/episode-settings.js';
 import { errorMessage } from '../errors.js';
 import type { EpisodeRecord } from '../episode/episode-record.js';
-import { runEpisode } from '../episode/run-episode.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
+import type { EpisodeBackend } from '../queue/episode-backend.js';
+import { runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
 import type { Run } from '../store/run-store.js';
 import { gradeWorkspace } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
@@ -23,16 +24,24 @@ export interface EvaluationEpisodeSpec {
   dataSeed: number;
 }
 
+/** Where an evaluation's episodes run, and the gate that waits out an outage of the evaluated model's server. */
+export interface EvaluationEpisodeRunner {
+  episodes: EpisodeBackend;
+  outagesOf: (model: ServedModel) => OutageGate;
+}
+
 /**
  * One evaluation episode as a step (`evaluation/<name>/episode/<model>/<task>/<condition>/<replicate>`), in
  * `evaluation/<name>/episodes/<model>-<task>-<condition>-<replicate>/`. A finished episode is never run again; the
- * episode directory of an interrupted one is cleaned and run again by `runEpisode`.
+ * episode directory of an interrupted one is cleaned and run again. An episode lost to the model server being down is
+ * redone once it answers, never counted as a failed rollout.
  */
 export function evaluationEpisodeStep(
   run: Run<unknown>,
   base: string,
   spec: EvaluationEpisodeSpec,
   settings: EpisodeSettings,
+  runner: EvaluationEpisodeRunner,
 ): Promise<EvaluationEpisode> {
   const { model, task, condition, replicate } = spec;
   const taskId = task.manifest.id;
@@ -41,7 +50,8 @@ export function evaluationEpisodeStep(
   return run.step(
     `${base}/episode/${model.name}/${taskId}/${condition}/${replicate}`,
     async () => {
-      const { record } = await runEpisode({
+      const stepKey = `${base}/episode/${model.name}/${taskId}/${condition}/${replicate}`;
+      const options = {
         ...settings,
         taskDir: task.dir,
         ...(spec.workflow ? { workflow: spec.workflow } : {}),
@@ -54,7 +64,12 @@ export function evaluationEpisodeStep(
         dataSeed: spec.dataSeed,
         outDir: run.path(dir),
         hiddenDirectories: [run.directory],
-      });
+      };
+      const { record } = await runEpisodeThroughOutages(
+        runner.outagesOf(model),
+        { id: episodeId, outDir: options.outDir },
+        () => runner.episodes.run({ stepKey, apiKeyEnv: model.apiKeyEnv, options }),
+      );
       return describeEpisode(record, {
         episodeId,
         dir,

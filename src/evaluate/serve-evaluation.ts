@@ -14,6 +14,8 @@ export interface ServedModel {
   modelName: string;
   baseUrl: string;
   apiKey?: string;
+  /** The variable that holds the key: what a queue's workers are told, never the key. */
+  apiKeyEnv?: string;
 }
 
 export interface ServedJudge {
@@ -115,6 +117,7 @@ async function serveModel(
     modelName: model.servedAs,
     baseUrl: endpoint.baseUrl,
     apiKey: apiKeyFrom(endpoint.apiKeyEnv),
+    apiKeyEnv: endpoint.apiKeyEnv,
     endpoint: { ...endpoint, model: model.servedAs },
   };
 }

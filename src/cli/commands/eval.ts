@@ -12,6 +12,7 @@ import {
 } from '../../config/run-config.js';
 import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun, type EvaluationProgress } from '../../evaluate/evaluate-run.js';
+import { episodeBackendFor } from '../../queue/backend-from-config.js';
 import { readFrozenConfig } from '../../store/frozen-config.js';
 import { openRun, runFileNames, type Run } from '../../store/run-store.js';
 import { parsePositiveInteger } from '../duration.js';
@@ -60,13 +61,15 @@ export function registerEval(program: Command): void {
       const suiteDir = resolve(dirname(resolve(flags.config)), run.config.suite);
       const progress = evaluationProgressLine();
       let summary: EvaluationSummary;
+      const episodes = episodeBackendFor(run.config, run.directory);
       try {
         process.stderr.write(
           `mass eval: evaluation "${evaluation.name}" of run ${run.directory}, ${evaluation.rollouts} rollout(s) per task, model and condition\n`,
         );
-        summary = await evaluateRun({ run, suiteDir, evaluation, onProgress: progress.onEvent });
+        summary = await evaluateRun({ run, suiteDir, evaluation, onProgress: progress.onEvent, episodes });
       } finally {
         progress.stop();
+        await episodes.close();
         run.close();
       }
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
