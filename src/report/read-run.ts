@@ -167,22 +167,31 @@ async function readOuterLoops(files: RunFiles): Promise<TaskOuterLoop[]> {
   for (const generation of await files.folders('distill')) {
     for (const task of await files.folders(join('distill', generation))) {
       if (task === 'dataset') continue;
-      const base = join('distill', generation, task);
-      const collection = await files.record(CollectionRecord, join(base, 'collection.json'));
-      const ranking = await files.record(
-        TaskRankingRecord,
-        join(base, 'ranking.json'),
-        collection ? 'the tournament has not finished' : undefined,
-      );
-      const selection = await files.json(
-        Selection,
-        join(base, 'selection.json'),
-        ranking ? 'the selection has not been made yet' : undefined,
-      );
-      loops.push({ generation, task, collection, ranking, selection });
+      loops.push(await readTaskOuterLoop(files, generation, task));
     }
   }
   return loops;
+}
+
+/** One task's outer loop in one generation: collection, ranking and selection, each as far as it got. */
+export async function readTaskOuterLoop(
+  files: RunFiles,
+  generation: string,
+  task: string,
+): Promise<TaskOuterLoop> {
+  const base = join('distill', generation, task);
+  const collection = await files.record(CollectionRecord, join(base, 'collection.json'));
+  const ranking = await files.record(
+    TaskRankingRecord,
+    join(base, 'ranking.json'),
+    collection ? 'the tournament has not finished' : undefined,
+  );
+  const selection = await files.json(
+    Selection,
+    join(base, 'selection.json'),
+    ranking ? 'the selection has not been made yet' : undefined,
+  );
+  return { generation, task, collection, ranking, selection };
 }
 
 async function readDatasets(files: RunFiles): Promise<GenerationDataset[]> {

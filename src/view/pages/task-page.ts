@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 
-import { CollectionRecord, TaskRankingRecord } from '../../distill/generation/generation-records.js';
-import { Selection } from '../../distill/selection.js';
 import { html, type SafeHtml } from '../../report/html.js';
+import { readTaskOuterLoop } from '../../report/read-run.js';
 import { RunFiles } from '../../report/run-files.js';
 import { Match } from '../../ranking/matches.js';
 import type { TaskSearchResult } from '../../search/search-records.js';
@@ -17,17 +16,7 @@ export async function taskPage(root: string, generation: string, task: string): 
   const files = new RunFiles(root);
   const search = await readSearch(files, generation, task);
   const base = join('distill', generation, task);
-  const collection = await files.record(CollectionRecord, join(base, 'collection.json'));
-  const ranking = await files.record(
-    TaskRankingRecord,
-    join(base, 'ranking.json'),
-    collection ? 'the tournament has not finished' : undefined,
-  );
-  const selection = await files.json(
-    Selection,
-    join(base, 'selection.json'),
-    ranking ? 'the selection has not been made yet' : undefined,
-  );
+  const { collection, ranking, selection } = await readTaskOuterLoop(files, generation, task);
   const matches = collection ? await files.jsonLines(Match, join(base, 'matches.jsonl'), 'a match') : [];
 
   const decisions = new Map(selection?.decisions.map((decision) => [decision.episodeId, decision]) ?? []);
