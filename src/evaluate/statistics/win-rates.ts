@@ -88,12 +88,16 @@ export function judgeWinRates(
     },
     options,
   );
+  const pooled = winRateCell(verdicts, options.confidence);
   return {
     judge,
     perTask,
     pooled: {
-      ...winRateCell(verdicts, options.confidence),
-      winRateBootstrap: winRateBootstrap ?? null,
+      ...pooled,
+      // When every decisive verdict went one way, no resample can differ and the bootstrap interval has no width
+      // ([1, 1] after four wins): the pooled Wilson interval is then the honest one.
+      winRateBootstrap:
+        pooled.wins === 0 || pooled.losses === 0 ? pooled.winRateWilson : (winRateBootstrap ?? null),
       winRateWithTiesBootstrap: winRateWithTiesBootstrap ?? null,
     },
   };

@@ -131,4 +131,16 @@ describe('win rates per task and pooled', () => {
     // Treating the 32 judgments as independent would give a far narrower interval.
     expect(rates.pooled.winRateWilson!.upper).toBeLessThan(0.9);
   });
+
+  it('gives the pooled Wilson interval, not a bootstrap of no width, when no decisive verdict went the other way', () => {
+    const all = [
+      ...verdicts('t1', ['win', 'tie', 'win', 'tie']),
+      ...verdicts('t2', ['tie', 'win', 'tie', 'tie']),
+    ];
+    const rates = judgeWinRates('external:x', all, bootstrap);
+    expect(rates.pooled).toMatchObject({ wins: 3, losses: 0, ties: 5, winRate: 1 });
+    // Every resample of these pairs has W/(W+L) = 1: a percentile interval of [1, 1] would claim certainty.
+    expect(rates.pooled.winRateBootstrap).toEqual(wilsonInterval(3, 3));
+    expect(rates.pooled.winRateBootstrap!.lower).toBeLessThan(0.5);
+  });
 });
