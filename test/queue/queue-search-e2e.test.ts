@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { EpisodeRecord } from '../../src/episode/episode-record.js';
 import type { QueueStatus } from '../../src/queue/queue-status.js';
-import { TaskSearchRecord } from '../../src/search/search-records.js';
 import type { ScriptedServer } from '../../src/testing/scripted-server.js';
 import { startToyModel } from '../../src/testing/toy-model/toy-model.js';
 import { PrivateRedis } from '../../src/testing/redis-server.js';
 import { BASE_TOY_WEIGHTS } from '../../src/testing/toy-model/weights.js';
 import { runMass, startMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { fileHashes, searchDecisions } from '../search/search-outcome.js';
 
 /**
  * `mass search` over the demo tasks on the toy model, once with the local back-end and once through the queue: a
@@ -216,25 +215,7 @@ async function until<T>(probe: () => T | undefined, timeoutMs = 600_000): Promis
 /** What the searches decided, and what their episodes left, without what varies run to run (times, tokens). */
 async function outcome(run: string) {
   const tasks: Record<string, unknown> = {};
-  for (const task of TASKS) {
-    const result = await TaskSearchRecord.read(join(run, 'search', 'L0', task, 'result.json'));
-    tasks[task] = {
-      champion: result.champion,
-      beatsReference: result.beatsReference,
-      championHistory: result.championHistory,
-      counts: result.counts,
-      iterations: result.iterations.map((iteration) => ({
-        version: iteration.version,
-        episode: iteration.episode && { status: iteration.episode.status, reason: iteration.episode.reason },
-        matches: iteration.decision?.matches.map(({ first, second, result, rationale }) => ({
-          first,
-          second,
-          result,
-          rationale,
-        })),
-      })),
-    };
-  }
+  for (const task of TASKS) tasks[task] = await searchDecisions(run, task);
   const episodes: Record<string, unknown> = {};
   for (const episode of EPISODES) {
     const dir = join(run, 'episodes', episode);
@@ -244,22 +225,8 @@ async function outcome(run: string) {
       failure: record.failure,
       modelCalls: record.modelCalls,
       delegations: record.delegations,
-      workspace: tree(join(dir, 'workspace')),
+      workspace: fileHashes(join(dir, 'workspace')),
     };
   }
   return { tasks, episodes };
-}
-
-/** Every file under a folder, with a hash of its contents. */
-function tree(folder: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (current: string) => {
-    for (const name of readdirSync(current).sort()) {
-      const path = join(current, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(folder, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(folder);
-  return files;
 }

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { EpisodeRecord } from '../../src/episode/episode-record.js';
-import { TaskSearchRecord } from '../../src/search/search-records.js';
 import { FAULT_KINDS } from '../../src/testing/fault-injection.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/testing/steps.js';
@@ -14,6 +12,7 @@ import { startToyModel } from '../../src/testing/toy-model/toy-model.js';
 import { BASE_TOY_WEIGHTS } from '../../src/testing/toy-model/weights.js';
 import { runMass, startMass } from '../support/cli.js';
 import { readProxyLog, temporaryDirectory, unusedPort } from '../support/fixtures.js';
+import { fileHashes, searchDecisions } from './search-outcome.js';
 
 /**
  * `mass search` on the toy model (one demo task, the reference and v0, one verdict), once on a sound server and then
@@ -150,40 +149,15 @@ describe('mass search rides out a flaky model server', () => {
   }, 300_000);
 });
 
-/** What a search decided, and what its episodes left, without the figures that vary run to run (times, tokens). */
+/** What a search decided, and what its episodes left. */
 async function outcome(run: string) {
-  const result = await TaskSearchRecord.read(join(run, 'search', 'L0', TASK, 'result.json'));
   return {
-    champion: result.champion,
-    beatsReference: result.beatsReference,
-    championHistory: result.championHistory,
-    counts: result.counts,
-    iterations: result.iterations.map((iteration) => ({
-      version: iteration.version,
-      episode: iteration.episode && { status: iteration.episode.status, reason: iteration.episode.reason },
-      matches: iteration.decision?.matches.map(({ first, second, result, rationale }) => ({
-        first,
-        second,
-        result,
-        rationale,
-      })),
-    })),
+    ...(await searchDecisions(run, TASK)),
     workspaces: Object.fromEntries(
-      EPISODES.map((version) => [version, tree(join(run, 'episodes', `L0-${TASK}-${version}`, 'workspace'))]),
+      EPISODES.map((version) => [
+        version,
+        fileHashes(join(run, 'episodes', `L0-${TASK}-${version}`, 'workspace')),
+      ]),
     ),
   };
-}
-
-/** Every file under a folder, with a hash of its contents. */
-function tree(root: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (folder: string) => {
-    for (const name of readdirSync(folder).sort()) {
-      const path = join(folder, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(root, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(root);
-  return files;
 }
