@@ -76,9 +76,11 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
         `; ${number(delegation.meanDelegations, 2)}; ${number(delegation.meanSubagentThreads, 2)}`,
     );
   }
-  if (figures.agreement.length > 0) {
+  // Two self-judges never judge the same pairs (each judges its own generation's): such rows have nothing to show.
+  const agreements = figures.agreement.filter((agreement) => agreement.items > 0);
+  if (agreements.length > 0) {
     lines.push('', "Evaluator agreement (share of items; Cohen's κ):");
-    for (const agreement of figures.agreement) {
+    for (const agreement of agreements) {
       const [first, second] = agreement.evaluators;
       lines.push(
         `  ${agreement.sample}: ${judgeName(first)} and ${judgeName(second)}: ${rate(agreement.agreement)} ` +

@@ -1,0 +1,31 @@
+import { fileURLToPath } from 'node:url';
+
+import { describe, expect, it } from 'vitest';
+
+import { describeEvaluation } from '../../src/evaluate/describe-evaluation.js';
+import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
+
+/** The summary.json of a real `mass demo` run: L0, L1 and L2 on the demo tasks, the toy standing in as judge. */
+const demoSummary = fileURLToPath(new URL('../fixtures/evaluation/demo-summary.json', import.meta.url));
+
+describe('the terminal summary of an evaluation', () => {
+  it('shows every comparison and figure of the demo, and no agreement between evaluators who judged nothing in common', async () => {
+    const summary = await EvaluationSummaryRecord.read(demoSummary);
+    const emptyRows = summary.figures.agreement.filter((agreement) => agreement.items === 0);
+    // Each self-judge judges only its own generation's pairs: self:L1 and self:L2 share none.
+    expect(emptyRows.map((agreement) => agreement.evaluators)).toEqual([['self:L1', 'self:L2']]);
+
+    const text = describeEvaluation(summary, 'runs/demo');
+    for (const comparison of [
+      'L1 (toy) against L0 (toy)',
+      'L2 (toy) against L0 (toy)',
+      'L2 (toy) against L1 (toy)',
+    ]) {
+      expect(text).toContain(comparison);
+    }
+    expect(text).toMatch(/L2 \(toy\)\s+bare\s+97\.7 \[95\.4, 100\.0\]/);
+    expect(text).toContain('evaluation: oracle and toy-judge (toy): 100 %');
+    expect(text).not.toContain('self:L1 (toy) and self:L2 (toy)');
+    expect(text).not.toMatch(/over 0\b/);
+  });
+});
