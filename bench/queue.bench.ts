@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 
 import { QueueEpisodeBackend } from '../src/queue/queue-backend.js';
+import { QueueSecret } from '../src/queue/queue-secret.js';
 import { PrivateRedis } from '../src/testing/redis-server.js';
 import { startScriptedServer } from '../src/testing/scripted-server.js';
 import { scriptedTeam } from '../src/testing/scripted-team.js';
@@ -24,6 +26,8 @@ const PER_WORKER = 4;
 const taskDir = fileURLToPath(new URL('../test/fixtures/tasks/tiny-sum', import.meta.url));
 const massCli = fileURLToPath(new URL('../test/support/mass-cli.ts', import.meta.url));
 const tsx = fileURLToPath(new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url));
+/** The secret the benchmark's coordinator signs its jobs with, given to its workers in their environment. */
+const QUEUE_SECRET = randomBytes(32).toString('hex');
 
 export async function benchQueue(): Promise<Record<string, unknown>> {
   const directory = mkdtempSync(join(tmpdir(), 'mass-bench-queue-'));
@@ -78,6 +82,7 @@ async function measure(
     runDirectory,
     episodesPerEndpoint: workerCount * PER_WORKER,
     pollMs: 1000,
+    secret: new QueueSecret(QUEUE_SECRET),
   });
   const workers: ChildProcess[] = [];
   try {
@@ -85,7 +90,7 @@ async function measure(
     const commandsBefore = await totalCommands(admin);
     const memoryBefore = await usedMemory(admin);
     for (let index = 0; index < workerCount; index++)
-      workers.push(startWorker(`bench-${workerCount}-${index}`, runs, redisUrl));
+      workers.push(startWorker(`bench-${workerCount}-${index}`, runs, redisUrl, new URL(baseUrl).host));
     await Promise.all(workers.map(ready));
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
@@ -135,7 +140,7 @@ function ready(worker: ChildProcess): Promise<void> {
   });
 }
 
-function startWorker(name: string, runs: string, redisUrl: string): ChildProcess {
+function startWorker(name: string, runs: string, redisUrl: string, endpoint: string): ChildProcess {
   return spawn(
     process.execPath,
     [
@@ -151,8 +156,10 @@ function startWorker(name: string, runs: string, redisUrl: string): ChildProcess
       name,
       '--concurrency',
       String(PER_WORKER),
+      '--allow-endpoint',
+      endpoint,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, MASS_QUEUE_SECRET: QUEUE_SECRET } },
   );
 }
 

@@ -1,3 +1,5 @@
+import { isAbsolute } from 'node:path';
+
 import { z } from 'zod';
 
 /**
@@ -20,6 +22,13 @@ export const Execution = z
       .min(1)
       .optional()
       .describe('the environment variable holding the Redis password'),
+    secretFile: z
+      .string()
+      .refine(isAbsolute, 'an absolute path')
+      .optional()
+      .describe(
+        "queue: the file (absolute path, mode 600) holding the secret the coordinator signs its jobs with, the workers' too; default: the MASS_QUEUE_SECRET environment variable. Never the secret itself",
+      ),
   })
   .strict()
   .superRefine((execution, context) => {

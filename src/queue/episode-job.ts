@@ -1,60 +1,112 @@
-import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+
 import { z } from 'zod';
 
 import type { EpisodeOptions } from '../episode/run-episode.js';
 import { UserError } from '../errors.js';
 import { Workflow } from '../workflow/workflow.js';
+import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
 
-/** This package's root: a task of its own suites travels as a path inside it, so workers may install it elsewhere. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** A folder's name in a job's paths: no `.`, `..` or hidden name (`.staging` is the workers' own). */
+const FOLDER_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/;
 
 const RelativePath = z
   .string()
   .min(1)
+  .max(4096)
   .refine(
     (path) => !isAbsolute(path) && !normalize(path).split(sep).includes('..'),
     'a path inside its folder',
   );
 
+/** `<…>/episodes/<id>` inside the run, of plain folder names: a job cannot name a run's other files (`mass.db`). */
+const EpisodeDirectory = z
+  .string()
+  .max(4096)
+  .refine((path) => {
+    const folders = path.split('/');
+    return (
+      folders.length >= 2 && folders.at(-2) === 'episodes' && folders.every((name) => FOLDER_NAME.test(name))
+    );
+  }, 'a folder <…>/episodes/<id> inside the run, of letters, digits, ".", "_" and "-" (no name starting with ".")');
+
+const AbsolutePath = z
+  .string()
+  .max(4096)
+  .refine((path) => isAbsolute(path) && normalize(path) === path, 'an absolute path without "." or ".."');
+
 /**
  * What a job carries: the episode's options less everything that must not or cannot travel (the API key, which the
  * worker reads from its own environment by `apiKeyEnv`; the log callback; the coordinator's own paths). Validated on
- * the worker, since anything with access to Redis can add a job.
+ * the worker, field by field, since a job names what the worker will run, read and write: its text must not reach
+ * outside the run folder, the allowed suites, or the harness's command line.
  */
 export const EpisodeJobData = z
   .object({
     schemaVersion: z.literal(1),
     kind: z.literal('episode-job'),
     /** The run's folder under the worker's `--runs` directory. */
-    runName: z.string().regex(/^[A-Za-z0-9._-]+$/),
-    stepKey: z.string().min(1),
+    runName: z.string().regex(FOLDER_NAME, 'a folder name (no "." or ".." or hidden name)'),
+    stepKey: z.string().min(1).max(1000),
     /** The episode directory inside the run directory (`episodes/<id>`). */
-    episodeDir: RelativePath,
+    episodeDir: EpisodeDirectory,
     task: z.union([
       z.object({ packagePath: RelativePath }).strict(),
-      z.object({ absolutePath: z.string().refine(isAbsolute, 'an absolute path') }).strict(),
+      z.object({ absolutePath: AbsolutePath }).strict(),
     ]),
-    apiKeyEnv: z.string().min(1).optional(),
+    /** The name of the worker's variable holding the key: a name, never a key. */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable’s name')
+      .optional(),
     options: z
       .object({
         workflow: Workflow.optional(),
         teacher: z.boolean().optional(),
-        model: z.string().min(1),
-        baseUrl: z.string().url(),
+        // The harness takes it as `--model <name>`: never a flag of its own.
+        model: z
+          .string()
+          .min(1)
+          .max(500)
+          .regex(/^[^-\p{Cc}][^\p{Cc}]*$/u, 'a model name (not starting with "-", no control characters)'),
+        baseUrl: z
+          .string()
+          .max(2048)
+          .url()
+          .refine((url) => /^https?:\/\//i.test(url), 'an http(s) URL'),
         seed: z.number().int(),
         dataSeed: z.number().int().optional(),
         timeoutSeconds: z.number().positive().optional(),
         cpuSeconds: z.number().positive().optional(),
         memoryBytes: z.number().positive().optional(),
+        processLimit: z.number().int().positive().optional(),
+        diskBytes: z.number().positive().optional(),
         maxOutputTokens: z.number().int().positive().optional(),
         outputBudget: z.number().int().positive().optional(),
-        sampling: z.record(z.string(), z.unknown()).optional(),
+        sampling: z
+          .object({
+            temperature: z.number().optional(),
+            topP: z.number().optional(),
+            topK: z.number().int().optional(),
+            enableThinking: z.boolean().optional(),
+          })
+          .strict()
+          .optional(),
         contextWindowSize: z.number().int().positive().optional(),
         sandbox: z.enum(['bubblewrap', 'unsandboxed']).optional(),
         stopOnModelError: z.boolean().optional(),
-        sandboxHide: z.array(z.string()).optional(),
-        retry: z.record(z.string(), z.unknown()).optional(),
+        // Further paths to hide: a job can add to what the agents do not see, never take away from it.
+        sandboxHide: z.array(AbsolutePath).max(256).optional(),
+        retry: z
+          .object({
+            maxAttempts: z.number().int().positive().optional(),
+            maxTotalMs: z.number().nonnegative().optional(),
+            initialDelayMs: z.number().nonnegative().optional(),
+            maxDelayMs: z.number().nonnegative().optional(),
+            responseHeadTimeoutMs: z.number().positive().nullable().optional(),
+          })
+          .strict()
+          .optional(),
         singleAgent: z.boolean().optional(),
         harnessProfile: z.enum(['lean', 'stock']).optional(),
       })
@@ -100,23 +152,24 @@ export function episodeJobData(input: {
   });
 }
 
-/** Where the worker finds the job's task and run directory, and its options with the key from its own environment. */
+/**
+ * Where the worker finds the job's task and run directory (checked by `locateJobOnWorker`), and its options with the
+ * key from its own environment.
+ */
 export function episodeOptionsOnWorker(
   job: EpisodeJobData,
-  runsDirectory: string,
+  folders: WorkerFolders,
 ): { runDirectory: string; episodeDir: string; options: Omit<EpisodeOptions, 'outDir'> } {
-  const runDirectory = join(resolve(runsDirectory), job.runName);
+  const { runDirectory, episodeDir, taskDir } = locateJobOnWorker(job, folders);
   const apiKey = job.apiKeyEnv ? process.env[job.apiKeyEnv] : undefined;
   if (job.apiKeyEnv && !apiKey) {
     throw new UserError(
       `${job.apiKeyEnv} is not set on this worker: it must hold the key of ${job.options.baseUrl}`,
     );
   }
-  const taskDir =
-    'packagePath' in job.task ? join(PACKAGE_ROOT, job.task.packagePath) : job.task.absolutePath;
   return {
     runDirectory,
-    episodeDir: join(runDirectory, job.episodeDir),
+    episodeDir,
     options: {
       ...(job.options as Omit<EpisodeOptions, 'outDir' | 'taskDir'>),
       taskDir,

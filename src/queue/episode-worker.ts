@@ -7,19 +7,30 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 
 import { EpisodeRecord } from '../episode/episode-record.js';
-import { runEpisode } from '../episode/run-episode.js';
+import { runEpisode, type EpisodeOptions } from '../episode/run-episode.js';
 import { errorMessage, UserError } from '../errors.js';
 import { EpisodeJobData, episodeOptionsOnWorker, type EpisodeJobResult } from './episode-job.js';
-import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX } from './job-identity.js';
+import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX, endpointQueueName } from './job-identity.js';
+import { verifyEpisodeJob } from './job-signature.js';
+import { printableText } from './printable-text.js';
+import type { QueueSecret } from './queue-secret.js';
 import { connectRedis, type RedisAddress } from './redis-connection.js';
+import { endpointRefusal, policyRefusal, type WorkerPolicy } from './worker-policy.js';
 
 export interface EpisodeWorkerOptions extends RedisAddress {
   /** The shared folder holding the run directories, as this machine sees it. */
   runsDirectory: string;
   /** Episodes this worker runs at once, per endpoint queue. */
   concurrency: number;
+  /** The secret the coordinators sign their jobs with: a job without its signature is refused. */
+  secret: QueueSecret;
+  /** What this worker's command line allows its episodes (sandbox, keys, endpoints, suites). */
+  policy: WorkerPolicy;
+  /** Host paths hidden from the agents beside `runsDirectory` (the secret's file). */
+  hiddenPaths?: string[];
   /** The worker's name in `mass queue status` (default host and process id). */
   name?: string;
   /**
@@ -44,6 +55,8 @@ export class EpisodeWorker {
   readonly name: string;
   private readonly connection: Redis;
   private readonly workers = new Map<string, Worker>();
+  /** Queues of endpoints this worker does not serve, said once each. */
+  private readonly passedOver = new Set<string>();
   private readonly connections: Redis[] = [];
   private stopped = false;
   private discovery: Promise<void> | undefined;
@@ -82,10 +95,22 @@ export class EpisodeWorker {
     return connection;
   }
 
+  /**
+   * Listens to the queue of every registered endpoint this worker serves. The registry is anyone's to write, so it
+   * only saves listening to queues whose jobs would be refused: each job's own endpoint is checked when it is taken.
+   */
   private async discover(): Promise<void> {
-    const queues = await this.connection.hkeys(ENDPOINT_REGISTRY_KEY);
-    for (const name of queues) {
-      if (this.workers.has(name) || this.stopped) continue;
+    const registry = await this.connection.hgetall(ENDPOINT_REGISTRY_KEY);
+    for (const [name, description] of Object.entries(registry)) {
+      if (this.workers.has(name) || this.passedOver.has(name) || this.stopped) continue;
+      const refusal = this.registeredEndpointRefusal(name, description);
+      if (refusal !== null) {
+        this.passedOver.add(name);
+        this.options.log?.(
+          `worker ${this.name}: not taking episodes from ${printableText(name)}: ${refusal}`,
+        );
+        continue;
+      }
       const lockDuration = (this.options.lockSeconds ?? 30) * 1000;
       const worker = new Worker(name, (job: Job) => this.process(job), {
         connection: this.duplicateConnection(),
@@ -103,19 +128,59 @@ export class EpisodeWorker {
     }
   }
 
-  private async process(job: Job): Promise<EpisodeJobResult> {
-    const parsed = EpisodeJobData.safeParse(job.data);
-    if (!parsed.success)
-      throw new UnrecoverableError(`job ${job.id} is not an episode job: ${parsed.error.message}`);
+  /**
+   * The job's episode as this worker runs it, or an `UnrecoverableError` saying why the worker refuses it: BullMQ then
+   * marks the job failed with that reason at once, never to be retried, and nothing of it has run or been written.
+   * First its signature (anyone with access to Redis can add a job), then its form, then what this worker allows.
+   */
+  private admit(job: Job): {
+    data: EpisodeJobData;
+    episodeDir: string;
+    options: Omit<EpisodeOptions, 'outDir'>;
+  } {
+    const refuse = (reason: string): never => {
+      const why = printableText(reason);
+      this.options.log?.(`worker ${this.name}: refused job ${printableText(String(job.id))}: ${why}`);
+      throw new UnrecoverableError(`refused by worker ${this.name}: ${why}`);
+    };
+    const verdict = verifyEpisodeJob(this.options.secret, job.id, job.data);
+    if (!verdict.authentic) return refuse(verdict.reason);
+    const parsed = EpisodeJobData.safeParse(verdict.data);
+    if (!parsed.success) return refuse(`it is not an episode job: ${z.prettifyError(parsed.error)}`);
     const data = parsed.data;
-    await job.updateProgress({ worker: this.name });
-    let located;
-    try {
-      located = episodeOptionsOnWorker(data, this.options.runsDirectory);
-    } catch (error) {
-      throw new UnrecoverableError(errorMessage(error));
+    const refusal = policyRefusal(this.options.policy, data);
+    if (refusal !== null) return refuse(refusal);
+    if (endpointQueueName(data.options.baseUrl) !== job.queueName) {
+      return refuse(`it is in the queue of another endpoint than its own, ${data.options.baseUrl}`);
     }
-    const { episodeDir, options } = located;
+    try {
+      const located = episodeOptionsOnWorker(data, {
+        runsDirectory: this.options.runsDirectory,
+        suites: this.options.policy.suites,
+      });
+      return { data, episodeDir: located.episodeDir, options: located.options };
+    } catch (error) {
+      if (error instanceof UserError) return refuse(errorMessage(error));
+      throw error;
+    }
+  }
+
+  private registeredEndpointRefusal(name: string, description: string): string | null {
+    let baseUrl: unknown;
+    try {
+      baseUrl = (JSON.parse(description) as { baseUrl?: unknown }).baseUrl;
+    } catch {
+      return 'its registration is not what a coordinator writes';
+    }
+    if (typeof baseUrl !== 'string' || endpointQueueName(baseUrl) !== name) {
+      return 'its registration does not name the endpoint the queue is for';
+    }
+    return endpointRefusal(this.options.policy, baseUrl);
+  }
+
+  private async process(job: Job): Promise<EpisodeJobResult> {
+    await job.updateProgress({ worker: this.name });
+    const { data, episodeDir, options } = this.admit(job);
     const finalRecord = await EpisodeRecord.readIfPresent(join(episodeDir, 'episode.json'));
     if (finalRecord) return { worker: this.name, episodeDir: data.episodeDir, ran: false };
 
@@ -132,7 +197,7 @@ export class EpisodeWorker {
         ...options,
         outDir: stagedDir,
         // Every run directory, not only this one's episodes folder, is out of the agents' sight.
-        hiddenDirectories: [this.options.runsDirectory],
+        hiddenDirectories: [this.options.runsDirectory, ...(this.options.hiddenPaths ?? [])],
       });
     } catch (error) {
       await rm(attemptDir, { recursive: true, force: true });

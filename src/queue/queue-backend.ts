@@ -11,6 +11,9 @@ import { errorMessage, SystemError } from '../errors.js';
 import type { EpisodeBackend, EpisodeRequest } from './episode-backend.js';
 import { episodeJobData } from './episode-job.js';
 import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX, endpointQueueName, episodeJobId } from './job-identity.js';
+import { sameSignature, signEpisodeJob } from './job-signature.js';
+import { printableText } from './printable-text.js';
+import type { QueueSecret } from './queue-secret.js';
 import { connectRedis, type RedisAddress } from './redis-connection.js';
 
 export interface QueueBackendOptions extends RedisAddress {
@@ -18,6 +21,8 @@ export interface QueueBackendOptions extends RedisAddress {
   runDirectory: string;
   /** Episodes running at once per model endpoint, across every worker (BullMQ's global concurrency). */
   episodesPerEndpoint: number;
+  /** The secret shared with the workers: every job is signed with it, and workers refuse jobs it did not sign. */
+  secret: QueueSecret;
   /** How often a waiting episode's job is asked after (default 1 s). */
   pollMs?: number;
   /** Attempts of a job that the infrastructure lost (a worker error, not a failed episode); default 3. */
@@ -48,11 +53,20 @@ export class QueueEpisodeBackend implements EpisodeBackend {
     const runName = resolve(this.options.runDirectory).split(sep).pop()!;
     const jobId = episodeJobId(runName, request.stepKey);
     const queue = await this.queue(request.options.baseUrl);
-    const data = episodeJobData({ runDirectory: this.options.runDirectory, ...request });
+    const data = signEpisodeJob(
+      this.options.secret,
+      jobId,
+      episodeJobData({ runDirectory: this.options.runDirectory, ...request }),
+    );
     await this.retrying(`adding ${jobId}`, async () => {
       const state = await queue.getJobState(jobId);
+      const existing = state === 'unknown' ? undefined : await queue.getJob(jobId);
       if (state === 'completed') {
         // Done, yet its episode is gone: the coordinator deleted it to run it again (lost to an outage).
+        await queue.remove(jobId);
+      } else if (existing && state !== 'active' && !sameSignature(existing.data, data)) {
+        // Not this coordinator's job under its id (written by someone else, or signed with an earlier secret): the
+        // workers would refuse it, so it gives way to this one.
         await queue.remove(jobId);
       } else if (state === 'failed') {
         // Failed before this coordinator (re)started: one more go, as a rerun of a local search would give.
@@ -80,7 +94,7 @@ export class QueueEpisodeBackend implements EpisodeBackend {
         const job = await queue.getJob(jobId);
         await rm(outDir, { recursive: true, force: true });
         throw new SystemError(
-          `episode ${data.episodeDir} could not be run on the queue (${job?.attemptsMade ?? '?'} attempts): ${job?.failedReason ?? 'no reason recorded'}`,
+          `episode ${data.episodeDir} could not be run on the queue (${job?.attemptsMade ?? '?'} attempts): ${printableText(job?.failedReason ?? 'no reason recorded')}`,
         );
       }
       if (state === 'unknown') {

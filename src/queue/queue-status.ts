@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 
 import { errorMessage, SystemError } from '../errors.js';
 import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX } from './job-identity.js';
+import { printableText } from './printable-text.js';
 import { connectRedis, type RedisAddress } from './redis-connection.js';
 
 export interface JobCounts {
@@ -63,7 +64,7 @@ export async function queueStatus(address: RedisAddress): Promise<QueueStatus> {
       );
       endpoints.push({
         queue: name,
-        baseUrl: (JSON.parse(description) as { baseUrl: string }).baseUrl,
+        baseUrl: registeredBaseUrl(description),
         waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0),
         active: counts.active ?? 0,
         completed: counts.completed ?? 0,
@@ -73,7 +74,7 @@ export async function queueStatus(address: RedisAddress): Promise<QueueStatus> {
       for (const client of await queue.getWorkers()) {
         // BullMQ names a worker's connection `<prefix>:<queue>:w:<worker name>`.
         const marker = client.rawname?.lastIndexOf(':w:') ?? -1;
-        if (marker >= 0) worker(client.rawname!.slice(marker + 3)).connected = true;
+        if (marker >= 0) worker(printableText(client.rawname!.slice(marker + 3), 200)).connected = true;
       }
       for (const state of ['active', 'completed', 'failed'] as const) {
         for (const job of await queue.getJobs(state)) {
@@ -88,11 +89,26 @@ export async function queueStatus(address: RedisAddress): Promise<QueueStatus> {
   }
 }
 
+/**
+ * The worker's name a job's result or progress records. Anyone with access to Redis can write these, so what is
+ * shown is printable and short; it is an account, not a fact the loop relies on.
+ */
 function ranBy(progress: unknown, result: unknown): string | null {
   for (const value of [result, progress]) {
     if (value && typeof value === 'object' && typeof (value as { worker?: unknown }).worker === 'string') {
-      return (value as { worker: string }).worker;
+      return printableText((value as { worker: string }).worker, 200);
     }
   }
   return null;
+}
+
+/** The endpoint a coordinator registered for a queue; a registration written by anyone else does not stop the status. */
+function registeredBaseUrl(description: string): string {
+  try {
+    const baseUrl = (JSON.parse(description) as { baseUrl?: unknown } | null)?.baseUrl;
+    if (typeof baseUrl === 'string') return printableText(baseUrl, 500);
+  } catch {
+    // Shown as unreadable below.
+  }
+  return '(unreadable registration)';
 }

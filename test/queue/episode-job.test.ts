@@ -1,3 +1,4 @@
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -7,6 +8,7 @@ import { Execution } from '../../src/config/execution.js';
 import { EpisodeJobData, episodeJobData, episodeOptionsOnWorker } from '../../src/queue/episode-job.js';
 import { endpointQueueName, episodeJobId } from '../../src/queue/job-identity.js';
 import { parseRedisUrl } from '../../src/queue/redis-connection.js';
+import { temporaryDirectory } from '../support/fixtures.js';
 
 const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,17 +45,24 @@ describe('episode jobs', () => {
       task: { packagePath: 'test/fixtures/tasks/tiny-sum' },
       apiKeyEnv: 'MASS_JOB_TEST_KEY',
     });
-    expect(() => episodeOptionsOnWorker(data, '/mnt/runs')).toThrow(
-      /MASS_JOB_TEST_KEY is not set on this worker/,
-    );
-    process.env.MASS_JOB_TEST_KEY = 'worker-key';
-    const located = episodeOptionsOnWorker(data, '/mnt/runs');
-    expect(located.episodeDir).toBe('/mnt/runs/my-run/episodes/L0-tiny-sum-v0');
-    expect(located.options).toMatchObject({
-      taskDir: join(packageRoot, 'test/fixtures/tasks/tiny-sum'),
-      apiKey: 'worker-key',
-      seed: 3,
-    });
+    const runs = temporaryDirectory();
+    try {
+      mkdirSync(join(runs.path, 'my-run'));
+      const folders = { runsDirectory: runs.path, suites: [] };
+      expect(() => episodeOptionsOnWorker(data, folders)).toThrow(
+        /MASS_JOB_TEST_KEY is not set on this worker/,
+      );
+      process.env.MASS_JOB_TEST_KEY = 'worker-key';
+      const located = episodeOptionsOnWorker(data, folders);
+      expect(located.episodeDir).toBe(join(realpathSync(runs.path), 'my-run/episodes/L0-tiny-sum-v0'));
+      expect(located.options).toMatchObject({
+        taskDir: join(packageRoot, 'test/fixtures/tasks/tiny-sum'),
+        apiKey: 'worker-key',
+        seed: 3,
+      });
+    } finally {
+      runs.remove();
+    }
   });
 
   it('refuse an episode directory outside the run and options they do not know', () => {

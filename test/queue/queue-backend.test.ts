@@ -9,7 +9,9 @@ import { collectChampionRuns } from '../../src/distill/collect.js';
 import { EpisodeWorker } from '../../src/queue/episode-worker.js';
 import { QUEUE_PREFIX, endpointQueueName, episodeJobId } from '../../src/queue/job-identity.js';
 import { QueueEpisodeBackend } from '../../src/queue/queue-backend.js';
+import { QueueSecret } from '../../src/queue/queue-secret.js';
 import { connectRedis } from '../../src/queue/redis-connection.js';
+import { parseAllowedEndpoint } from '../../src/queue/worker-policy.js';
 import { PrivateRedis } from '../../src/testing/redis-server.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { scriptedTeam } from '../../src/testing/scripted-team.js';
@@ -21,6 +23,7 @@ import { temporaryDirectory } from '../support/fixtures.js';
  * restarted coordinator finds, an episode deleted to be redone, and a job no worker can run.
  */
 const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+const secret = new QueueSecret('the-secret-this-test-shares-with-its-worker');
 
 describe('the queue back-end', () => {
   const directory = temporaryDirectory();
@@ -31,7 +34,7 @@ describe('the queue back-end', () => {
   let worker: EpisodeWorker;
   const lines: string[] = [];
   const backend = () =>
-    new QueueEpisodeBackend({ url: redis.url, runDirectory, episodesPerEndpoint: 2, pollMs: 200 });
+    new QueueEpisodeBackend({ url: redis.url, runDirectory, episodesPerEndpoint: 2, pollMs: 200, secret });
   const request = (stepKey: string, episodeId: string, apiKeyEnv?: string) => ({
     stepKey,
     apiKeyEnv,
@@ -56,6 +59,14 @@ describe('the queue back-end', () => {
       concurrency: 2,
       name: 'in-process',
       discoverMs: 200,
+      secret,
+      policy: {
+        allowUnsandboxed: false,
+        // Allowed, and not set on this worker: the last test.
+        apiKeyVariables: ['MASS_QUEUE_ABSENT_KEY'],
+        endpoints: [parseAllowedEndpoint(new URL(server.baseUrl).host)],
+        suites: [],
+      },
       log: (line) => lines.push(line),
     });
     await worker.start();
@@ -119,7 +130,9 @@ describe('the queue back-end', () => {
     const coordinator = backend();
     await expect(
       coordinator.run(request('search/L0/tiny-sum/v1/episode', 'L0-tiny-sum-v1', 'MASS_QUEUE_ABSENT_KEY')),
-    ).rejects.toThrow(/1 attempts\): MASS_QUEUE_ABSENT_KEY is not set on this worker/);
+    ).rejects.toThrow(
+      /1 attempts\): refused by worker in-process: MASS_QUEUE_ABSENT_KEY is not set on this worker/,
+    );
     expect(existsSync(join(runDirectory, 'episodes', 'L0-tiny-sum-v1'))).toBe(false);
     const connection = connectRedis({ url: redis.url });
     const queue = new Queue(endpointQueueName(server.baseUrl), { connection, prefix: QUEUE_PREFIX });

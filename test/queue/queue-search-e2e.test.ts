@@ -31,6 +31,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The executor's key: the coordinator and the workers each read it from their own environment. */
 const KEY_VARIABLE = 'MASS_QUEUE_TEST_KEY';
 const KEY = `secret-${process.pid}-never-in-redis`;
+/** The secret the coordinator signs its jobs with: from its environment; the workers read it from a file. */
+const QUEUE_SECRET = `queue-secret-${process.pid}-shared-by-coordinator-and-workers`;
 
 describe('mass search through the episode queue (BullMQ on a real Redis, three worker processes)', () => {
   const directory = temporaryDirectory();
@@ -74,13 +76,19 @@ describe('mass search through the episode queue (BullMQ on a real Redis, three w
   });
 
   it('gives the local run’s results through a killed worker, a restarted coordinator and a restarted Redis, running no episode twice', async () => {
+    const secretFile = join(directory.path, 'queue-secret');
+    writeFileSync(secretFile, `${QUEUE_SECRET}\n`, { mode: 0o600 });
     for (const name of ['w1', 'w2', 'w3']) {
       const cwd = join(directory.path, name);
       mkdirSync(cwd, { recursive: true });
-      workers.set(name, startWorker(name, cwd, redis.url, runs));
+      workers.set(
+        name,
+        startWorker(name, cwd, redis.url, runs, { secretFile, endpoint: new URL(toy.baseUrl).host }),
+      );
     }
     const args = searchArgs('queued', [`execution: { backend: queue, redis: "${redis.url}" }`]);
-    let coordinator = startMass(args, { [KEY_VARIABLE]: KEY });
+    const coordinatorEnvironment = { [KEY_VARIABLE]: KEY, MASS_QUEUE_SECRET: QUEUE_SECRET };
+    let coordinator = startMass(args, coordinatorEnvironment);
     const run = join(runs, 'queued');
     const staging = join(run, 'episodes', '.staging');
 
@@ -98,7 +106,7 @@ describe('mass search through the episode queue (BullMQ on a real Redis, three w
     await until(() => EPISODES.find((episode) => existsSync(join(run, 'episodes', episode, 'episode.json'))));
     coordinator.child.kill('SIGKILL');
     await coordinator.finished;
-    coordinator = startMass(args, { [KEY_VARIABLE]: KEY });
+    coordinator = startMass(args, coordinatorEnvironment);
 
     // Redis restarted while episodes are still to come.
     await until(() => (finishedEpisodes(run).length >= 2 ? true : undefined));
@@ -150,10 +158,21 @@ describe('mass search through the episode queue (BullMQ on a real Redis, three w
       .join('');
     expect(written).toContain(KEY_VARIABLE);
     expect(written).not.toContain(KEY);
+    // Nor did the queue's secret, which reached neither Redis, the workers' logs nor the run folders.
+    expect(written).toContain('hmac-sha256:');
+    expect(written).not.toContain(QUEUE_SECRET);
+    expect(logs).not.toContain(QUEUE_SECRET);
+    expect(filesContaining(runs, QUEUE_SECRET)).toEqual([]);
   }, 900_000);
 });
 
-function startWorker(name: string, cwd: string, redisUrl: string, runs: string) {
+function startWorker(
+  name: string,
+  cwd: string,
+  redisUrl: string,
+  runs: string,
+  allowed: { secretFile: string; endpoint: string },
+) {
   const child = spawn(
     process.execPath,
     [
@@ -171,6 +190,12 @@ function startWorker(name: string, cwd: string, redisUrl: string, runs: string) 
       '1',
       '--lock-seconds',
       '10',
+      '--secret-file',
+      allowed.secretFile,
+      '--allow-endpoint',
+      allowed.endpoint,
+      '--api-key-env',
+      KEY_VARIABLE,
     ],
     // A process group of its own: SIGKILL takes the worker and everything it started, as a machine's death would.
     {
@@ -183,6 +208,14 @@ function startWorker(name: string, cwd: string, redisUrl: string, runs: string) 
   let log = '';
   child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
   return { child, log: () => log };
+}
+
+/** Every file under `folder` whose bytes hold `text`. */
+function filesContaining(folder: string, text: string): string[] {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => readFileSync(file).includes(text));
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

@@ -1,0 +1,226 @@
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+import { Execution } from '../../src/config/execution.js';
+import { EpisodeJobData, episodeJobData } from '../../src/queue/episode-job.js';
+import { locateJobOnWorker } from '../../src/queue/job-location.js';
+import { signEpisodeJob, verifyEpisodeJob } from '../../src/queue/job-signature.js';
+import { printableText } from '../../src/queue/printable-text.js';
+import { QUEUE_SECRET_VARIABLE, QueueSecret, readQueueSecret } from '../../src/queue/queue-secret.js';
+import { parseAllowedEndpoint, policyRefusal, type WorkerPolicy } from '../../src/queue/worker-policy.js';
+import { temporaryDirectory } from '../support/fixtures.js';
+
+/**
+ * What a worker checks of a job before anything of it runs: its signature, its form field by field, what the worker's
+ * command line allows, and where its files are. The same checks against a real Redis and worker are in
+ * worker-refusals.test.ts.
+ */
+const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+const secret = new QueueSecret('a-test-secret-of-at-least-32-characters');
+
+const job = (overrides: Partial<Parameters<typeof episodeJobData>[0]['options']> = {}, apiKeyEnv?: string) =>
+  episodeJobData({
+    runDirectory: '/coordinator/runs/my-run',
+    stepKey: 'search/L0/tiny-sum/v0/episode',
+    apiKeyEnv,
+    options: {
+      taskDir,
+      model: 'm',
+      baseUrl: 'http://gpu-1:8000/v1',
+      seed: 3,
+      outDir: '/coordinator/runs/my-run/episodes/L0-tiny-sum-v0',
+      ...overrides,
+    },
+  });
+
+const policy = (overrides: Partial<WorkerPolicy> = {}): WorkerPolicy => ({
+  allowUnsandboxed: false,
+  apiKeyVariables: [],
+  endpoints: [parseAllowedEndpoint('gpu-1:8000')],
+  suites: [],
+  ...overrides,
+});
+
+describe('a job’s signature', () => {
+  it('covers its data and its id; a job without one, or changed, or moved to another id, is not authentic', () => {
+    const data = job();
+    const signed = signEpisodeJob(secret, 'episode.my-run.1', data);
+    expect(verifyEpisodeJob(secret, 'episode.my-run.1', JSON.parse(JSON.stringify(signed)))).toEqual({
+      authentic: true,
+      data,
+    });
+    const refusal = (id: string, raw: unknown) => {
+      const verdict = verifyEpisodeJob(secret, id, raw);
+      return verdict.authentic ? 'authentic' : verdict.reason;
+    };
+    expect(refusal('episode.my-run.1', data)).toMatch(/carries no signature/);
+    expect(refusal('episode.my-run.1', { ...signed, signature: 'hmac-sha256:00' })).toMatch(
+      /not an HMAC-SHA256/,
+    );
+    expect(
+      refusal('episode.my-run.1', { ...signed, options: { ...signed.options, sandbox: 'unsandboxed' } }),
+    ).toMatch(/does not match/);
+    expect(refusal('episode.my-run.2', signed)).toMatch(/does not match/);
+    expect(
+      refusal('episode.my-run.1', signEpisodeJob(new QueueSecret('x'.repeat(40)), 'episode.my-run.1', data)),
+    ).toMatch(/does not match/);
+    expect(refusal('episode.my-run.1', 'a string')).toMatch(/not an object/);
+  });
+
+  it('is made with a secret that never prints', () => {
+    expect(`${secret}`).toBe('[queue secret]');
+    expect(JSON.stringify({ secret })).toBe('{"secret":"[queue secret]"}');
+  });
+});
+
+describe('the queue’s secret', () => {
+  const directory = temporaryDirectory();
+  afterAll(() => directory.remove());
+  afterEach(() => {
+    delete process.env[QUEUE_SECRET_VARIABLE];
+  });
+
+  it('is read from a file only its owner can read, or from MASS_QUEUE_SECRET, which then leaves the environment', () => {
+    const file = join(directory.path, 'secret');
+    writeFileSync(file, 'f'.repeat(64) + '\n');
+    chmodSync(file, 0o644);
+    const source = { file, fileSetting: '--secret-file' };
+    expect(() => readQueueSecret(source)).toThrow(/others can read it \(mode 644\); chmod 600/);
+    chmodSync(file, 0o600);
+    expect(readQueueSecret(source).sign('x')).toBe(new QueueSecret('f'.repeat(64)).sign('x'));
+    writeFileSync(file, 'short');
+    expect(() => readQueueSecret(source)).toThrow(/5 characters; use at least 32/);
+    expect(() => readQueueSecret({ file: 'relative', fileSetting: '--secret-file' })).toThrow(
+      /absolute path/,
+    );
+    expect(() =>
+      readQueueSecret({ file: join(directory.path, 'absent'), fileSetting: '--secret-file' }),
+    ).toThrow(/--secret-file .*absent: cannot read it \(ENOENT\)/);
+
+    expect(() => readQueueSecret({ fileSetting: 'execution.secretFile' })).toThrow(
+      /needs a secret shared by the coordinator and its workers.*export MASS_QUEUE_SECRET=.*execution\.secretFile/,
+    );
+    process.env[QUEUE_SECRET_VARIABLE] = 'e'.repeat(40);
+    const fromVariable = readQueueSecret({ fileSetting: 'execution.secretFile' });
+    expect(process.env[QUEUE_SECRET_VARIABLE]).toBeUndefined();
+    expect(readQueueSecret({ fileSetting: 'execution.secretFile' })).toBe(fromVariable);
+  });
+
+  it('is named in the configuration by an absolute path, never given there', () => {
+    const queue = { backend: 'queue', redis: 'redis://queue:6379' };
+    expect(Execution.safeParse({ ...queue, secretFile: 'secret.txt' }).success).toBe(false);
+    expect(Execution.safeParse({ ...queue, secret: 'f'.repeat(64) }).success).toBe(false);
+    expect(Execution.parse({ ...queue, secretFile: '/etc/mass/queue-secret' }).secretFile).toBe(
+      '/etc/mass/queue-secret',
+    );
+  });
+});
+
+describe('a job’s form', () => {
+  const refused = (change: (data: EpisodeJobData) => unknown) =>
+    !EpisodeJobData.safeParse(change(structuredClone(job()))).success;
+
+  it('keeps every path inside the run and the harness’s command line its own', () => {
+    expect(refused((data) => ({ ...data, runName: '..' }))).toBe(true);
+    expect(refused((data) => ({ ...data, runName: '.hidden' }))).toBe(true);
+    expect(refused((data) => ({ ...data, episodeDir: 'mass.db' }))).toBe(true);
+    expect(refused((data) => ({ ...data, episodeDir: 'episodes/.staging' }))).toBe(true);
+    expect(refused((data) => ({ ...data, episodeDir: 'episodes/a/../../x' }))).toBe(true);
+    expect(refused((data) => ({ ...data, task: { absolutePath: '/suites/../etc' } }))).toBe(true);
+    expect(refused((data) => ({ ...data, apiKeyEnv: 'PATH=x' }))).toBe(true);
+    expect(refused((data) => ({ ...data, options: { ...data.options, model: '--yolo' } }))).toBe(true);
+    expect(
+      refused((data) => ({ ...data, options: { ...data.options, baseUrl: 'file:///etc/passwd' } })),
+    ).toBe(true);
+    expect(refused((data) => ({ ...data, options: { ...data.options, sandboxHide: ['relative'] } }))).toBe(
+      true,
+    );
+    expect(refused((data) => ({ ...data, options: { ...data.options, sampling: { stop: ['x'] } } }))).toBe(
+      true,
+    );
+    expect(refused((data) => ({ ...data, options: { ...data.options, retry: { anything: 1 } } }))).toBe(true);
+    expect(refused((data) => data)).toBe(false);
+    expect(refused(() => ({ ...job(), episodeDir: 'evaluation/default/episodes/m-tiny-sum-full-0' }))).toBe(
+      false,
+    );
+  });
+});
+
+describe('what a worker allows', () => {
+  it('refuses an unsandboxed run, a key variable and an endpoint its command line did not name', () => {
+    expect(policyRefusal(policy(), job())).toBeNull();
+    expect(policyRefusal(policy(), job({ sandbox: 'unsandboxed' }))).toMatch(/--allow-unsandboxed/);
+    expect(policyRefusal(policy({ allowUnsandboxed: true }), job({ sandbox: 'unsandboxed' }))).toBeNull();
+    expect(policyRefusal(policy(), job({}, 'HOME'))).toMatch(/key in HOME.*--api-key-env: none/);
+    expect(policyRefusal(policy({ apiKeyVariables: ['GPU_KEY'] }), job({}, 'GPU_KEY'))).toBeNull();
+    expect(policyRefusal(policy(), job({ baseUrl: 'http://attacker:8000/v1' }))).toMatch(
+      /attacker:8000 is not one this worker serves \(--allow-endpoint: gpu-1:8000\)/,
+    );
+    expect(policyRefusal(policy(), job({ baseUrl: 'http://gpu-1:9000/v1' }))).toMatch(
+      /not one this worker serves/,
+    );
+    expect(policyRefusal(policy(), job({ baseUrl: 'http://user:pw@gpu-1:8000/v1' }))).toMatch(/credentials/);
+    const anyPort = policy({ endpoints: [parseAllowedEndpoint('GPU-1')] });
+    expect(policyRefusal(anyPort, job({ baseUrl: 'https://gpu-1/v1' }))).toBeNull();
+    expect(parseAllowedEndpoint('[::1]:8000')).toEqual({ host: '[::1]', port: '8000' });
+    expect(() => parseAllowedEndpoint('http://gpu-1:8000/v1')).toThrow(/host, or host:port/);
+    expect(() => parseAllowedEndpoint('gpu-1:0')).toThrow(/ports run from 1 to 65535/);
+  });
+
+  it('puts the episode only in an existing run folder, through real folders, and takes tasks only from suites', () => {
+    const directory = temporaryDirectory();
+    try {
+      const runs = join(directory.path, 'runs');
+      const elsewhere = join(directory.path, 'elsewhere');
+      mkdirSync(join(runs, 'my-run', 'episodes', 'done', 'workspace'), { recursive: true });
+      writeFileSync(join(runs, 'my-run', 'episodes', 'done', 'episode.json'), '{}');
+      mkdirSync(elsewhere);
+      const folders = { runsDirectory: runs, suites: [] };
+      const at = (changes: Partial<EpisodeJobData>) => () =>
+        locateJobOnWorker({ ...job(), ...changes }, folders);
+
+      expect(at({})()).toEqual({
+        runDirectory: join(realpathSync(runs), 'my-run'),
+        episodeDir: join(realpathSync(runs), 'my-run', 'episodes', 'L0-tiny-sum-v0'),
+        taskDir: realpathSync(taskDir),
+      });
+      expect(at({ runName: 'other-run' })).toThrow(/run folder other-run is not under --runs/);
+      symlinkSync(elsewhere, join(runs, 'linked-run'));
+      expect(at({ runName: 'linked-run' })).toThrow(/is not a folder \(a link\?\)/);
+      symlinkSync(elsewhere, join(runs, 'my-run', 'evaluation'));
+      expect(at({ episodeDir: 'evaluation/episodes/x' })).toThrow(
+        /goes through .*evaluation, which is not a folder/,
+      );
+      expect(at({ episodeDir: 'episodes/done/workspace/episodes/x' })).toThrow(
+        /inside the episode .*episodes\/done/,
+      );
+
+      // A task an episode wrote (its generator would run on the worker, unsandboxed) or any other folder: refused.
+      const written = join(runs, 'my-run', 'episodes', 'done', 'workspace', 'task');
+      mkdirSync(written);
+      expect(at({ task: { absolutePath: written } })).toThrow(/under --runs, which episodes write/);
+      expect(at({ task: { absolutePath: elsewhere } })).toThrow(
+        /neither this package’s nor in a suite.*none/,
+      );
+      expect(
+        locateJobOnWorker(
+          { ...job(), task: { absolutePath: elsewhere } },
+          { runsDirectory: runs, suites: [elsewhere] },
+        ).taskDir,
+      ).toBe(realpathSync(elsewhere));
+      expect(at({ task: { packagePath: 'no/such/task' } })).toThrow(/does not exist on this worker/);
+    } finally {
+      directory.remove();
+    }
+  });
+});
+
+describe('text from a job', () => {
+  it('reaches a log line without control characters and bounded', () => {
+    expect(printableText('job\n\u001b[31mforged line\r')).toBe('job [31mforged line ');
+    expect(printableText('x'.repeat(2000))).toHaveLength(1001);
+  });
+});
