@@ -14,4 +14,7 @@ export const runDatabaseMigrations: readonly string[] = [
     output_json TEXT,
     error TEXT
   ) STRICT;`,
+  // The locations of the output's run-relative paths (see run-relative-paths.ts); null in rows written before it,
+  // which are rewritten when the run is next opened.
+  `ALTER TABLE steps ADD COLUMN output_paths TEXT;`,
 ];

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { UserError, errorMessage } from '../errors.js';
 import type { RunDatabase } from './database.js';
 import { describeIssues } from './describe-issues.js';
+import { migrateLegacyStepPaths } from './legacy-step-paths.js';
+import { parseLocations, relativizePaths, resolvePaths, runRoots } from './run-relative-paths.js';
 
 /**
  * `interrupted`: an attempt started in an earlier process that died before finishing; the next request
@@ -67,6 +69,8 @@ const StepRow = z.object({
   finished_at: z.string().nullable(),
   duration_ms: z.number().nullable(),
   output_json: z.string().nullable(),
+  /** Where `output_json` holds paths stored relative to the run directory: a JSON list of locations. */
+  output_paths: z.string().nullable(),
   error: z.string().nullable(),
 });
 type StepRow = z.infer<typeof StepRow>;
@@ -82,14 +86,21 @@ type StepRow = z.infer<typeof StepRow>;
 export class StepRunner {
   private readonly database: RunDatabase;
   private readonly runDirectory: string;
+  /** The run directory, and its real path where they differ: a path under either is stored relative. */
+  private readonly roots: string[];
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly inFlight = new Set<string>();
 
-  /** Relative `dir` and `produces` paths are taken from `runDirectory`; `dir` must lie strictly inside it. */
+  /**
+   * Relative `dir` and `produces` paths are taken from `runDirectory`; `dir` must lie strictly inside it. Outputs
+   * stored by an older mass, with absolute paths, are rewritten here once (see legacy-step-paths.ts).
+   */
   constructor(database: RunDatabase, runDirectory: string) {
     this.database = database;
-    this.runDirectory = runDirectory;
+    this.runDirectory = resolve(runDirectory);
+    this.roots = runRoots(this.runDirectory);
     this.statements = prepareStatements(database);
+    migrateLegacyStepPaths(database, this.roots);
   }
 
   run<Schema extends z.ZodType>(
@@ -111,7 +122,7 @@ export class StepRunner {
     const dir = options.dir === undefined ? undefined : this.stepDirectory(options.dir);
     const previous = this.readRow(key);
     if (previous?.status === 'done' && this.outputsExist(options)) {
-      return decodeStoredOutput(key, previous.output_json, options.output);
+      return this.decodeStoredOutput(key, previous, options.output);
     }
 
     // Taken before the key counts as in flight, so an unfinished previous attempt reads as interrupted.
@@ -135,16 +146,67 @@ export class StepRunner {
     const durationMs = (): number => performance.now() - startTime;
     const attempt = this.recordStart(key, new Date().toISOString());
     try {
-      const { outputJson, output } = encodeOutput(key, await fn({ attempt }), options.output);
+      const stored = this.encodeOutput(key, await fn({ attempt }), options.output);
       this.database.transaction(() => {
-        this.finish(key, 'done', durationMs(), outputJson, null);
-        options.commit?.(this.database, output);
+        this.finish(key, 'done', durationMs(), stored, null);
+        options.commit?.(this.database, stored.output);
       })();
-      return output;
+      return stored.output;
     } catch (error) {
-      this.finish(key, 'failed', durationMs(), null, errorMessage(error));
+      this.finish(key, 'failed', durationMs(), { outputJson: null, outputPaths: null }, errorMessage(error));
       throw error;
     }
+  }
+
+  private encodeOutput(key: string, result: unknown, schema: z.ZodType | undefined): StoredOutput {
+    if (schema === undefined) return { outputJson: null, outputPaths: null, output: undefined };
+    const validation = schema.safeParse(result);
+    // The step's own code produced these, so failures are bugs in mass rather than something the user can fix.
+    if (!validation.success) {
+      throw new Error(`step "${key}" returned an invalid output: ${describeIssues(validation.error)}`);
+    }
+    const json = JSON.stringify(result);
+    const relative = json === undefined ? undefined : relativizePaths(JSON.parse(json), this.roots);
+    const outputJson = relative === undefined ? null : JSON.stringify(relative.value);
+    const outputPaths = relative === undefined ? null : JSON.stringify(relative.locations);
+    // What is returned is what was stored, read back, so a first run returns exactly what a resumed run will.
+    const readBack = schema.safeParse(
+      relative === undefined
+        ? undefined
+        : resolvePaths(relative.value, relative.locations, this.runDirectory, (why) => new Error(why)),
+    );
+    if (!readBack.success) {
+      throw new Error(
+        `step "${key}" returned an output that does not survive storage as JSON: ${describeIssues(readBack.error)}`,
+      );
+    }
+    return { outputJson, outputPaths, output: readBack.data };
+  }
+
+  private decodeStoredOutput(key: string, row: StepRow, schema: z.ZodType | undefined): unknown {
+    if (schema === undefined) return undefined;
+    const damaged = (why: string) =>
+      new UserError(`mass.db: the stored output of step "${key}" is damaged (${why}).`);
+    let stored: unknown;
+    try {
+      stored = row.output_json === null ? undefined : JSON.parse(row.output_json);
+    } catch (error) {
+      throw damaged(errorMessage(error));
+    }
+    if (row.output_paths !== null && stored !== undefined) {
+      const locations = parseLocations(row.output_paths);
+      if (locations === undefined) throw damaged('its list of paths is not one');
+      stored = resolvePaths(stored, locations, this.runDirectory, damaged);
+    }
+    const result = schema.safeParse(stored);
+    if (!result.success) {
+      throw new UserError(
+        `step "${key}" is recorded as done in mass.db, but its stored output no longer fits what this version ` +
+          `of mass expects (${describeIssues(result.error)}). Continue this run with the mass version that ` +
+          'started it, or start a new run.',
+      );
+    }
+    return result.data;
   }
 
   get(key: string): StepRecord | undefined {
@@ -180,11 +242,12 @@ export class StepRunner {
     key: string,
     status: 'done' | 'failed',
     durationMs: number,
-    outputJson: string | null,
+    stored: Pick<StoredOutput, 'outputJson' | 'outputPaths'>,
     error: string | null,
   ): void {
     const finishedAt = new Date().toISOString();
-    this.statements.finish.run({ key, status, finishedAt, durationMs, outputJson, error });
+    const { outputJson, outputPaths } = stored;
+    this.statements.finish.run({ key, status, finishedAt, durationMs, outputJson, outputPaths, error });
   }
 
   private toRecord(row: StepRow): StepRecord {
@@ -222,12 +285,12 @@ function prepareStatements(database: RunDatabase) {
     start: database.prepare(
       `INSERT INTO steps (key, status, attempts, started_at) VALUES (:key, 'started', 1, :startedAt)
        ON CONFLICT (key) DO UPDATE SET status = 'started', attempts = attempts + 1, started_at = :startedAt,
-         finished_at = NULL, duration_ms = NULL, output_json = NULL, error = NULL
+         finished_at = NULL, duration_ms = NULL, output_json = NULL, output_paths = NULL, error = NULL
        RETURNING attempts`,
     ),
     finish: database.prepare(
       `UPDATE steps SET status = :status, finished_at = :finishedAt, duration_ms = :durationMs,
-         output_json = :outputJson, error = :error
+         output_json = :outputJson, output_paths = :outputPaths, error = :error
        WHERE key = :key`,
     ),
   };
@@ -241,43 +304,8 @@ function parseRow(row: unknown): StepRow {
   return result.data;
 }
 
-function encodeOutput(
-  key: string,
-  result: unknown,
-  schema: z.ZodType | undefined,
-): { outputJson: string | null; output: unknown } {
-  if (schema === undefined) return { outputJson: null, output: undefined };
-  const validation = schema.safeParse(result);
-  // The step's own code produced these, so failures are bugs in mass rather than something the user can fix.
-  if (!validation.success) {
-    throw new Error(`step "${key}" returned an invalid output: ${describeIssues(validation.error)}`);
-  }
-  const outputJson = JSON.stringify(result) ?? null;
-  // What is returned is what was stored, read back, so a first run returns exactly what a resumed run will.
-  const readBack = schema.safeParse(outputJson === null ? undefined : JSON.parse(outputJson));
-  if (!readBack.success) {
-    throw new Error(
-      `step "${key}" returned an output that does not survive storage as JSON: ${describeIssues(readBack.error)}`,
-    );
-  }
-  return { outputJson, output: readBack.data };
-}
-
-function decodeStoredOutput(key: string, outputJson: string | null, schema: z.ZodType | undefined): unknown {
-  if (schema === undefined) return undefined;
-  let stored: unknown;
-  try {
-    stored = outputJson === null ? undefined : JSON.parse(outputJson);
-  } catch (error) {
-    throw new UserError(`mass.db: the stored output of step "${key}" is damaged (${errorMessage(error)}).`);
-  }
-  const result = schema.safeParse(stored);
-  if (!result.success) {
-    throw new UserError(
-      `step "${key}" is recorded as done in mass.db, but its stored output no longer fits what this version ` +
-        `of mass expects (${describeIssues(result.error)}). Continue this run with the mass version that ` +
-        'started it, or start a new run.',
-    );
-  }
-  return result.data;
+interface StoredOutput {
+  outputJson: string | null;
+  outputPaths: string | null;
+  output: unknown;
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { SystemError, UserError } from '../errors.js';
+import { copyForGrading, type LeftOutOfGrading } from './grading-copy.js';
 import { isDirectory, type LoadedTask } from './load-task.js';
 import { runPython } from './python.js';
 
@@ -37,6 +38,11 @@ export const Grade = z
     score: z.number().min(0).max(100),
     parts: z.array(GradePart).min(1),
     capsApplied: z.array(z.object({ part: z.string(), cap: z.number() }).strict()),
+    /**
+     * Entries of the workspace the grader was not shown (links, special files, files hard-linked from outside, tool
+     * folders, files past the copy's limits; see grading-copy.ts): set by mass, never by the grader.
+     */
+    leftOut: z.array(z.object({ path: z.string(), reason: z.string() }).strict()).optional(),
   })
   .strict();
 export type Grade = z.infer<typeof Grade>;
@@ -64,7 +70,10 @@ export function graderManifest(task: LoadedTask): unknown {
   };
 }
 
-/** Runs the task's grader on one workspace and validates its JSON; a grader that crashes or prints garbage is a SystemError. */
+/**
+ * Runs the task's grader on one workspace and validates its JSON; a grader that crashes or prints garbage is a
+ * SystemError. The grader reads a copy of the workspace without links or special files (see grading-copy.ts).
+ */
 export async function gradeWorkspace(task: LoadedTask, options: GradeOptions): Promise<Grade> {
   const [grade] = await gradeWorkspaces(task, {
     workspaceDirs: [options.workspaceDir],
@@ -95,10 +104,22 @@ export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOption
   try {
     const manifestFile = path.join(scratch, 'manifest.json');
     await writeFile(manifestFile, JSON.stringify(graderManifest(task)));
+    // What the grader reads first: copied before anything a limit could leave out.
+    const known = [
+      ...task.manifest.deliverables.map((deliverable) => deliverable.path),
+      ...task.manifest.protected,
+    ];
+    const copies: string[] = [];
+    const leftOut: LeftOutOfGrading[][] = [];
+    for (const [index, workspaceDir] of workspaceDirs.entries()) {
+      const copy = path.join(scratch, `workspace-${index}`);
+      leftOut.push(await copyForGrading(workspaceDir, copy, known));
+      copies.push(copy);
+    }
     const run = await runPython(
       [
         path.join(task.dir, task.manifest.oracle.grader),
-        ...workspaceDirs.flatMap((workspaceDir) => ['--workspace', workspaceDir]),
+        ...copies.flatMap((copy) => ['--workspace', copy]),
         '--seed',
         String(options.seed),
         '--task-dir',
@@ -128,7 +149,7 @@ export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOption
         `${label} printed grades that do not fit the schema: ${z.prettifyError(grades.error)}`,
       );
     }
-    return grades.data;
+    return grades.data.map((grade, index) => ({ ...grade, leftOut: leftOut[index]! }));
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

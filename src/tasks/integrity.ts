@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { LoadedTask } from './load-task.js';
@@ -10,6 +11,7 @@ export interface ProtectedAssetDigest {
   sha256: string;
 }
 
+/** `missing`: not in the workspace as a regular file (absent, a link, a FIFO, a folder, unreadable). */
 export type ProtectedAssetStatus = 'unchanged' | 'modified' | 'missing';
 
 export interface ProtectedAssetFinding extends ProtectedAssetDigest {
@@ -18,10 +20,29 @@ export interface ProtectedAssetFinding extends ProtectedAssetDigest {
   actualSha256?: string;
 }
 
-export async function sha256File(file: string): Promise<string> {
-  return createHash('sha256')
-    .update(await readFile(file))
-    .digest('hex');
+/**
+ * The SHA-256 of a regular file, read in pieces. It is also taken of workspace files a team could have replaced, so a
+ * link is never followed (a link to the original elsewhere would hash as unchanged) and anything but a regular file is
+ * refused (a FIFO or `/dev/zero` would never end), as is a file that grows past `maxBytes` while it is read.
+ */
+export async function sha256File(file: string, maxBytes = 16 * 1024 ** 3): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error(`${file} is not a regular file`);
+    const hash = createHash('sha256');
+    const buffer = Buffer.alloc(1024 * 1024);
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw new Error(`${file} is larger than ${maxBytes} bytes`);
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The digests a workspace's protected assets must keep: those of the task's own source files. */
@@ -30,7 +51,9 @@ export async function expectedProtectedDigests(task: LoadedTask): Promise<Protec
   for (const protectedPath of task.manifest.protected) {
     const source = task.manifest.inputs.files.find((file) => file.to === protectedPath);
     if (!source) continue; // the manifest schema guarantees a source; kept total for callers with hand-built tasks
-    digests.push({ path: protectedPath, sha256: await sha256File(path.join(task.dir, source.from)) });
+    // The task's own folder is trusted: its links are followed, as when the workspace was materialised.
+    const original = await realpath(path.join(task.dir, source.from));
+    digests.push({ path: protectedPath, sha256: await sha256File(original) });
   }
   return digests;
 }

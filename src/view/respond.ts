@@ -50,7 +50,13 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   const segments = decodeSegments(path.slice(1).replace(/\/$/, ''));
   const refused = notFoundPage(`There is nothing at ${path}.`);
   // Checked before redirecting: `//host` would otherwise send the browser to another site.
-  if (segments === undefined) return refused;
+  if (segments === undefined) {
+    if (!/\/(files|raw)\//.test(path) || !namesBytesThatAreNotUtf8(path)) return refused;
+    return notFoundPage(
+      `${path} names a file whose name is not UTF-8: the viewer lists such files but does not open them; ` +
+        'open it from the run directory.',
+    );
+  }
   if (!path.endsWith('/') && !/\/(files|raw)\//.test(path)) return redirectResponse(`${path}/`);
   const [first, second, third] = segments;
 
@@ -77,6 +83,18 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   if (kind === 'files') return filePage(root, location, file);
   if (kind === 'raw') return rawFile(root, location, file, url.searchParams.get('download') === '1');
   return refused;
+}
+
+/** A path whose `%XX` escapes are bytes that are not UTF-8 (as a workspace file's name may be). */
+function namesBytesThatAreNotUtf8(path: string): boolean {
+  return path.split('/').some((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return false;
+    } catch {
+      return /^(?:[^%]|%[0-9A-Fa-f]{2})*$/.test(segment);
+    }
+  });
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 
 import { UserError } from '../errors.js';
+import { isViewerHost } from './host-check.js';
 import { respond } from './respond.js';
 
 export interface ViewerOptions {
@@ -25,7 +26,14 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   if (!stats?.isDirectory()) {
     throw new UserError(`${root} is not a directory: give the run directory (e.g. runs/demo).`);
   }
+  let port = 0;
   const server = createServer((request, response) => {
+    if (!isViewerHost(request.headers.host, port)) {
+      // 421 Misdirected Request: this server does not answer for that name (see host-check.ts).
+      response.writeHead(421, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      response.end(`The viewer answers only at http://127.0.0.1:${port}/ or http://localhost:${port}/.\n`);
+      return;
+    }
     void respond(root, request.method ?? 'GET', request.url ?? '/').then(
       (answer) => {
         response.writeHead(answer.status, answer.headers);
@@ -47,7 +55,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     );
     server.listen(options.port, '127.0.0.1', () => resolvePromise());
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/`,
     close: () =>

@@ -201,6 +201,8 @@ function describeGrade(grade: Grade): string {
     lines.push(`  ${part.name.padEnd(width)} ${points} %  weight ${part.weight.toFixed(2)}  ${part.reason}`);
   }
   for (const cap of grade.capsApplied) lines.push(`  capped at ${cap.cap} because ${cap.part} failed`);
+  for (const entry of grade.leftOut ?? [])
+    lines.push(`  not graded: ${JSON.stringify(entry.path)}: ${entry.reason}`);
   return lines.join('\n');
 }
 

@@ -9,7 +9,13 @@ import { RunFiles } from '../../report/run-files.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
 import { link, page, table } from '../layout.js';
 import { generationNames, searchJudgments, tournamentJudgments, type StoredJudgment } from '../run-index.js';
-import { listWorkspace, looksLikeText, type WorkspaceEntry } from '../workspace-listing.js';
+import {
+  isOpenableFile,
+  listWorkspace,
+  looksLikeText,
+  whyNotOpened,
+  type WorkspaceEntry,
+} from '../workspace-listing.js';
 import { runCrumbs } from './crumbs.js';
 
 /** Files larger than this are compared by size only. */
@@ -66,9 +72,9 @@ function sideColumn(side: Side, name: string): SafeHtml {
     ${table(
       ['file', 'bytes'],
       side.entries.map((entry) => [
-        entry.kind === 'file'
+        isOpenableFile(entry)
           ? link(episodeUrl(side.location, 'files', ...entry.path.split('/')), entry.path)
-          : `${entry.path} (${entry.kind})`,
+          : `${entry.path} (${whyNotOpened(entry)})`,
         entry.bytes,
       ]),
       'the workspace is empty',
@@ -167,12 +173,8 @@ function evaluationTable(rows: Array<{ row: JudgmentRow; candidateIsX: boolean }
 
 async function fileDiffs(files: RunFiles, sides: [Side, Side]): Promise<SafeHtml> {
   const [x, y] = sides;
-  const xFiles = new Map(
-    x.entries.filter((entry) => entry.kind === 'file').map((entry) => [entry.path, entry]),
-  );
-  const yFiles = new Map(
-    y.entries.filter((entry) => entry.kind === 'file').map((entry) => [entry.path, entry]),
-  );
+  const xFiles = new Map(x.entries.filter(isOpenableFile).map((entry) => [entry.path, entry]));
+  const yFiles = new Map(y.entries.filter(isOpenableFile).map((entry) => [entry.path, entry]));
   const paths = [...new Set([...xFiles.keys(), ...yFiles.keys()])].sort();
   const rows: SafeHtml[] = [];
   for (const path of paths) {

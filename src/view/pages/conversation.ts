@@ -16,18 +16,19 @@ export interface CallFacts {
 }
 
 export function callFactsOf(rows: readonly ProxyLogRow[]): Map<number, CallFacts> {
-  const facts = new Map<number, CallFacts>();
-  for (const row of rows) {
-    const usage = row.response?.kind === 'completion' ? row.response.completion.usage : null;
-    facts.set(row.seq, {
-      durationMs: row.durationMs,
-      promptTokens: usage?.prompt_tokens ?? null,
-      completionTokens: usage?.completion_tokens ?? null,
-      reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
-      retried: (row.attempts?.length ?? 1) > 1,
-    });
-  }
-  return facts;
+  return new Map(rows.map((row) => [row.seq, callFactOf(row)]));
+}
+
+/** One row's facts: a few numbers, kept where the row itself (with its request body) is not. */
+export function callFactOf(row: ProxyLogRow): CallFacts {
+  const usage = row.response?.kind === 'completion' ? row.response.completion.usage : null;
+  return {
+    durationMs: row.durationMs,
+    promptTokens: usage?.prompt_tokens ?? null,
+    completionTokens: usage?.completion_tokens ?? null,
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
+    retried: (row.attempts?.length ?? 1) > 1,
+  };
 }
 
 const DelegationArguments = z.looseObject({

@@ -6,16 +6,25 @@ import { buildThreads, Thread } from '../../episode/threads.js';
 import { ProxyLogRow } from '../../proxy/log-row.js';
 import { html, type SafeHtml } from '../../report/html.js';
 import { RunFiles } from '../../report/run-files.js';
+import { readJsonLines } from '../bounded-json-lines.js';
+import type { LineLimits } from '../bounded-lines.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
 import { page, table } from '../layout.js';
 import { renderMarkdown } from '../markdown.js';
 import { encodePath } from '../view-paths.js';
-import { imageTypeOf, listWorkspace, type WorkspaceEntry } from '../workspace-listing.js';
 import {
-  callFactsOf,
+  imageTypeOf,
+  isOpenableFile,
+  listWorkspace,
+  whyNotOpened,
+  type WorkspaceEntry,
+} from '../workspace-listing.js';
+import {
+  callFactOf,
   matchDelegations,
   renderThread,
   threadAnchor,
+  type CallFacts,
   type ConversationContext,
 } from './conversation.js';
 import { episodeCrumbs } from './crumbs.js';
@@ -23,6 +32,15 @@ import { episodeCrumbs } from './crumbs.js';
 const number = new Intl.NumberFormat('en-US');
 /** A report larger than this is linked, not rendered on the episode page. */
 const INLINE_REPORT_BYTES = 256 * 1024;
+
+/**
+ * What one episode page reads of its JSONL files (see bounded-lines.ts). The proxy log is read only for each call's
+ * figures, a row at a time; its rows are kept, to rebuild the conversation, only when `threads.jsonl` is missing
+ * and only up to `REBUILD_BYTES`. A line is one model call (or one thread): 16 MiB is far over a real one.
+ */
+const LOG_LIMITS: LineLimits = { maxLineBytes: 16 * 1024 * 1024, maxBytes: 256 * 1024 * 1024 };
+const THREAD_LIMITS: LineLimits = { maxLineBytes: 16 * 1024 * 1024, maxBytes: 32 * 1024 * 1024 };
+const REBUILD_BYTES = 32 * 1024 * 1024;
 
 /** One episode: outcome and integrity, the team's conversations with delegations in place, the workspace's files. */
 export async function episodePage(root: string, location: EpisodeLocation): Promise<string> {
@@ -33,15 +51,13 @@ export async function episodePage(root: string, location: EpisodeLocation): Prom
     join(base, 'episode.json'),
     'the episode did not finish, or it is still running',
   );
-  const rows = await files.jsonLines(ProxyLogRow, join(base, 'requests.jsonl'), 'a proxy log row');
-  let threads = await files.jsonLines(Thread, join(base, 'threads.jsonl'), 'a thread');
-  if (threads.length === 0 && rows.length > 0) threads = buildThreads(rows);
+  const { threads, facts } = await readConversation(files, base);
   const workspace = await listWorkspace(files.path(join(base, 'workspace')));
   if (!workspace.exists)
     files.notes.push(`${base}/workspace is missing: the episode has no workspace on disk`);
 
   const context: ConversationContext = {
-    facts: callFactsOf(rows),
+    facts,
     delegations: matchDelegations(threads),
     shown: new Set(),
   };
@@ -87,6 +103,44 @@ export async function episodePage(root: string, location: EpisodeLocation): Prom
     body,
     notes: files.notes,
   });
+}
+
+/** The episode's threads, and the figures of each model call, read within the limits above. */
+async function readConversation(
+  files: RunFiles,
+  base: string,
+): Promise<{ threads: Thread[]; facts: Map<number, CallFacts> }> {
+  let threads: Thread[] = [];
+  const threadFile = join(base, 'threads.jsonl');
+  const add = (thread: Thread): void => void threads.push(thread);
+  if (!(await readJsonLines(files, Thread, threadFile, 'a thread', THREAD_LIMITS, add))) threads = [];
+  const facts = new Map<number, CallFacts>();
+  let rows: ProxyLogRow[] | undefined = threads.length === 0 ? [] : undefined;
+  let keptBytes = 0;
+  const log = join(base, 'requests.jsonl');
+  const logRead = await readJsonLines(
+    files,
+    ProxyLogRow,
+    log,
+    'a proxy log row',
+    LOG_LIMITS,
+    (row, bytes) => {
+      facts.set(row.seq, callFactOf(row));
+      if (rows === undefined) return;
+      keptBytes += bytes;
+      if (keptBytes <= REBUILD_BYTES) rows.push(row);
+      else {
+        rows = undefined;
+        files.notes.push(
+          `${threadFile} has no thread to show, and ${log} is too large to rebuild the conversation from ` +
+            'here: read the log from the run directory',
+        );
+      }
+    },
+  );
+  if (!logRead) return { threads, facts: new Map() };
+  if (threads.length === 0 && rows !== undefined && rows.length > 0) threads = buildThreads(rows);
+  return { threads, facts };
 }
 
 function outcome(record: EpisodeRecord): SafeHtml {
@@ -153,7 +207,7 @@ async function renderReports(
 ): Promise<SafeHtml> {
   const parts: SafeHtml[] = [];
   for (const entry of entries) {
-    if (entry.kind !== 'file' || entry.path.includes('/')) continue;
+    if (!isOpenableFile(entry) || entry.path.includes('/')) continue;
     if (/\.md$/i.test(entry.path) && entry.bytes <= INLINE_REPORT_BYTES) {
       const text = await readFile(files.path(join(base, 'workspace', entry.path)), 'utf8').catch(
         () => undefined,
@@ -168,7 +222,7 @@ async function renderReports(
       );
     }
   }
-  const images = entries.filter((entry) => entry.kind === 'file' && imageTypeOf(entry.path)).slice(0, 12);
+  const images = entries.filter((entry) => isOpenableFile(entry) && imageTypeOf(entry.path)).slice(0, 12);
   for (const image of images) {
     parts.push(
       html`<figure>
@@ -194,16 +248,13 @@ function fileTable(location: EpisodeLocation, entries: readonly WorkspaceEntry[]
   return table(
     ['file', 'bytes', ''],
     entries.map((entry) => [
-      entry.kind === 'file'
+      isOpenableFile(entry)
         ? html`<a href="${`/${encodePath(location.segments)}/files/${encodePath(entry.path.split('/'))}`}"
             >${entry.path}</a
           >`
-        : html`${entry.path}
-            <span class="muted"
-              >(${entry.kind === 'link' ? 'a symbolic link, not followed' : 'not a plain file'})</span
-            >`,
+        : html`${entry.path} <span class="muted">(${whyNotOpened(entry)})</span>`,
       entry.kind === 'file' ? number.format(entry.bytes) : '',
-      entry.kind === 'file'
+      isOpenableFile(entry)
         ? html`<a href="${episodeUrl(location, 'raw', ...entry.path.split('/'))}">raw</a>`
         : '',
     ]),

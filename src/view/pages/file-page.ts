@@ -12,8 +12,11 @@ import { imageTypeOf, looksLikeText } from '../workspace-listing.js';
 import { episodeCrumbs } from './crumbs.js';
 import { notFoundPage } from './not-found.js';
 
-/** The raw route reads a file whole; anything larger is left to be opened from disk. */
-const MAX_SERVED_BYTES = 256 * 1024 * 1024;
+/**
+ * The raw route reads a file whole, so what one request holds in memory is bounded here; anything larger is left to
+ * be opened from disk.
+ */
+const MAX_SERVED_BYTES = 32 * 1024 * 1024;
 /** Larger text files are shown up to this many bytes, with the rest behind the raw link. */
 const SHOWN_BYTES = 512 * 1024;
 
