@@ -37,6 +37,14 @@ export const UpstreamAttempt = z.object({
 });
 export type UpstreamAttempt = z.infer<typeof UpstreamAttempt>;
 
+/**
+ * Why the proxy answered a request itself, forwarding nothing upstream: not the model API (`MODEL_ROUTES`), a
+ * request it could not read or check (bad HTTP, a chat body that is not a JSON object…), a body over the bound, or
+ * the output budget spent.
+ */
+export const ProxyRefusal = z.enum(['not_forwarded', 'malformed', 'too_large', 'output_budget']);
+export type ProxyRefusal = z.infer<typeof ProxyRefusal>;
+
 /** One row of a proxy log (`requests.jsonl`): one request, written once when it ends. Never holds headers. */
 export const ProxyLogRow = z.object({
   schemaVersion: z.literal(1),
@@ -61,6 +69,12 @@ export const ProxyLogRow = z.object({
   error: z.string().nullable(),
   /** Every attempt at the upstream, in order (absent in logs from before retries: one attempt). */
   attempts: z.array(UpstreamAttempt).optional(),
+  /**
+   * Set when the proxy refused the request and nothing reached the upstream (`error` says why); null when it was
+   * forwarded; absent in logs from before refusals were recorded. A row the HTTP parser could not read has an empty
+   * method and path.
+   */
+  refusal: ProxyRefusal.nullable().optional(),
 });
 export type ProxyLogRow = z.infer<typeof ProxyLogRow>;
 

@@ -1,25 +1,35 @@
 import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import {
   Agent as HttpAgent,
+  STATUS_CODES,
   createServer,
   request as httpRequest,
   type ClientRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
-  type OutgoingHttpHeaders,
   type Server,
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 import { UserError, errorMessage } from '../errors.js';
 import { errorCode, parseRetryAfter } from '../model/retry.js';
 import { isRecord, type ReassembledCompletion } from '../model/stream-accumulator.js';
-import { AssistantMessage, tokenUsageFromWire, type WireUsage } from '../model/types.js';
+import { AssistantMessage, tokenUsageFromWire, WireUsage } from '../model/types.js';
+import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from './bounded-body.js';
+import { chatRequestProblem } from './chat-request.js';
 import { JsonlAppender } from './jsonl-appender.js';
-import type { ProxyLogRow, RecordedResponse, UpstreamAttempt } from './log-row.js';
+import type { ProxyLogRow, ProxyRefusal, RecordedResponse, UpstreamAttempt } from './log-row.js';
+import { NO_EXCHANGE, type Exchange } from './exchange.js';
+import { redact, redactedValue, secretsOf } from './log-redaction.js';
+import { routeOf, type ModelRoute } from './model-routes.js';
+import { refuse, sendJson } from './own-answers.js';
+import { forwardedHeaders, relayedHeaders } from './relayed-headers.js';
+import { SecretScrubber } from './secret-scrubber.js';
 import { parseJson, SseRecorder, type ParsedJson } from './sse-recorder.js';
+import { SseSecretScrubber } from './sse-scrubber.js';
 import { TokenMeter } from './token-meter.js';
 import {
   DEFAULT_UPSTREAM_RETRY,
@@ -57,31 +67,39 @@ export interface RecordingProxyOptions {
    * keep their defaults; `maxAttempts: 1` turns it off).
    */
   retry?: Partial<UpstreamRetryPolicy>;
-  /** Called with each row (its request body left out: it can be large) once it is written, as requests end. */
+  /** Called with each row once it is written, as requests end: its request as parsed JSON (null when not JSON). */
   onRow?: (row: ProxyLogRow) => void;
+  /**
+   * The most request-body bytes read (default `DEFAULT_MAX_REQUEST_BYTES`): a larger request is answered 413 and
+   * recorded without its body.
+   */
+  maxRequestBytes?: number;
+  /**
+   * The most bytes of one upstream answer relayed and recorded (default `DEFAULT_MAX_RESPONSE_BYTES`): past it the
+   * answer is cut, and the row says so.
+   */
+  maxResponseBytes?: number;
+  /**
+   * Answer `GET /_mass/usage` (`USAGE_PATH`) with the running token totals. Off by default: `mass proxy` serves it to
+   * its operator; an episode's proxy, whose clients are the agents, does not.
+   */
+  serveUsage?: boolean;
 }
 
 /** Text bodies (error pages and the like) are kept up to this many characters. */
 const MAX_TEXT_CHARACTERS = 64 * 1024;
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-  'accept-encoding',
-]);
-/** A path the proxy answers itself: the running token totals. */
+/** Parser errors that mean the client closed its connection, not that it sent something malformed. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'HPE_INVALID_EOF_STATE']);
+/** A path the proxy answers itself when asked to (`serveUsage`): the running token totals. */
 export const USAGE_PATH = '/_mass/usage';
 
 /**
  * A reverse proxy between an agent harness and its model server that records every request: one JSONL row
  * per request, written when it ends. Streams are relayed as they arrive and reassembled for the log.
+ *
+ * Its clients are not trusted (a sandboxed harness, and the agents' code beside it): it forwards only the model API
+ * (`MODEL_ROUTES`), meters every forwarded call, bounds what it reads and relays, keeps the key it holds out of
+ * what it relays back, and records whatever it refuses. No request, however malformed, can crash it.
  */
 export class RecordingProxy {
   readonly meter = new TokenMeter();
@@ -91,6 +109,12 @@ export class RecordingProxy {
   private readonly upstreamUrl: URL;
   private readonly agent: HttpAgent;
   private readonly retry: UpstreamRetryPolicy;
+  private readonly maxRequestBytes: number;
+  private readonly maxResponseBytes: number;
+  /** Takes the key the proxy holds out of what it relays back; null when it holds none worth scrubbing. */
+  private readonly scrubber: SecretScrubber | null;
+  /** The response in progress on each connection, so that a malformed request is never answered into it. */
+  private readonly responses = new WeakMap<object, ServerResponse>();
 
   private constructor(
     private readonly server: Server,
@@ -99,6 +123,9 @@ export class RecordingProxy {
   ) {
     this.upstreamUrl = parseUpstream(options.upstream);
     this.retry = { ...DEFAULT_UPSTREAM_RETRY, ...options.retry };
+    this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.scrubber = SecretScrubber.of(options.upstreamApiKey);
     const agentOptions = { keepAlive: true, maxSockets: Infinity };
     this.agent =
       this.upstreamUrl.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
@@ -106,12 +133,22 @@ export class RecordingProxy {
 
   static async start(options: RecordingProxyOptions): Promise<RecordingProxy> {
     parseUpstream(options.upstream);
+    for (const [name, value] of [
+      ['maxRequestBytes', options.maxRequestBytes],
+      ['maxResponseBytes', options.maxResponseBytes],
+    ] as const) {
+      if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) {
+        throw new UserError(`${name} must be a whole number of bytes above zero, not ${value}`);
+      }
+    }
     const server = createServer();
     const proxy = new RecordingProxy(server, new JsonlAppender(options.logFile), options);
     server.on('request', (request, response) => {
-      const handled = proxy.handle(request, response);
-      proxy.inFlight.add(handled);
-      void handled.finally(() => proxy.inFlight.delete(handled));
+      proxy.responses.set(request.socket, response);
+      proxy.track(proxy.handle(request, response));
+    });
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+      proxy.track(proxy.refuseMalformed(error, socket));
     });
     server.keepAliveTimeout = 60_000;
     await listen(server, options.listen);
@@ -163,76 +200,202 @@ export class RecordingProxy {
     }
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const seq = this.sequence++;
-    const startedAt = Date.now();
-    const started = performance.now();
-    const method = request.method ?? 'GET';
-    const path = request.url ?? '/';
-    const secrets = secretsOf(request.headers);
-    if (this.options.upstreamApiKey) secrets.push(this.options.upstreamApiKey);
+  /** Keeps a request's handling until it ends, for `close` to wait on. Handling never rejects. */
+  private track(handled: Promise<void>): void {
+    this.inFlight.add(handled);
+    void handled.finally(() => this.inFlight.delete(handled));
+  }
 
-    let requestBytes: Buffer;
+  private begin(method: string, path: string, secrets: string[]): CallStart {
+    if (this.options.upstreamApiKey) secrets.push(this.options.upstreamApiKey);
+    return {
+      seq: this.sequence++,
+      startedAt: Date.now(),
+      started: performance.now(),
+      method,
+      path,
+      secrets,
+      recorded: false,
+    };
+  }
+
+  /** Serves one request; whatever goes wrong on the way is answered 500 and recorded, never thrown. */
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const call = this.begin(request.method ?? 'GET', request.url ?? '', secretsOf(request.headers));
     try {
-      requestBytes = await readAll(request);
-    } catch {
-      return; // The client went away before sending its request: nothing to relay or record.
+      await this.serve(request, response, call);
+    } catch (error) {
+      const message = `mass proxy: internal error while serving ${call.method} ${JSON.stringify(call.path.slice(0, 200))}: ${errorMessage(error)}`;
+      const answered = !response.headersSent && !response.destroyed;
+      if (answered) sendJson(response, 500, { error: { message, type: 'mass_proxy_error' } });
+      else response.destroy();
+      try {
+        await this.record(call, {
+          exchange: { ...NO_EXCHANGE, status: answered ? 500 : null, error: message },
+        });
+      } catch {
+        // The row cannot be written either: the log's own error (`logError`) says so.
+      }
     }
-    if (method === 'GET' && path === USAGE_PATH) {
+  }
+
+  private async serve(request: IncomingMessage, response: ServerResponse, call: CallStart): Promise<void> {
+    const { method, path } = call;
+    if (this.options.serveUsage && method === 'GET' && path === USAGE_PATH) {
       sendJson(response, 200, this.meter.snapshot());
+      return; // Not a model call: not recorded.
+    }
+    const decision = routeOf(method, path);
+    if (!decision.ok) {
+      const exchange = refuse(response, decision.status, decision.message, {
+        unreadBody: request,
+        ...(decision.allow === undefined ? {} : { allow: decision.allow }),
+      });
+      await this.record(call, { exchange, refusal: 'not_forwarded' });
+      return;
+    }
+    const route = decision.route;
+    const read = await readBoundedBody(request, this.maxRequestBytes);
+    if (read.kind === 'gone') return; // The client went away before sending its request: nothing to relay or record.
+    if (read.kind === 'too-large') {
+      const size =
+        read.declared !== null
+          ? `Content-Length ${read.declared}`
+          : `over ${this.maxRequestBytes} bytes sent`;
+      const message = `mass proxy: ${method} ${path} refused: the request body (${size}) is over the bound of ${this.maxRequestBytes} bytes; it was not read further (a real call that needs more: raise the bound, e.g. mass proxy --max-request-bytes)`;
+      const exchange = refuse(response, 413, message, { unreadBody: request });
+      await this.record(call, { exchange, refusal: 'too_large', requestByteCount: read.received });
       return;
     }
 
+    const requestBytes = read.bytes;
     const parsed = parseJson(requestBytes);
     const body = parsed.ok ? parsed.value : null;
-    const isCompletion =
-      method === 'POST' && path.split('?')[0]!.endsWith('/chat/completions') && isRecord(body);
-    const stream = isCompletion && isRecord(body) && body.stream === true;
     const model = isRecord(body) && typeof body.model === 'string' ? body.model : null;
-    let upstreamBody = requestBytes;
+    const problem =
+      route.kind === 'chat'
+        ? chatRequestProblem(parsed)
+        : requestBytes.length > 0
+          ? 'it takes no body'
+          : null;
+    const facts = { requestBytes, parsed, model };
+    if (problem !== null) {
+      const exchange = refuse(response, 400, `mass proxy: ${method} ${path} refused: ${problem}`);
+      this.meterCall(model, exchange);
+      await this.record(call, { ...facts, exchange, refusal: 'malformed' });
+      return;
+    }
+
+    const stream = route.kind === 'chat' && isRecord(body) && body.stream === true;
+    let upstreamBody = Buffer.alloc(0);
     let usageInjected = false;
-    if (stream && isRecord(body) && (this.options.meterStreams ?? true)) {
+    if (route.kind === 'chat' && isRecord(body)) {
+      // What is forwarded is what was checked and is recorded: the body as parsed, written again.
+      let forwarded = body;
       const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
-      if (streamOptions.include_usage !== true) {
-        upstreamBody = Buffer.from(
-          JSON.stringify({ ...body, stream_options: { ...streamOptions, include_usage: true } }),
-        );
+      if (stream && (this.options.meterStreams ?? true) && streamOptions.include_usage !== true) {
+        forwarded = { ...body, stream_options: { ...streamOptions, include_usage: true } };
         usageInjected = true;
       }
+      upstreamBody = Buffer.from(JSON.stringify(forwarded));
     }
 
     const budget = this.options.outputBudget;
-    const overBudget = isCompletion && budget !== undefined && this.meter.completionTokens >= budget;
+    const overBudget = route.kind === 'chat' && budget !== undefined && this.meter.completionTokens >= budget;
     if (overBudget) this.budgetSpent = true;
-    const exchange: Exchange & { attempts?: UpstreamAttempt[] } = overBudget
+    const exchange: Exchange = overBudget
       ? refuse(response, 400, `mass proxy: the output budget of ${budget} completion tokens is spent`)
-      : await this.relay(request, response, { method, path, upstreamBody, stream, usageInjected });
+      : await this.relay(request, response, { route, upstreamBody, stream, usageInjected });
+    this.meterCall(model, exchange);
+    await this.record(call, {
+      ...facts,
+      exchange,
+      stream,
+      usageInjected,
+      refusal: overBudget ? 'output_budget' : null,
+    });
+  }
 
+  /** Counts a call against the meter (and so the budget) by the usage its answer reports, whatever its shape. */
+  private meterCall(model: string | null, exchange: Exchange): void {
     const completion = exchange.response?.kind === 'completion' ? exchange.response.completion : null;
     const failed = exchange.error !== null || exchange.status === null || exchange.status >= 400;
-    this.meter.record(model ?? completion?.model ?? 'unknown', tokenUsageFromWire(completion?.usage), failed);
-    const endedAt = Date.now();
+    this.meter.record(
+      model ?? completion?.model ?? 'unknown',
+      tokenUsageFromWire(reportedUsage(exchange.response)),
+      failed,
+    );
+  }
+
+  /** Writes the call's row (once), with every secret the call carried scrubbed, and hands it to `onRow`. */
+  private async record(call: CallStart, facts: RowFacts): Promise<void> {
+    if (call.recorded) return;
+    const { exchange } = facts;
+    const requestBytes = facts.requestBytes ?? Buffer.alloc(0);
+    const parsed: ParsedJson = facts.parsed ?? { ok: false };
     const row: Omit<ProxyLogRow, 'request'> = {
       schemaVersion: 1,
-      seq,
-      startedAt: new Date(startedAt).toISOString(),
-      endedAt: new Date(endedAt).toISOString(),
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      method,
-      path,
+      seq: call.seq,
+      startedAt: new Date(call.startedAt).toISOString(),
+      endedAt: new Date().toISOString(),
+      durationMs: roundMs(performance.now() - call.started),
+      method: call.method,
+      path: call.path,
       status: exchange.status,
-      model,
-      stream,
+      model: facts.model ?? null,
+      stream: facts.stream ?? false,
       requestIsJson: parsed.ok,
       response: exchange.response,
-      bytes: { request: requestBytes.length, response: exchange.responseBytes },
+      bytes: { request: facts.requestByteCount ?? requestBytes.length, response: exchange.responseBytes },
       clientDisconnected: exchange.clientDisconnected,
-      usageInjected,
+      usageInjected: facts.usageInjected ?? false,
       error: exchange.error,
       attempts: exchange.attempts ?? [],
+      refusal: facts.refusal ?? null,
     };
-    await this.log.append(redact(serializeRow(row, requestBytes, parsed), secrets));
-    this.options.onRow?.({ ...row, request: null });
+    const line = redact(serializeRow(row, requestBytes, parsed), call.secrets);
+    call.recorded = true;
+    await this.log.append(line);
+    if (this.options.onRow) {
+      // The row as the log has it, secrets scrubbed, the request as parsed (not as text: it can be large).
+      const request = parsed.ok ? redactedValue(parsed.value, call.secrets) : null;
+      const rest = redactedValue({ ...row, request: null }, call.secrets) as ProxyLogRow;
+      this.options.onRow({ ...rest, request });
+    }
+  }
+
+  /**
+   * A request Node's HTTP parser could not read (a broken request line, oversized headers, a bad chunk): answered
+   * 400 (431, 408) as Node would, unless a response is already under way on that connection, and recorded.
+   */
+  private async refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): Promise<void> {
+    if (CLIENT_GONE.has(error.code ?? '') || !socket.writable) {
+      socket.destroy();
+      return; // The client went away mid-request: nothing to answer or record.
+    }
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const message = `mass proxy: a malformed HTTP request was refused (${error.code ?? 'parse error'}: ${errorMessage(error)})`;
+    const inProgress = this.responses.get(socket);
+    const answering = inProgress !== undefined && inProgress.headersSent && !inProgress.writableFinished;
+    const body = JSON.stringify({ error: { message, type: 'mass_proxy_refusal' } });
+    if (!answering) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+    const exchange: Exchange = {
+      ...NO_EXCHANGE,
+      status: answering ? null : status,
+      response: { kind: 'json', body: JSON.parse(body) as unknown },
+      error: message,
+    };
+    try {
+      await this.record(this.begin('', '', []), { exchange, refusal: 'malformed' });
+    } catch {
+      // The row cannot be written: the log's own error (`logError`) says so.
+    }
   }
 
   /**
@@ -244,15 +407,11 @@ export class RecordingProxy {
     request: IncomingMessage,
     response: ServerResponse,
     call: RelayedCall,
-  ): Promise<Exchange & { attempts: UpstreamAttempt[] }> {
-    const exchange: Exchange = {
-      status: null,
-      response: null,
-      responseBytes: 0,
-      clientDisconnected: false,
-      error: null,
-    };
+  ): Promise<Exchange> {
+    const exchange: Exchange = { ...NO_EXCHANGE };
     const attempts: UpstreamAttempt[] = [];
+    // One for the whole call: a stream resumed from a replay goes on with the text held back so far.
+    const sseScrubber = this.scrubber ? new SseSecretScrubber(this.scrubber) : null;
     const connection: ClientConnection = { gone: false, onGone: null, upstream: null };
     response.on('close', () => {
       if (response.writableFinished) return;
@@ -266,7 +425,10 @@ export class RecordingProxy {
     let cutStream: SseRecorder | null = null;
     for (let attempt = 1; ; attempt++) {
       const attemptStarted = performance.now();
-      const outcome = await this.attempt(request, response, call, exchange, connection, cutStream);
+      const outcome = await this.attempt(request, response, call, exchange, connection, {
+        resume: cutStream,
+        sseScrubber,
+      });
       const timing = {
         startedAfterMs: roundMs(attemptStarted - began),
         durationMs: roundMs(performance.now() - attemptStarted),
@@ -305,7 +467,9 @@ export class RecordingProxy {
     tries: string,
   ): void {
     if (failed.status === null) {
-      const message = `mass proxy: upstream ${this.upstreamUrl.origin} unreachable or failed: ${failed.message}${tries}`;
+      const message = this.scrubbed(
+        `mass proxy: upstream ${this.upstreamUrl.origin} unreachable or failed: ${failed.message}${tries}`,
+      );
       const body = { error: { message, type: 'upstream_error' } };
       exchange.status = 502;
       exchange.error = message;
@@ -319,9 +483,30 @@ export class RecordingProxy {
     recorder.push(failed.body);
     exchange.response = recorder.finish(failed.headers['content-type'] ?? '').response;
     exchange.error = `${failed.message}${tries}`;
-    if (response.destroyed) return;
-    response.writeHead(failed.status, relayedHeaders(failed.headers, false));
-    response.end(failed.body);
+    this.sendBody(response, failed.status, failed.headers, failed.body);
+  }
+
+  /** A whole answer to the client: the key taken out of its headers and body, its length as sent. */
+  private sendBody(
+    response: ServerResponse,
+    status: number,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+    onSent?: () => void,
+  ): void {
+    if (response.destroyed) {
+      onSent?.();
+      return;
+    }
+    const relayed = this.scrubber ? this.scrubber.body(body) : body;
+    const relayedHead = relayedHeaders(this.scrubber ? this.scrubber.headers(headers) : headers, true);
+    relayedHead['content-length'] = relayed.length;
+    response.writeHead(status, relayedHead);
+    response.end(relayed, onSent);
+  }
+
+  private scrubbed(text: string): string {
+    return this.scrubber ? this.scrubber.text(text) : text;
   }
 
   /**
@@ -335,7 +520,7 @@ export class RecordingProxy {
     call: RelayedCall,
     exchange: Exchange,
     connection: ClientConnection,
-    resume: SseRecorder | null,
+    { resume, sseScrubber }: { resume: SseRecorder | null; sseScrubber: SseSecretScrubber | null },
   ): Promise<'relayed' | BufferedFailure> {
     return new Promise((resolve) => {
       let settled = false;
@@ -353,7 +538,12 @@ export class RecordingProxy {
       const cutOff = (message: string) => {
         exchange.error = message;
         if (streaming) exchange.response = streaming.finish().response;
-        response.destroy();
+        if (response.headersSent) response.destroy();
+        else {
+          // Nothing of the answer reached the client yet (a plain body is relayed whole): it is told why.
+          exchange.status = 502;
+          sendJson(response, 502, { error: { message: `mass proxy: ${message}`, type: 'upstream_error' } });
+        }
         settle('relayed');
       };
       const cutMidStream = (message: string) =>
@@ -366,10 +556,10 @@ export class RecordingProxy {
           body: Buffer.alloc(0),
           cut: streaming!,
         });
-      const target = upstreamTarget(this.upstreamUrl, call.path);
+      const target = upstreamTarget(this.upstreamUrl, call.route.path);
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const upstream = send(target, {
-        method: call.method,
+        method: call.route.method,
         headers: forwardedHeaders(
           request.headers,
           target,
@@ -408,78 +598,134 @@ export class RecordingProxy {
         }
       });
 
-      upstream.on('response', (upstreamResponse) => {
-        clearTimeout(headTimer);
-        const status = upstreamResponse.statusCode ?? 502;
-        const contentType = upstreamResponse.headers['content-type'] ?? '';
-        if (RETRYABLE_UPSTREAM_STATUSES.has(status)) {
-          // Kept back from the client: it is retried, or handed on whole once retrying is over.
-          const chunks: Buffer[] = [];
-          const buffered = (): BufferedFailure => ({
-            status,
-            code: null,
-            message: `upstream answered ${status}`,
-            retryAfterMs: parseRetryAfter({
-              get: (name) => headerText(upstreamResponse.headers[name]),
-            }),
-            headers: upstreamResponse.headers,
-            body: Buffer.concat(chunks),
-          });
-          upstreamResponse.on('data', (chunk: Buffer) => chunks.push(chunk));
-          upstreamResponse.on('end', () => settle(buffered()));
-          upstreamResponse.on('aborted', () => settle(buffered()));
-          return;
-        }
-        const isSse = contentType.includes('text/event-stream');
-        bodyStarted = true;
-        let recorder: SseRecorder | BodyRecorder;
-        if (resume) {
-          if (status !== exchange.status || !isSse) {
-            cutOff(
-              `upstream dropped the connection mid-response; its replay answered ${status}${isSse ? '' : ` (${contentType || 'no content type'})`}`,
-            );
+      /** A handler that cannot throw out of the event loop: a failure of the proxy's own cuts the call off. */
+      const guarded =
+        <A extends unknown[]>(handler: (...args: A) => void) =>
+        (...args: A): void => {
+          try {
+            handler(...args);
+          } catch (error) {
             upstream.destroy();
+            cutOff(`internal error of the proxy while relaying the answer: ${errorMessage(error)}`);
+          }
+        };
+
+      upstream.on(
+        'response',
+        guarded((upstreamResponse: IncomingMessage) => {
+          clearTimeout(headTimer);
+          const status = upstreamResponse.statusCode ?? 502;
+          const contentType = upstreamResponse.headers['content-type'] ?? '';
+          const limit = this.maxResponseBytes;
+          if (RETRYABLE_UPSTREAM_STATUSES.has(status)) {
+            // Kept back from the client (up to the bound): it is retried, or handed on whole once retrying is over.
+            const chunks: Buffer[] = [];
+            let kept = 0;
+            const buffered = (): BufferedFailure => ({
+              status,
+              code: null,
+              message: `upstream answered ${status}`,
+              retryAfterMs: parseRetryAfter({
+                get: (name) => headerText(upstreamResponse.headers[name]),
+              }),
+              headers: upstreamResponse.headers,
+              body: Buffer.concat(chunks),
+            });
+            upstreamResponse.on('data', (chunk: Buffer) => {
+              const room = limit - kept;
+              if (room <= 0) return;
+              const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+              chunks.push(part);
+              kept += part.length;
+            });
+            upstreamResponse.on('end', () => settle(buffered()));
+            upstreamResponse.on('aborted', () => settle(buffered()));
             return;
           }
-          resume.replay();
-          recorder = streaming = resume;
-        } else {
-          exchange.status = status;
-          response.writeHead(status, relayedHeaders(upstreamResponse.headers, isSse));
-          response.flushHeaders();
-          recorder = isSse ? new SseRecorder(call.usageInjected) : new BodyRecorder();
-          // Only a successful stream can be replayed and joined: an error body is what the server meant.
-          if (recorder instanceof SseRecorder && status < 300) streaming = recorder;
-        }
-        upstreamResponse.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          exchange.responseBytes += chunk.length;
-          const relayed = recorder.push(chunk);
-          if (relayed.length > 0 && !response.destroyed) response.write(relayed);
-          if (recorder instanceof SseRecorder && recorder.diverged !== null) {
-            upstream.destroy();
-            cutOff(
-              `upstream dropped the connection mid-response; its replay differed from what was relayed at event ${recorder.diverged + 1}`,
-            );
+          const isSse = contentType.includes('text/event-stream');
+          bodyStarted = true;
+          let recorder: SseRecorder | BodyRecorder;
+          if (resume) {
+            if (status !== exchange.status || !isSse) {
+              cutOff(
+                `upstream dropped the connection mid-response; its replay answered ${status}${isSse ? '' : ` (${contentType || 'no content type'})`}`,
+              );
+              upstream.destroy();
+              return;
+            }
+            resume.replay();
+            recorder = streaming = resume;
+          } else {
+            exchange.status = status;
+            if (isSse) {
+              // A stream is relayed as it comes; a plain body is relayed whole once it has come, with the key out.
+              const headers = this.scrubber
+                ? this.scrubber.headers(upstreamResponse.headers)
+                : upstreamResponse.headers;
+              response.writeHead(status, relayedHeaders(headers, true));
+              response.flushHeaders();
+            }
+            recorder = isSse ? new SseRecorder(call.usageInjected) : new BodyRecorder();
+            // Only a successful stream can be replayed and joined: an error body is what the server meant.
+            if (recorder instanceof SseRecorder && status < 300) streaming = recorder;
           }
-        });
-        upstreamResponse.on('end', () => {
-          if (settled) return;
-          const outcome = recorder.finish(contentType);
-          exchange.response = outcome.response;
-          exchange.error = outcome.error;
-          response.end(() => settle('relayed'));
-        });
-        upstreamResponse.on('aborted', () => {
-          if (settled) return;
-          const message = `upstream dropped the connection mid-response after ${exchange.responseBytes} bytes`;
-          if (streaming) cutMidStream(message);
-          else {
-            exchange.response = recorder.finish(contentType).response;
-            cutOff(message);
-          }
-        });
-      });
+          upstreamResponse.on(
+            'data',
+            guarded((chunk: Buffer) => {
+              if (settled) return;
+              exchange.responseBytes += chunk.length;
+              if (exchange.responseBytes > limit) {
+                upstream.destroy();
+                if (!streaming) exchange.response = recorder.finish(contentType).response;
+                cutOff(
+                  `upstream answer over the bound of ${limit} bytes: ${isSse ? 'relayed and recorded up to there, then cut' : 'not relayed'}`,
+                );
+                return;
+              }
+              const relayed = recorder.push(chunk);
+              if (relayed.length > 0 && !response.destroyed) {
+                response.write(sseScrubber ? sseScrubber.push(relayed) : relayed);
+              }
+              if (recorder instanceof SseRecorder && recorder.diverged !== null) {
+                upstream.destroy();
+                cutOff(
+                  `upstream dropped the connection mid-response; its replay differed from what was relayed at event ${recorder.diverged + 1}`,
+                );
+              }
+            }),
+          );
+          upstreamResponse.on(
+            'end',
+            guarded(() => {
+              if (settled) return;
+              const outcome = recorder.finish(contentType);
+              exchange.response = outcome.response;
+              exchange.error = outcome.error;
+              if (recorder instanceof BodyRecorder) {
+                this.sendBody(response, status, upstreamResponse.headers, recorder.bytes, () =>
+                  settle('relayed'),
+                );
+                return;
+              }
+              const held = sseScrubber?.finish();
+              if (held && held.length > 0 && !response.destroyed) response.write(held);
+              response.end(() => settle('relayed'));
+            }),
+          );
+          upstreamResponse.on(
+            'aborted',
+            guarded(() => {
+              if (settled) return;
+              const message = `upstream dropped the connection mid-response after ${exchange.responseBytes} bytes`;
+              if (streaming) cutMidStream(message);
+              else {
+                exchange.response = recorder.finish(contentType).response;
+                cutOff(message);
+              }
+            }),
+          );
+        }),
+      );
 
       upstream.end(call.upstreamBody);
     });
@@ -487,11 +733,35 @@ export class RecordingProxy {
 }
 
 interface RelayedCall {
-  method: string;
-  path: string;
+  route: ModelRoute;
   upstreamBody: Buffer;
   stream: boolean;
   usageInjected: boolean;
+}
+
+/** A request as it began, until its row is written. */
+interface CallStart {
+  seq: number;
+  startedAt: number;
+  started: number;
+  method: string;
+  path: string;
+  /** Every credential the call carried (and the proxy's own key), scrubbed from its row. */
+  secrets: string[];
+  recorded: boolean;
+}
+
+/** What a row says beyond the request line; what is left out was not known (refused before the body was read). */
+interface RowFacts {
+  exchange: Exchange;
+  requestBytes?: Buffer;
+  parsed?: ParsedJson;
+  /** Bytes received, when the body was not kept (over the bound). */
+  requestByteCount?: number;
+  model?: string | null;
+  stream?: boolean;
+  usageInjected?: boolean;
+  refusal?: ProxyRefusal | null;
 }
 
 /** The client's side of a call while it is retried: whether it went away, and the upstream request now open. */
@@ -535,12 +805,17 @@ function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-interface Exchange {
-  status: number | null;
-  response: RecordedResponse | null;
-  responseBytes: number;
-  clientDisconnected: boolean;
-  error: string | null;
+/** The usage an answer reports: a completion's, or the `usage` of any other JSON answer, when it is well formed. */
+function reportedUsage(response: RecordedResponse | null): WireUsage | null {
+  const usage =
+    response?.kind === 'completion'
+      ? response.completion.usage
+      : response?.kind === 'json' && isRecord(response.body)
+        ? response.body.usage
+        : null;
+  if (usage === null || usage === undefined) return null;
+  const parsed = WireUsage.safeParse(usage);
+  return parsed.success ? parsed.data : null;
 }
 
 interface Recorder {
@@ -549,17 +824,21 @@ interface Recorder {
   finish(contentType: string): { response: RecordedResponse | null; error: string | null };
 }
 
-/** Relays a plain body as it arrives and keeps it to record. */
+/** Keeps a plain body as it arrives, to relay whole (with the key taken out) and to record. */
 class BodyRecorder implements Recorder {
   private readonly chunks: Buffer[] = [];
 
   push(chunk: Buffer): Buffer {
     this.chunks.push(chunk);
-    return chunk;
+    return Buffer.alloc(0);
+  }
+
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks);
   }
 
   finish(contentType: string): { response: RecordedResponse | null; error: string | null } {
-    const bytes = Buffer.concat(this.chunks);
+    const bytes = this.bytes;
     if (bytes.length === 0) return { response: null, error: null };
     const parsed = parseJson(bytes);
     if (parsed.ok) return { response: recordedJson(parsed.value), error: null };
@@ -632,10 +911,18 @@ function parseUpstream(upstream: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UserError(`--upstream "${upstream}" must start with http:// or https://`);
   }
+  if (url.search !== '' || url.hash !== '' || upstream.includes('?') || upstream.includes('#')) {
+    throw new UserError(
+      `--upstream "${upstream}" has a query or fragment: give the model server's bare address, e.g. http://127.0.0.1:8000`,
+    );
+  }
   return url;
 }
 
-/** The upstream URL for an incoming path; `/v1` is not doubled when the upstream already ends in it. */
+/**
+ * The upstream URL for a forwarded path (one of `MODEL_ROUTES`, never a raw request target); `/v1` is not doubled
+ * when the upstream already ends in it.
+ */
 export function upstreamTarget(upstream: URL, incomingPath: string): URL {
   let prefix = upstream.pathname.replace(/\/+$/, '');
   if (
@@ -644,96 +931,14 @@ export function upstreamTarget(upstream: URL, incomingPath: string): URL {
   ) {
     prefix = prefix.slice(0, -3);
   }
-  return new URL(`${upstream.origin}${prefix}${incomingPath}`);
-}
-
-function forwardedHeaders(
-  headers: IncomingHttpHeaders,
-  target: URL,
-  contentLength: number,
-  upstreamApiKey: string | undefined,
-): OutgoingHttpHeaders {
-  const forwarded: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) forwarded[name] = value;
-  }
-  if (upstreamApiKey) {
-    delete forwarded['x-api-key'];
-    forwarded.authorization = `Bearer ${upstreamApiKey}`;
-  }
-  forwarded.host = target.host;
-  forwarded['content-length'] = contentLength;
-  return forwarded;
-}
-
-function relayedHeaders(headers: IncomingHttpHeaders, bodyChanges: boolean): OutgoingHttpHeaders {
-  const relayed: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || (HOP_BY_HOP.has(name) && name !== 'content-length')) continue;
-    if (name === 'content-length' && bodyChanges) continue;
-    relayed[name] = value;
-  }
-  return relayed;
-}
-
-/** Credentials a request carries, to scrub from its log row wherever they appear (an echoed error, a prompt). */
-function secretsOf(headers: IncomingHttpHeaders): string[] {
-  const secrets: string[] = [];
-  const authorization = headers.authorization;
-  if (authorization) {
-    secrets.push(authorization);
-    const token = authorization.replace(/^\s*(bearer|basic|token)\s+/i, '').trim();
-    if (token.length >= 4) secrets.push(token);
-  }
-  for (const name of ['x-api-key', 'api-key']) {
-    const value = headers[name];
-    if (typeof value === 'string' && value.length >= 4) secrets.push(value);
-  }
-  return secrets;
-}
-
-function redact(text: string, secrets: string[]): string {
-  let redacted = text;
-  for (const secret of secrets) {
-    if (redacted.includes(secret)) redacted = redacted.replaceAll(secret, '[REDACTED]');
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret && redacted.includes(escaped))
-      redacted = redacted.replaceAll(escaped, '[REDACTED]');
-  }
-  return redacted;
-}
-
-function readAll(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-    request.on('aborted', () => reject(new Error('client aborted the request')));
-  });
-}
-
-/** Answers a request itself, with an OpenAI-style error, and describes the exchange for the log. */
-function refuse(response: ServerResponse, status: number, message: string): Exchange {
-  const body = { error: { message, type: 'mass_proxy_refusal' } };
-  sendJson(response, status, body);
-  return {
-    status,
-    response: { kind: 'json', body },
-    responseBytes: Buffer.byteLength(JSON.stringify(body)),
-    clientDisconnected: false,
-    error: message,
-  };
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  if (response.destroyed) return;
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  });
-  response.end(text);
+  const target = new URL(upstream.href);
+  target.pathname = `${prefix}${incomingPath}`;
+  target.search = '';
+  target.hash = '';
+  // Credentials in the upstream's address are not sent: the key goes in the Authorization header.
+  target.username = '';
+  target.password = '';
+  return target;
 }
 
 async function listen(server: Server, address: ListenAddress): Promise<void> {

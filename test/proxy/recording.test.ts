@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 
 import { step } from '../../src/testing/steps.js';
 import {
@@ -167,15 +167,17 @@ describe('recording proxy: exchanges are recorded exactly', () => {
     expect(bySeq[1]).toMatchObject({ requestIsJson: false, request: 'not json', status: 400 });
   });
 
-  it('serves the running token totals on its own path', async () => {
-    fixture.server.enqueue(step.text('a', { usage: { promptTokens: 10, completionTokens: 3 } }));
-    fixture.server.enqueue(
+  it('serves the running token totals on its own path, when asked to (mass proxy does)', async () => {
+    const usage = await scriptedServerBehindProxy({}, { serveUsage: true });
+    onTestFinished(() => usage.close());
+    usage.server.enqueue(step.text('a', { usage: { promptTokens: 10, completionTokens: 3 } }));
+    usage.server.enqueue(
       step.text('b', { usage: { promptTokens: 20, completionTokens: 4, reasoningTokens: 2 } }),
     );
-    await (await postCompletion(fixture.proxy.url, { stream: true })).text();
-    await (await postCompletion(fixture.proxy.url, {})).text();
-    await fixture.waitForRows(2);
-    const totals = await (await fetch(`${fixture.proxy.url}/_mass/usage`)).json();
+    await (await postCompletion(usage.proxy.url, { stream: true })).text();
+    await (await postCompletion(usage.proxy.url, {})).text();
+    await usage.waitForRows(2);
+    const totals = await (await fetch(`${usage.proxy.url}/_mass/usage`)).json();
     expect(totals).toEqual({
       'scripted-model': {
         requests: 2,

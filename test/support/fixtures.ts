@@ -45,7 +45,7 @@ export interface ProxyFixture {
 
 export async function scriptedServerBehindProxy(
   options: ScriptedServerOptions = {},
-  proxyOptions: Pick<RecordingProxyOptions, 'retry'> = {},
+  proxyOptions: Omit<RecordingProxyOptions, 'upstream' | 'listen' | 'logFile'> = {},
 ): Promise<ProxyFixture> {
   const directory = temporaryDirectory();
   const server = await startScriptedServer(options);

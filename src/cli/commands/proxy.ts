@@ -1,8 +1,19 @@
 import type { Command } from 'commander';
 
-import { SystemError } from '../../errors.js';
+import { SystemError, UserError } from '../../errors.js';
+import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESPONSE_BYTES } from '../../proxy/bounded-body.js';
 import { parseListenAddress } from '../../proxy/listen-address.js';
 import { USAGE_PATH, startRecordingProxy } from '../../proxy/recording-proxy.js';
+import { parsePositiveInteger } from '../duration.js';
+
+interface ProxyFlags {
+  upstream: string;
+  listen: string;
+  log: string;
+  meterStreams: boolean;
+  maxRequestBytes: string;
+  maxResponseBytes: string;
+}
 
 export function registerProxy(program: Command): void {
   program
@@ -17,12 +28,25 @@ export function registerProxy(program: Command): void {
     .requiredOption('--listen <address>', 'host:port, or a Unix socket path for sandboxes without a network')
     .requiredOption('--log <file>', 'the JSONL request log (appended to)')
     .option('--no-meter-streams', 'do not ask the upstream for usage on streams whose client did not')
-    .action(async (options: { upstream: string; listen: string; log: string; meterStreams: boolean }) => {
+    .option(
+      '--max-request-bytes <n>',
+      'request bodies larger than this are refused (413) unread',
+      String(DEFAULT_MAX_REQUEST_BYTES),
+    )
+    .option(
+      '--max-response-bytes <n>',
+      'an upstream answer is cut past this many bytes',
+      String(DEFAULT_MAX_RESPONSE_BYTES),
+    )
+    .action(async (options: ProxyFlags) => {
       const proxy = await startRecordingProxy({
         upstream: options.upstream,
         listen: parseListenAddress(options.listen),
         logFile: options.log,
         meterStreams: options.meterStreams,
+        maxRequestBytes: positiveBytes(options.maxRequestBytes, '--max-request-bytes'),
+        maxResponseBytes: positiveBytes(options.maxResponseBytes, '--max-response-bytes'),
+        serveUsage: true,
       });
       const address = proxy.address;
       const where = 'socketPath' in address ? `unix socket ${address.socketPath}` : proxy.url;
@@ -30,7 +54,7 @@ export function registerProxy(program: Command): void {
         `mass proxy: listening on ${where}, relaying to ${options.upstream}, recording to ${options.log}`,
       );
       console.error(
-        `mass proxy: running token totals at ${'socketPath' in address ? '' : proxy.url}${USAGE_PATH}; Ctrl-C to stop`,
+        `mass proxy: forwarding POST /v1/chat/completions and GET /v1/models; running token totals at ${'socketPath' in address ? '' : proxy.url}${USAGE_PATH}; Ctrl-C to stop`,
       );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
@@ -44,4 +68,10 @@ export function registerProxy(program: Command): void {
         );
       }
     });
+}
+
+function positiveBytes(text: string, flag: string): number {
+  const bytes = parsePositiveInteger(text, flag);
+  if (bytes === 0) throw new UserError(`${flag} must be above zero`);
+  return bytes;
 }

@@ -1,0 +1,19 @@
+import type { RecordedResponse, UpstreamAttempt } from './log-row.js';
+
+/** What passed between the proxy and the client for one call, as its log row tells it. */
+export interface Exchange {
+  status: number | null;
+  response: RecordedResponse | null;
+  responseBytes: number;
+  clientDisconnected: boolean;
+  error: string | null;
+  attempts?: UpstreamAttempt[];
+}
+
+export const NO_EXCHANGE: Exchange = {
+  status: null,
+  response: null,
+  responseBytes: 0,
+  clientDisconnected: false,
+  error: null,
+};
