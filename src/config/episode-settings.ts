@@ -15,6 +15,8 @@ export type EpisodeSettings = Pick<
   | 'harnessProfile'
   | 'cpuSeconds'
   | 'memoryBytes'
+  | 'processLimit'
+  | 'diskBytes'
   | 'retry'
 >;
 
@@ -26,6 +28,9 @@ export function episodeSettings(config: RunConfig): EpisodeSettings {
     timeoutSeconds: budgets.episodeTimeoutSeconds,
     maxOutputTokens: budgets.maxOutputTokensPerCall,
     outputBudget: budgets.episodeOutputBudget,
+    cpuSeconds: budgets.episodeCpuSeconds,
+    processLimit: budgets.episodeProcesses,
+    diskBytes: budgets.episodeDiskGiB === undefined ? undefined : budgets.episodeDiskGiB * 1024 ** 3,
     contextWindowSize: budgets.contextWindowSize,
     sampling: {
       temperature: own.temperature ?? sampling.temperature,

@@ -7,6 +7,7 @@ import { UserError } from '../errors.js';
 import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES } from '../harness/qwen-settings.js';
 import { recognisedProvider } from '../model/create-model.js';
 import { FaultPlan } from '../testing/fault-injection.js';
+import { baseUrlProblem, type BaseUrlUse } from './base-url.js';
 import { Execution } from './execution.js';
 import { FaultTolerance } from './fault-tolerance.js';
 import { RoleSampling, roleSamplingProblems } from './role-sampling.js';
@@ -28,7 +29,9 @@ const Endpoint = z
     baseUrl: z
       .string()
       .url()
-      .describe('OpenAI style, ending in /v1 (for openai and anthropic: optional, their own API)')
+      .describe(
+        "the executor's and OpenAI's: OpenAI style, ending in /v1; a judge's or optimizer's other OpenAI-compatible server: its own version path; anthropic: the server's root (optional for openai and anthropic: their own API)",
+      )
       .optional(),
     model: z.string().min(1),
     apiKeyEnv: z
@@ -257,6 +260,26 @@ export const RunConfig = z
         episodeTimeoutSeconds: z.number().positive().default(3600),
         maxOutputTokensPerCall: z.number().int().positive().default(32_768),
         episodeOutputBudget: z.number().int().positive().optional(),
+        episodeCpuSeconds: z
+          .number()
+          .positive()
+          .optional()
+          .describe(
+            "CPU seconds of an episode's whole process tree; default: the timeout times half the machine's cores",
+          ),
+        episodeProcesses: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe(
+            "processes of an episode's tree at once (default 1024; the kernel allows 8 threads each)",
+          ),
+        episodeDiskGiB: z
+          .number()
+          .positive()
+          .optional()
+          .describe("GiB an episode's workspace and home may take on disk (default 32)"),
         judgeMaxTokens: z.number().int().positive().default(49_152),
         optimizerMaxTokens: z.number().int().positive().default(49_152),
         contextWindowSize: z
@@ -463,6 +486,7 @@ export const RunConfig = z
       });
     }
     checkRoleSampling(config, context);
+    checkBaseUrls(config, context);
   });
 export type RunConfig = z.infer<typeof RunConfig>;
 
@@ -505,6 +529,37 @@ function checkRoleSampling(config: RunConfig, context: z.RefinementCtx): void {
       context.addIssue({ code: 'custom', path: ['roles', role, 'sampling'], message });
     }
   }
+}
+
+/** Each role's base URL, checked for how its provider uses it (`baseUrlProblem`), and present where one is needed. */
+function checkBaseUrls(config: RunConfig, context: z.RefinementCtx): void {
+  for (const role of ['executor', 'judge', 'optimizer'] as const) {
+    const endpoint = config.roles[role];
+    if (!endpoint) continue;
+    const use = baseUrlUse(role, endpoint);
+    if (use === null) continue;
+    const path = ['roles', role, 'baseUrl'];
+    if (endpoint.baseUrl === undefined) {
+      if (use === 'team' || use === 'openai-compatible') {
+        context.addIssue({
+          code: 'custom',
+          path,
+          message: 'an OpenAI-compatible server needs its address, e.g. baseUrl: http://127.0.0.1:8000/v1',
+        });
+      }
+      continue;
+    }
+    const problem = baseUrlProblem(endpoint.baseUrl, use);
+    if (problem !== null) context.addIssue({ code: 'custom', path, message: problem });
+  }
+}
+
+/** How a role's base URL is used; null for an executor on a provider it cannot have (reported on its own). */
+function baseUrlUse(role: 'executor' | 'judge' | 'optimizer', endpoint: Endpoint): BaseUrlUse | null {
+  if (endpoint.provider === 'toy') return 'toy';
+  const provider = recognisedProvider(endpoint.provider, endpoint.baseUrl);
+  if (role === 'executor') return provider === 'openai-compatible' ? 'team' : null;
+  return provider;
 }
 
 /** The endpoint of each role, the executor's standing in for a role that names none. */

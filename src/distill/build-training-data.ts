@@ -63,6 +63,19 @@ export async function buildTrainingData(
     const { threads, rewrites } = rewriteHostPaths(episode);
     tally.hostPaths(split, rewrites);
     for (const thread of threads) {
+      if (thread.forged === true) {
+        tally.skip(split, [
+          {
+            episode: episode.episodeId,
+            thread: thread.threadId,
+            role: thread.role,
+            reason: 'forged',
+            detail:
+              'agent code posted these requests to the proxy; the harness never built this conversation',
+          },
+        ]);
+        continue;
+      }
       if (mode === 'single-agent' && thread.role !== 'orchestrator') {
         tally.skip(split, [
           {

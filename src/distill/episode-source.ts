@@ -50,7 +50,7 @@ export async function readEpisodeSource(
   }
   const prompt = await readText(path.join(directory, 'prompt.md'));
   const bareTask = await options.bareTasks.prompt(record.task.id, record.task.dir);
-  const threads = await readThreads(directory);
+  const threads = await readThreads(directory, prompt);
   if (!prompt.startsWith(bareTask.trimEnd())) {
     throw new UserError(
       `${directory}: prompt.md does not begin with the text of task "${record.task.id}" as rendered now; pass the task folder the episode ran (--task-dir), unchanged`,
@@ -68,12 +68,13 @@ export async function readEpisodeSource(
   };
 }
 
-async function readThreads(directory: string): Promise<Thread[]> {
+/** The episode's threads; rebuilt from its proxy log, forged ones marked, when it has no `threads.jsonl`. */
+async function readThreads(directory: string, episodePrompt: string): Promise<Thread[]> {
   const threadsFile = path.join(directory, 'threads.jsonl');
   if (await isFile(threadsFile)) return readJsonLines(threadsFile, Thread, 'a thread');
   const logFile = path.join(directory, 'requests.jsonl');
   if (await isFile(logFile))
-    return buildThreads(await readJsonLines(logFile, ProxyLogRow, 'a proxy log row'));
+    return buildThreads(await readJsonLines(logFile, ProxyLogRow, 'a proxy log row'), { episodePrompt });
   throw new UserError(
     `${directory}: neither threads.jsonl nor requests.jsonl; is this an episode directory?`,
   );

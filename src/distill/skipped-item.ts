@@ -12,6 +12,8 @@ export const SkipReason = z.enum([
   'render-mismatch',
   /** Single-agent data keeps the orchestrator's thread only. */
   'not-orchestrator',
+  /** Agent code posted the thread's requests to the proxy itself: a context the harness never built. */
+  'forged',
 ]);
 export type SkipReason = z.infer<typeof SkipReason>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
+import { CapturedOutput } from './captured-output.js';
 import { EpisodeFailure } from './outcome.js';
 
 const TokenTotals = z.object({
@@ -18,10 +19,12 @@ export const ProtectedAssetCheck = z.object({
 /**
  * `episode.json`: what one run of a team on one task did, written last, once everything else is on disk. Version 1
  * had one seed for both the data and the sampling; it reads as version 2 with the data seed equal to the seed.
+ * Version 3 takes its counts from the proxy log alone, leaves out the requests agent code posted itself (`forged`)
+ * and says what became of the harness's output (`harnessOutput`); both are absent in older records.
  */
 export const EpisodeRecord = defineRecord({
   kind: 'episode',
-  version: 2,
+  version: 3,
   migrate: (body, fromVersion) => (fromVersion === 1 ? { ...body, dataSeed: body.seed } : body),
   schema: z.object({
     episodeId: z.string(),
@@ -45,6 +48,7 @@ export const EpisodeRecord = defineRecord({
       /** From the harness's start to its end, inside the sandbox. */
       harnessMs: z.number(),
     }),
+    /** The harness's conversations; what agent code's own requests cost is `forged.usage` (version 3 on). */
     usage: z.object({
       total: TokenTotals,
       perThread: z.array(
@@ -55,11 +59,33 @@ export const EpisodeRecord = defineRecord({
         }),
       ),
     }),
+    /** The harness's chat requests (failed ones included); not those agent code posted itself. */
     modelCalls: z.number().int(),
     failedModelCalls: z.number().int(),
     /** Calls the proxy had to retry (their server failed before the harness got a byte); 0 in older records. */
     retriedModelCalls: z.number().int().optional(),
+    /** `agent` calls in the orchestrator's responses, as the proxy recorded them. */
     delegations: z.number().int(),
+    /**
+     * Chat requests agent code posted to the proxy (their context was not built by the harness and the model), and
+     * the conversations they formed: in no other count, no judge's evidence and no training data.
+     */
+    forged: z
+      .object({
+        requests: z.number().int().nonnegative(),
+        threads: z.number().int().nonnegative(),
+        usage: TokenTotals,
+      })
+      .optional(),
+    /** The harness's output as the host captured it from its pipes (agent code can write into them too). */
+    harnessOutput: z
+      .object({
+        events: CapturedOutput,
+        stderr: CapturedOutput,
+        /** Lines of `events.jsonl` that were no harness event. */
+        unreadableEventLines: z.number().int().nonnegative(),
+      })
+      .optional(),
     integrity: z.object({
       assets: z.array(ProtectedAssetCheck),
       tampered: z.boolean(),
@@ -69,7 +95,7 @@ export const EpisodeRecord = defineRecord({
       enabled: z.boolean(),
       exitCode: z.number().int().nullable(),
       signal: z.string().nullable(),
-      limitExceeded: z.enum(['wall-clock', 'cpu-time', 'memory']).nullable(),
+      limitExceeded: z.enum(['wall-clock', 'cpu-time', 'memory', 'processes', 'disk']).nullable(),
       cpuSeconds: z.number(),
       peakMemoryBytes: z.number(),
       /**

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
@@ -43,11 +43,12 @@ server.listen(Number(portText), '127.0.0.1', () => {
 
 export const FORWARDER_FILE_NAME = 'forwarder.mjs';
 
-/** Writes the forwarder into `directory` and returns its path. */
+/** Writes the forwarder into `directory` and returns its path; readable by every uid (a sandbox's own), whatever the umask. */
 export function writeForwarder(directory: string): string {
   mkdirSync(directory, { recursive: true });
   const path = join(directory, FORWARDER_FILE_NAME);
   writeFileSync(path, FORWARDER_SOURCE);
+  chmodSync(path, 0o644);
   return path;
 }
 

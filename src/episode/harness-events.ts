@@ -1,16 +1,16 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-
 import { z } from 'zod';
 
-import { DELEGATION_TOOL } from '../harness/qwen-code.js';
+import { readBoundedLines } from './read-bounded-lines.js';
 
-/** qwen-code's stream-json events, as far as the episode needs them; everything else passes through unread. */
+/**
+ * qwen-code's stream-json events, as far as the episode needs them; everything else passes through unread. Agent
+ * code can write into the harness's output (`/proc/<harness pid>/fd/1` is open to it), so nothing read here is a fact
+ * of the record: the final result must agree with what the proxy recorded (see `classifyOutcome`), and the counts
+ * come from the proxy log (see `episodeFacts`).
+ */
 const ContentBlock = z.looseObject({
   type: z.string(),
   text: z.string().optional(),
-  name: z.string().optional(),
-  input: z.unknown().optional(),
 });
 const HarnessEvent = z.looseObject({
   type: z.string(),
@@ -22,57 +22,56 @@ const HarnessEvent = z.looseObject({
   message: z.looseObject({ content: z.union([z.string(), z.array(ContentBlock)]).optional() }).optional(),
 });
 
-export interface ToolCallSummary {
-  name: string;
-  /** The call's input as JSON, cut to 300 characters. */
-  input: string;
-  /** The delegation this call ran under; null for the orchestrator's own calls. */
-  parentToolUseId: string | null;
-}
-
 export interface HarnessSummary {
-  /** The final `result` event, when the harness got that far. */
+  /** The last `result` event, when the harness got that far (or something wrote one). */
   result: { subtype: string; isError: boolean; text: string | null; numTurns: number | null } | null;
-  /** `agent` tool calls made by the orchestrator. */
-  delegations: number;
-  /** The last tool calls, newest last, for diagnosing a failure. */
-  lastToolCalls: ToolCallSummary[];
   lastAssistantText: string | null;
   events: number;
-  /** Lines that were not JSON events (the harness printing something else on stdout). */
+  /** Lines that were not JSON events: the harness printing something else, lines cut at capture, agents' writes. */
   unreadableLines: number;
 }
 
-const LAST_TOOL_CALLS = 8;
+/** The longest event line read: the capture cuts lines at this length, so a longer one is not a whole event. */
+export const MAX_EVENT_LINE_BYTES = 8 * 1024 ** 2;
+/** The most of the event log read (the capture keeps no more). */
+export const MAX_EVENT_LOG_BYTES = 256 * 1024 ** 2;
 
-/** Reads a harness event log (`events.jsonl`) line by line, however large. */
+/** Reads a harness event log (`events.jsonl`) line by line, each line and the whole bounded. */
 export async function summariseHarnessEvents(file: string): Promise<HarnessSummary> {
   const summary: HarnessSummary = {
     result: null,
-    delegations: 0,
-    lastToolCalls: [],
     lastAssistantText: null,
     events: 0,
     unreadableLines: 0,
   };
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      summary.unreadableLines++;
-      continue;
-    }
-    const event = HarnessEvent.safeParse(parsed);
-    if (!event.success) {
-      summary.unreadableLines++;
-      continue;
-    }
-    summary.events++;
-    observe(summary, event.data);
+  let read;
+  try {
+    read = await readBoundedLines(
+      file,
+      { maxLineBytes: MAX_EVENT_LINE_BYTES, maxFileBytes: MAX_EVENT_LOG_BYTES },
+      (line) => {
+        if (line.trim() === '') return;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          summary.unreadableLines++;
+          return;
+        }
+        const event = HarnessEvent.safeParse(parsed);
+        if (!event.success) {
+          summary.unreadableLines++;
+          return;
+        }
+        summary.events++;
+        observe(summary, event.data);
+      },
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return summary;
+    throw error;
   }
+  summary.unreadableLines += read.overlongLines;
   return summary;
 }
 
@@ -87,16 +86,8 @@ function observe(summary: HarnessSummary, event: z.infer<typeof HarnessEvent>): 
     return;
   }
   if (event.type !== 'assistant' || !Array.isArray(event.message?.content)) return;
-  const parent = event.parent_tool_use_id ?? null;
+  if ((event.parent_tool_use_id ?? null) !== null) return;
   for (const block of event.message.content) {
-    if (block.type === 'text' && block.text && parent === null) summary.lastAssistantText = block.text;
-    if (block.type !== 'tool_use' || !block.name) continue;
-    if (block.name === DELEGATION_TOOL && parent === null) summary.delegations++;
-    summary.lastToolCalls.push({
-      name: block.name,
-      input: JSON.stringify(block.input ?? null).slice(0, 300),
-      parentToolUseId: parent,
-    });
-    if (summary.lastToolCalls.length > LAST_TOOL_CALLS) summary.lastToolCalls.shift();
+    if (block.type === 'text' && block.text) summary.lastAssistantText = block.text;
   }
 }

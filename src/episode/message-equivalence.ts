@@ -1,6 +1,6 @@
 import { canonicalJson } from '../canonical-json.js';
 import { contentText } from '../harness/qwen-code.js';
-import type { ChatMessage, ToolCall } from '../model/types.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../model/types.js';
 
 /**
  * Whether two messages say the same thing, as a harness echoes a conversation back: it may re-serialise tool-call
@@ -47,4 +47,26 @@ export function continuesConversation(
     if (!sameMessage(previous[index]!, next[index]!)) return false;
   }
   return sameMessage(reply, next[previous.length]!);
+}
+
+/**
+ * A key equal for two assistant messages exactly when `sameMessage` holds for them: their text, and their tool calls'
+ * names and arguments (parsed and canonical when JSON, as sent otherwise). Lets a whole episode's responses be looked
+ * up at once rather than compared one by one.
+ */
+export function assistantMessageKey(message: Pick<AssistantMessage, 'content' | 'tool_calls'>): string {
+  return JSON.stringify([contentText(message.content).trim(), toolCallsKey(message.tool_calls ?? [])]);
+}
+
+/** A key equal for two lists of tool calls exactly when they have the same names and arguments, in order. */
+export function toolCallsKey(calls: ToolCall[]): string {
+  return JSON.stringify(calls.map((call) => [call.function.name, argumentsKey(call.function.arguments)]));
+}
+
+function argumentsKey(text: string): string {
+  try {
+    return `json:${canonicalJson(JSON.parse(text))}`;
+  } catch {
+    return `text:${text}`;
+  }
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 import type { ProxyLogRow } from '../proxy/log-row.js';
 import { RETRYABLE_UPSTREAM_STATUSES } from '../proxy/upstream-retry.js';
-import type { HarnessSummary, ToolCallSummary } from './harness-events.js';
+import type { OrchestratorFinal, ToolCallSummary } from './episode-facts.js';
+import type { HarnessSummary } from './harness-events.js';
 
 export const FailureKind = z.enum([
   'timeout',
@@ -10,6 +11,10 @@ export const FailureKind = z.enum([
   'harness_crash',
   'output_budget',
   'sandbox_violation',
+  /** The sandbox stopped the run at its process or disk limit (the sandbox's `limitExceeded` says which). */
+  'resource_limit',
+  /** The harness reported success, but not on the orchestrator's last response the proxy recorded. */
+  'unconfirmed_result',
 ]);
 export type FailureKind = z.infer<typeof FailureKind>;
 
@@ -33,13 +38,21 @@ export const EpisodeFailure = z.object({
 export type EpisodeFailure = z.infer<typeof EpisodeFailure>;
 
 export interface OutcomeEvidence {
+  /** What the harness printed: agent code can write into it, so a success it reports must be confirmed. */
   harness: HarnessSummary;
+  /** The orchestrator's last response, from the proxy log; null when it recorded none. */
+  orchestratorFinal: OrchestratorFinal | null;
+  /** The last tool calls the model asked for (from the proxy log). */
+  lastToolCalls: ToolCallSummary[];
+  /** The failed call that stopped the harness, when agent code posted it to the proxy itself; else null. */
+  stoppedByForgedRequest: number | null;
   process: {
     exitCode: number | null;
     signal: string | null;
     timedOut: boolean;
-    limitExceeded: 'cpu' | 'memory' | null;
+    limitExceeded: 'cpu' | 'memory' | 'processes' | 'disk' | null;
   };
+  /** The proxy log, without the requests agent code posted itself. */
   rows: ProxyLogRow[];
   /** Protected assets that changed during the episode. */
   tamperedPaths: string[];
@@ -51,9 +64,12 @@ export interface OutcomeEvidence {
 const API_ERROR_TEXT = /^\s*(\[?API Error|Connection error|Request failed|Error: (4|5)\d\d)/i;
 
 /**
- * Success only when the harness reports a final successful result and no model call failed; otherwise the first
- * matching failure, most serious first: a changed protected asset, a time or CPU limit, the output budget, a failed
- * model call, then anything else the harness did wrong.
+ * Success only when the harness reports a final successful result, exits cleanly, no model call failed, and the
+ * result is the orchestrator's last response as the proxy recorded it, a final answer (agent code can write a
+ * `result` event into the harness's output, never a response into the proxy's log); otherwise the first matching
+ * failure, most serious first: a changed protected asset, a failed request of agent code's own that stopped the
+ * harness, a time or CPU limit, the output budget, a failed model call (of the harness's), then anything else the
+ * harness did wrong, then a success the proxy does not confirm.
  */
 export function classifyOutcome(evidence: OutcomeEvidence): {
   status: 'success' | 'failure';
@@ -61,16 +77,29 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
 } {
   const failure = (kind: FailureKind, detail: string) => ({
     status: 'failure' as const,
-    failure: { kind, detail, lastToolCalls: evidence.harness.lastToolCalls satisfies ToolCallSummary[] },
+    failure: { kind, detail, lastToolCalls: evidence.lastToolCalls },
   });
   const { harness, process, rows } = evidence;
   if (evidence.tamperedPaths.length > 0) {
     return failure('sandbox_violation', `protected assets changed: ${evidence.tamperedPaths.join(', ')}`);
   }
+  if (evidence.stoppedByForgedRequest !== null) {
+    return failure(
+      'sandbox_violation',
+      `agent code posted chat requests to the model's proxy itself; one of them (#${evidence.stoppedByForgedRequest}) failed, which stopped the harness`,
+    );
+  }
   if (process.timedOut)
     return failure('timeout', 'the episode ran past its wall-clock limit and was stopped');
   if (process.limitExceeded === 'cpu')
     return failure('timeout', 'the episode used up its CPU-time limit and was stopped');
+  if (process.limitExceeded === 'processes')
+    return failure(
+      'resource_limit',
+      'the episode ran more processes than its process limit allows and was stopped',
+    );
+  if (process.limitExceeded === 'disk')
+    return failure('resource_limit', 'the episode wrote past its disk limit and was stopped');
   if (evidence.outputBudgetSpent)
     return failure('output_budget', "the episode's output-token budget was spent");
   const failedCalls = rows.filter(
@@ -109,7 +138,22 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
   }
   if (process.exitCode !== 0)
     return failure('harness_crash', `the harness reported success but exited with code ${process.exitCode}`);
+  const unconfirmed = unconfirmedResult(harness.result.text, evidence.orchestratorFinal);
+  if (unconfirmed) return failure('unconfirmed_result', unconfirmed);
   return { status: 'success', failure: null };
+}
+
+/** Why a successful final result is not the orchestrator's last recorded response; null when it is. */
+function unconfirmedResult(text: string | null, final: OrchestratorFinal | null): string | null {
+  if (final === null)
+    return 'the harness reported success, but the proxy recorded no response of the orchestrator';
+  if (final.toolCalls > 0) {
+    return `the harness reported success, but the orchestrator's last recorded response (#${final.seq}) asks for ${final.toolCalls} tool call(s): no final answer`;
+  }
+  if ((text ?? '').trim() !== final.text.trim()) {
+    return `the harness's final result is not the orchestrator's last recorded response (#${final.seq}): something other than the harness wrote it`;
+  }
+  return null;
 }
 
 /** Why a failed call failed (see `ApiErrorCause`). */

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -24,12 +23,16 @@ import { materializeWorkspace } from '../tasks/materialize.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import type { Workflow } from '../workflow/workflow.js';
 import { renderWorkflow, workflowHash } from '../workflow/render.js';
+import { CapturedOutputFile } from './captured-output.js';
+import { prepareEpisodeDirectory } from './episode-directory.js';
+import { episodeFacts } from './episode-facts.js';
 import { EpisodeRecord } from './episode-record.js';
-import { summariseHarnessEvents } from './harness-events.js';
+import { MAX_EVENT_LINE_BYTES, MAX_EVENT_LOG_BYTES, summariseHarnessEvents } from './harness-events.js';
 import { classifyOutcome } from './outcome.js';
 import { episodePrompt } from './prompt.js';
+import { isChatRow } from './request-provenance.js';
+import { packageDirectories } from './package-directories.js';
 import { Sandbox, type SandboxMode } from './sandbox.js';
-import { buildThreads } from './threads.js';
 
 export interface EpisodeOptions {
   taskDir: string;
@@ -53,10 +56,14 @@ export interface EpisodeOptions {
   outDir: string;
   /** Wall-clock limit of the whole harness run (default 3600 s). */
   timeoutSeconds?: number;
-  /** CPU seconds of the harness and everything it starts (default: no limit). */
+  /** CPU seconds of the harness and everything it starts (default: the sandbox's, `defaultCpuSeconds`). */
   cpuSeconds?: number;
   /** Resident memory of the harness and everything it starts (default 8 GiB). */
   memoryBytes?: number;
+  /** Processes of the harness's tree at once (default: the sandbox's, `DEFAULT_PROCESS_LIMIT`). */
+  processLimit?: number;
+  /** Disk the workspace and the home may take (default: the sandbox's, `DEFAULT_DISK_BYTES`). */
+  diskBytes?: number;
   /** Completion tokens per model call (default 32,768). */
   maxOutputTokens?: number;
   /** Completion tokens of the whole episode; past it the proxy refuses calls (default: no budget). */
@@ -106,11 +113,15 @@ const PACKAGE_DIRECTORIES_WITH_ANSWERS = ['suites', 'test'].map((folder) =>
 const HARNESS_KEY_VARIABLE = 'MASS_PROXY_KEY';
 /** What the harness sends to the proxy: a placeholder, the proxy holds the real key. */
 const HARNESS_KEY_PLACEHOLDER = 'mass-episode-proxy';
+/** The harness's standard error: diagnostics only, kept short. */
+const STDERR_LIMITS = { maxLineBytes: 64 * 1024, maxFileBytes: 16 * 1024 ** 2 };
 
 /**
  * One episode: a fresh workspace for the task and seed, the harness (qwen-code) in the sandbox talking to the model
  * through a recording proxy, then the outcome, the trajectories and the record. Re-running a finished episode
- * directory does nothing; a half-finished one is cleaned and run again.
+ * directory does nothing; a half-finished one is cleaned and run again; a directory holding anything else is
+ * refused. The record's facts come from the proxy log, written by the host: agent code can write into the harness's
+ * output, which is only captured (bounded) and cross-checked.
  */
 export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult> {
   const outDir = resolve(options.outDir);
@@ -121,11 +132,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     assertSameEpisode(existing, options, recordPath);
     return { record: existing, ran: false };
   }
-  if (existsSync(outDir) && (await readdir(outDir)).length > 0) {
-    options.log?.(`episode ${episodeId}: cleaning a half-finished run`);
-    await rm(outDir, { recursive: true, force: true });
-  }
-  await mkdir(outDir, { recursive: true });
+  await prepareEpisodeDirectory(outDir, (message) => options.log?.(`episode ${episodeId}: ${message}`));
 
   const startedAt = new Date();
   const task = await loadTask(options.taskDir);
@@ -146,6 +153,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const logFile = join(outDir, 'requests.jsonl');
   const timeoutSeconds = options.timeoutSeconds ?? 3600;
   const stopHarness = new AbortController();
+  // The failed call that stopped the harness: agent code may have posted it (judged once the log is complete).
+  let stoppedAt: number | null = null;
   const proxy = await startRecordingProxy({
     upstream: options.baseUrl,
     listen: { socketPath },
@@ -154,13 +163,22 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     upstreamApiKey: options.apiKey,
     retry: options.retry,
     onRow: (row) => {
-      if ((options.stopOnModelError ?? true) && isFailedModelCall(row)) stopHarness.abort();
+      if ((options.stopOnModelError ?? true) && isFailedModelCall(row)) {
+        stoppedAt ??= row.seq;
+        stopHarness.abort();
+      }
     },
   });
   let harnessRun;
   const node = options.harnessNode ?? (await harnessNode(harnessCliPath()));
   const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
   let agentPaths = { workspacePath: workspace.workspaceDir, homePath: join(outDir, 'home') };
+  // Pipes read here, never files the harness holds: agent code reaches the harness's descriptors via /proc.
+  const eventsOutput = new CapturedOutputFile(join(outDir, 'events.jsonl'), {
+    maxLineBytes: MAX_EVENT_LINE_BYTES,
+    maxFileBytes: MAX_EVENT_LOG_BYTES,
+  });
+  const stderrOutput = new CapturedOutputFile(join(outDir, 'harness-stderr.log'), STDERR_LIMITS);
   try {
     const sandbox = await Sandbox.open({
       mode: options.sandbox ?? 'bubblewrap',
@@ -176,7 +194,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         ...(options.sandboxHide ?? []),
       ],
       readableDirectories: [
-        harnessPackageDirectory(),
+        // The harness and the packages it loads (node-pty for its shell), never the checkout that holds them.
+        ...packageDirectories(harnessPackageDirectory()),
         dirname(process.execPath),
         dirname(node.path),
         ...(node.compileCacheDirectory === null ? [] : [node.compileCacheDirectory]),
@@ -222,12 +241,14 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
           [HARNESS_KEY_VARIABLE]: HARNESS_KEY_PLACEHOLDER,
         },
         stdin: prompt,
-        stdout: { file: join(outDir, 'events.jsonl') },
-        stderr: { file: join(outDir, 'harness-stderr.log') },
+        stdout: eventsOutput.sink,
+        stderr: stderrOutput.sink,
         limits: {
           wallClockSeconds: timeoutSeconds,
           cpuSeconds: options.cpuSeconds,
           memoryBytes: options.memoryBytes ?? 8 * 1024 ** 3,
+          processes: options.processLimit,
+          diskBytes: options.diskBytes,
         },
         signal: stopHarness.signal,
       });
@@ -237,7 +258,11 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   } finally {
     await proxy.close();
     await rm(socketDirectory, { recursive: true, force: true });
+    eventsOutput.close();
+    stderrOutput.close();
   }
+  const capturedEvents = eventsOutput.close();
+  const capturedStderr = stderrOutput.close();
   if (proxy.logError) throw proxy.logError;
 
   const assets = [];
@@ -252,14 +277,19 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   }
   const tamperedPaths = assets.filter((asset) => asset.after !== asset.before).map((asset) => asset.path);
   const rows = await readProxyLog(logFile);
-  const threads = buildThreads(rows);
+  const facts = episodeFacts(rows, { episodePrompt: prompt });
+  const { threads } = facts;
   await writeFile(
     join(outDir, 'threads.jsonl'),
     threads.map((thread) => `${JSON.stringify(thread)}\n`).join(''),
   );
+  const harnessRows = rows.filter((row) => !facts.forgedRequests.has(row.seq));
   const harness = await summariseHarnessEvents(join(outDir, 'events.jsonl'));
   const outcome = classifyOutcome({
     harness,
+    orchestratorFinal: facts.orchestratorFinal,
+    lastToolCalls: facts.lastToolCalls,
+    stoppedByForgedRequest: stoppedAt !== null && facts.forgedRequests.has(stoppedAt) ? stoppedAt : null,
     process: {
       exitCode: harnessRun.exitCode,
       signal: harnessRun.signal,
@@ -267,22 +297,24 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       limitExceeded:
         harnessRun.limitExceeded === 'cpu-time'
           ? 'cpu'
-          : harnessRun.limitExceeded === 'memory'
-            ? 'memory'
-            : null,
+          : harnessRun.limitExceeded === 'wall-clock'
+            ? null
+            : harnessRun.limitExceeded,
     },
-    rows,
+    rows: harnessRows,
     tamperedPaths,
     outputBudgetSpent: proxy.outputBudgetSpent,
   });
 
-  const chatRows = rows.filter((row) => row.path.split('?')[0]!.endsWith('/chat/completions'));
-  const perThread = threads.map((thread) => ({
-    threadId: thread.threadId,
-    role: thread.role,
-    calls: thread.calls,
-    ...thread.usage,
-  }));
+  const chatRows = harnessRows.filter(isChatRow);
+  const perThread = threads
+    .filter((thread) => thread.forged !== true)
+    .map((thread) => ({
+      threadId: thread.threadId,
+      role: thread.role,
+      calls: thread.calls,
+      ...thread.usage,
+    }));
   const endedAt = new Date();
   const record: EpisodeRecord = {
     episodeId,
@@ -316,7 +348,13 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     failedModelCalls: chatRows.filter((row) => row.error !== null || row.status === null || row.status >= 400)
       .length,
     retriedModelCalls: chatRows.filter(wasRetried).length,
-    delegations: harness.delegations,
+    delegations: facts.delegations,
+    forged: facts.forged,
+    harnessOutput: {
+      events: capturedEvents,
+      stderr: capturedStderr,
+      unreadableEventLines: harness.unreadableLines,
+    },
     integrity: { assets, tampered: tamperedPaths.length > 0, tamperedPaths },
     sandbox: {
       enabled: harnessRun.sandboxed,
@@ -339,9 +377,10 @@ function dataSeed(options: EpisodeOptions): number {
 }
 
 function isFailedModelCall(row: ProxyLogRow): boolean {
-  const isChat = row.path.split('?')[0]!.endsWith('/chat/completions');
   return (
-    isChat && !row.clientDisconnected && (row.error !== null || row.status === null || row.status >= 400)
+    isChatRow(row) &&
+    !row.clientDisconnected &&
+    (row.error !== null || row.status === null || row.status >= 400)
   );
 }
 

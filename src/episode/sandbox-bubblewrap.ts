@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 import { UserError } from '../errors.js';
+import { SANDBOX_HOSTNAME, SANDBOX_UID, type SystemEntry } from './sandbox-system.js';
 
 export const SANDBOX_INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap) or pass --no-sandbox';
 
@@ -11,10 +12,6 @@ export interface MovedMount {
   host: string;
   inside: string;
 }
-
-/** An entry of the host's `/`, shown read-only inside (a symbolic link as the same link). */
-export type RootEntry =
-  { name: string; kind: 'directory' | 'file' } | { name: string; kind: 'symlink'; target: string };
 
 /**
  * What the sandbox shows of the host. Every host path is absolute and resolved. The workspace and the home are
@@ -29,21 +26,29 @@ export interface BubblewrapMounts {
   writableDirectories: string[];
   /** Inside the workspace (host paths): stay read-only, and cannot be deleted, renamed or moved away with their directory. */
   readOnlyPaths: string[];
-  /** Host paths the sandbox needs to read although they sit under /tmp or a hidden directory. */
-  readOnlyMounts: string[];
-  /** Replaced by empty read-only folders. */
+  /**
+   * Host directories shown read-only (the harness, its Node, the proxy's socket directory), at their own paths (or
+   * at the path a symbolic link to them has).
+   */
+  readableDirectories: MovedMount[];
+  /** Inside what is shown: replaced by empty read-only folders. */
   hiddenDirectories: string[];
-  /** Replaced by `emptyFile`, read-only. */
+  /** Inside what is shown: replaced by `emptyFile`, read-only. */
   hiddenFiles: string[];
   /** An empty file of the host. */
   emptyFile: string;
-  /** The host's `/` as it was when the sandbox opened; `/proc`, `/dev` and `/tmp` are the sandbox's own. */
-  rootEntries: RootEntry[];
+  /** The host's programs, libraries and the part of /etc they read (`hostSystemEntries`). */
+  system: SystemEntry[];
+  /** The sandbox's own files in /etc (passwd, group, hosts): inside path and host file. */
+  systemFiles: MovedMount[];
   tmpSizeBytes: number;
 }
 
-/** Root entries the sandbox makes itself rather than showing the host's. */
-const OWN_ROOT_ENTRIES = new Set(['proc', 'dev', 'tmp']);
+/** How the sandbox's bwrap is run. */
+export interface BubblewrapIdentity {
+  /** Where bwrap reads a host path from (see `sandbox-staging.ts`); the path itself when bwrap can reach it. */
+  sourceOf: (hostPath: string) => string;
+}
 
 /** bwrap on PATH, or the given path; a `UserError` saying what to do when there is none. */
 export function findBubblewrap(explicitPath?: string): string {
@@ -65,18 +70,48 @@ export function findBubblewrap(explicitPath?: string): string {
   );
 }
 
+/**
+ * A program of util-linux the sandbox needs (`setpriv`, `prlimit`), in the system's folders: it runs inside, where
+ * only those are shown.
+ */
+export function findSystemProgram(name: string): string {
+  for (const directory of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    const candidate = join(directory, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Try the next one.
+    }
+  }
+  throw new UserError(
+    `the sandbox needs ${name} (util-linux) in /usr/bin or /bin, and there is none: install util-linux or pass --no-sandbox`,
+  );
+}
+
 const probes = new Map<string, Promise<void>>();
 
 /**
- * Runs `true` under the same isolation as a real run, once per bwrap binary, so that a machine where bubblewrap
- * cannot create namespaces (a container without user namespaces, say) fails before any episode starts.
+ * Runs `true` under the same isolation as a real run (`command` wraps the bwrap command line as a real run's does:
+ * through the staging bwrap and setpriv when the sandbox has a user of its own), once per way of running, so that a
+ * machine where bubblewrap cannot create namespaces (a container without user namespaces, unprivileged user
+ * namespaces turned off) fails before any episode starts.
  */
-export function probeBubblewrap(bwrapPath: string): Promise<void> {
-  let probe = probes.get(bwrapPath);
+export function probeBubblewrap(
+  bwrapPath: string,
+  system: SystemEntry[],
+  wrap: { key: string; command: (inner: string[]) => string[] } = {
+    key: 'caller',
+    command: (inner) => inner,
+  },
+): Promise<void> {
+  const key = `${wrap.key}:${bwrapPath}`;
+  let probe = probes.get(key);
   if (!probe) {
+    const inner = [bwrapPath, ...isolationArguments(), ...systemArguments(system), '--proc', '/proc'];
+    const [executable, ...args] = wrap.command([...inner, '--dev', '/dev', '--', 'true']);
     probe = new Promise<void>((resolve, reject) => {
-      const args = [...isolationArguments(), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-      execFile(bwrapPath, [...args, '--', 'true'], { timeout: 30_000 }, (error, _stdout, stderr) => {
+      execFile(executable!, args, { timeout: 30_000 }, (error, _stdout, stderr) => {
         if (!error) return resolve();
         const reason = stderr.trim() || error.message;
         reject(
@@ -86,50 +121,78 @@ export function probeBubblewrap(bwrapPath: string): Promise<void> {
         );
       });
     });
-    probes.set(bwrapPath, probe);
-    probe.catch(() => probes.delete(bwrapPath));
+    probes.set(key, probe);
+    probe.catch(() => probes.delete(key));
   }
   return probe;
 }
 
 /**
  * Namespaces and privileges. `--cap-drop ALL` matters when the caller is root: bwrap then keeps every capability
- * inside, and `mount -o remount,rw /` undoes the read-only root (verified on this machine).
+ * inside, and `mount -o remount,rw /` undoes the read-only root (verified on this machine). The user inside is
+ * always `SANDBOX_UID`, whatever uid runs bwrap.
  */
 function isolationArguments(): string[] {
-  return ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  return [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
+    '--hostname',
+    SANDBOX_HOSTNAME,
+  ];
+}
+
+/** The host's system entries, read-only (symbolic links as the same links). */
+function systemArguments(system: SystemEntry[]): string[] {
+  const args: string[] = [];
+  for (const entry of system) {
+    if (entry.kind === 'symlink') args.push('--symlink', entry.target, entry.path);
+    else args.push('--ro-bind', entry.path, entry.path);
+  }
+  return args;
 }
 
 /**
  * The bwrap command line that runs `command` (already wrapped by the launcher if any) in `cwd` (a path inside).
- * The root is the sandbox's own, read-only in the end: the host's top-level entries are bound into it one by one,
- * so that the workspace and the home can have mount points of their own (`/workspace` need not exist on the host)
- * and hidden top-level folders (`/home`, `/root`) are never shown at all.
+ * The root is the sandbox's own tmpfs, read-only in the end, holding only what is mounted into it: the host's system
+ * entries, the sandbox's /etc files, its own /dev, /proc and /tmp, the readable directories at their host paths, the
+ * state, the workspace and the home at fixed paths, and the writable directories.
  */
-export function bubblewrapArguments(mounts: BubblewrapMounts, cwd: string, command: string[]): string[] {
-  const args = isolationArguments();
-  const hiddenAtTop = new Set(mounts.hiddenDirectories.filter((directory) => dirname(directory) === '/'));
-  const ownAtTop = new Set(
-    [mounts.workspace.inside, mounts.home.inside].map((path) => `/${path.split('/')[1]!}`),
-  );
-  for (const entry of mounts.rootEntries) {
-    const path = `/${entry.name}`;
-    if (OWN_ROOT_ENTRIES.has(entry.name) || hiddenAtTop.has(path) || ownAtTop.has(path)) continue;
-    if (entry.kind === 'symlink') args.push('--symlink', entry.target, path);
-    else args.push('--ro-bind', path, path);
-  }
+export function bubblewrapArguments(
+  mounts: BubblewrapMounts,
+  cwd: string,
+  command: string[],
+  identity: BubblewrapIdentity,
+): string[] {
+  const { sourceOf } = identity;
+  const args = [...isolationArguments(), ...systemArguments(mounts.system)];
+  for (const { inside, host } of mounts.systemFiles) args.push('--ro-bind', sourceOf(host), inside);
   args.push('--dev', '/dev', '--proc', '/proc');
   // tmpfs lives in memory outside any process's resident set: cap it. /dev is a writable tmpfs too: make it
   // read-only but for /dev/shm (Python's multiprocessing needs it).
   args.push('--size', String(mounts.tmpSizeBytes), '--tmpfs', '/tmp');
   args.push('--size', String(Math.min(mounts.tmpSizeBytes, 256 * 1024 * 1024)), '--tmpfs', '/dev/shm');
   args.push('--remount-ro', '/dev');
+  args.push('--symlink', '../tmp', '/var/tmp');
+  // Parents before children; a readable directory inside a hidden one is mounted again over the hiding folder.
+  const readable = [...mounts.readableDirectories].sort((a, b) => a.inside.length - b.inside.length);
+  for (const { host, inside } of readable) args.push('--ro-bind', sourceOf(host), inside);
   for (const directory of mounts.hiddenDirectories) args.push('--tmpfs', directory);
-  for (const file of mounts.hiddenFiles) args.push('--ro-bind', mounts.emptyFile, file);
-  for (const path of mounts.readOnlyMounts) args.push('--ro-bind', path, path);
-  args.push('--ro-bind', mounts.state.host, mounts.state.inside);
-  for (const { host, inside } of [mounts.workspace, mounts.home]) args.push('--bind', host, inside);
-  for (const directory of mounts.writableDirectories) args.push('--bind', directory, directory);
+  for (const file of mounts.hiddenFiles) args.push('--ro-bind', sourceOf(mounts.emptyFile), file);
+  for (const { host, inside } of readable) {
+    if (mounts.hiddenDirectories.some((hidden) => isInside(hidden, inside))) {
+      args.push('--ro-bind', sourceOf(host), inside);
+    }
+  }
+  args.push('--ro-bind', sourceOf(mounts.state.host), mounts.state.inside);
+  for (const { host, inside } of [mounts.workspace, mounts.home]) args.push('--bind', sourceOf(host), inside);
+  for (const directory of mounts.writableDirectories) args.push('--bind', sourceOf(directory), directory);
   // A mount point cannot be renamed: binding each directory between the workspace and a protected file onto
   // itself stops `mv data elsewhere && echo forged > data/file`, which a read-only file alone allows.
   const inWorkspace = (path: string) => join(mounts.workspace.inside, relative(mounts.workspace.host, path));
@@ -138,10 +201,10 @@ export function bubblewrapArguments(mounts: BubblewrapMounts, cwd: string, comma
     for (const directory of directoriesBetween(mounts.workspace.host, path)) {
       if (pinned.has(directory)) continue;
       pinned.add(directory);
-      args.push('--bind', directory, inWorkspace(directory));
+      args.push('--bind', sourceOf(directory), inWorkspace(directory));
     }
   }
-  for (const path of mounts.readOnlyPaths) args.push('--ro-bind', path, inWorkspace(path));
+  for (const path of mounts.readOnlyPaths) args.push('--ro-bind', sourceOf(path), inWorkspace(path));
   // The empty folders that hide directories stay read-only, so a write beside the workspace fails instead of
   // vanishing with the sandbox; the mounts inside them keep their own flags. So does the root.
   for (const directory of mounts.hiddenDirectories) args.push('--remount-ro', directory);

@@ -12,6 +12,8 @@ export interface ProcessSnapshot {
   /** User and system CPU of the process and of the children it has reaped. */
   cpuSeconds: number;
   residentBytes: number;
+  /** Its threads, itself included: the kernel's process limit (RLIMIT_NPROC) counts each. */
+  threads: number;
 }
 
 export type ProcessIdentity = Pick<ProcessSnapshot, 'pid' | 'startTime'>;
@@ -34,6 +36,7 @@ export function readProcess(pid: number): ProcessSnapshot | null {
     startTime: field(22),
     cpuSeconds: cpuTicks / CLOCK_TICKS_PER_SECOND,
     residentBytes: field(24) * pageSize(),
+    threads: field(20),
   };
 }
 

@@ -27,6 +27,8 @@ export interface SandboxResult {
   /** Sampled: see `ResourceUsage`. */
   cpuSeconds: number;
   peakMemoryBytes: number;
+  peakProcesses: number;
+  peakDiskBytes: number;
 }
 
 export interface ProcessTreeRun {
@@ -45,6 +47,8 @@ export interface ProcessTreeRun {
   stderr?: OutputSink;
   limits: SandboxLimits;
   sampleIntervalMs: number;
+  /** Host directories the disk limit measures. */
+  diskDirectories: string[];
   signal?: AbortSignal;
 }
 
@@ -124,6 +128,7 @@ export async function runProcessTree(run: ProcessTreeRun): Promise<SandboxResult
     rootPid,
     limits: run.limits,
     sampleIntervalMs: run.sampleIntervalMs,
+    diskDirectories: run.diskDirectories,
     onLimitExceeded: startKilling,
   });
   watchdog.start();

@@ -1,13 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import { UserError } from '../errors.js';
@@ -15,18 +7,36 @@ import { startHostForwarder, writeForwarder, type HostForwarder } from './forwar
 import {
   bubblewrapArguments,
   findBubblewrap,
+  findSystemProgram,
   isInside,
   probeBubblewrap,
   withForwarder,
   type BubblewrapMounts,
   type LauncherOptions,
-  type RootEntry,
+  type MovedMount,
 } from './sandbox-bubblewrap.js';
-import { DEFAULT_SAMPLE_INTERVAL_MS, type SandboxLimits } from './sandbox-limits.js';
+import {
+  DEFAULT_SAMPLE_INTERVAL_MS,
+  kernelLimitArguments,
+  withDefaultLimits,
+  type SandboxLimits,
+} from './sandbox-limits.js';
 import { runProcessTree, type OutputSink, type SandboxResult } from './sandbox-run.js';
+import { staging, type Staging } from './sandbox-staging.js';
+import { hostSystemEntries, writeSystemFiles, type SystemEntry } from './sandbox-system.js';
+import {
+  allocateSandboxUser,
+  handBack,
+  handOver,
+  releaseSandboxUser,
+  type SandboxUser,
+} from './sandbox-user.js';
 
 export type { OutputSink, SandboxResult } from './sandbox-run.js';
 export type { SandboxLimitName, SandboxLimits } from './sandbox-limits.js';
+
+/** Where each sandbox of its own user gets the empty folder its staged directories are mounted on (`Staging`). */
+const STAGE_PARENT = '/tmp';
 
 /**
  * `bubblewrap`: the isolation below. `unsandboxed` (the CLI's `--no-sandbox`): nothing is isolated, only the
@@ -35,13 +45,16 @@ export type { SandboxLimitName, SandboxLimits } from './sandbox-limits.js';
 export type SandboxMode = 'bubblewrap' | 'unsandboxed';
 
 /**
- * Inside a bubblewrap sandbox: the host's / read-only, a private /dev and /proc, a fresh /tmp (a size-capped
- * tmpfs; the host's /tmp is not visible), the workspace at `/workspace` and the home at `/home/agent` wherever they
- * lie on the host (so what the agents see and write, and the training data made from it, is the same wherever a
- * run lives), the host's home folders (`/home`, `/root`) and the hidden paths behind empty read-only ones, no
- * network but loopback and the forwarder to the proxy, no capabilities, its own pid, IPC, UTS and user namespaces.
- * When the command exits, its namespace dies with everything it started. Without a sandbox every path is the
- * host's.
+ * Inside a bubblewrap sandbox only what is listed here exists (an allow-list): the host's programs and libraries
+ * (/usr, /bin, /lib…), the part of /etc they read (never shadow or other secrets) and the CPU topology, all read-only;
+ * the sandbox's own passwd, group and hosts; a private /dev, /proc and /tmp (a size-capped tmpfs); the readable
+ * directories (the harness and its Node) read-only at their host paths; the workspace at `/workspace` and the home at
+ * `/home/agent` wherever they lie on the host (so what the agents see and write, and the training data made from it,
+ * is the same wherever a run lives). Nothing else of the host: not the checkout that holds the harness, its git store
+ * or its suites, not other runs, not the host's homes. No network but loopback and the forwarder to the proxy, no
+ * capabilities, its own pid, IPC, UTS and user namespaces. When mass runs as root the processes inside run as a uid
+ * of their own (`sandbox-user.ts`), so host files not readable by everyone stay unreadable. When the command exits,
+ * its namespace dies with everything it started. Without a sandbox every path is the host's.
  */
 export interface SandboxOptions {
   mode: SandboxMode;
@@ -54,19 +67,23 @@ export interface SandboxOptions {
   /** Files or directories in the workspace (absolute, or relative to it) that must stay as they are. */
   readOnlyPaths?: string[];
   /**
-   * Directories outside the workspace replaced by an empty read-only tmpfs inside, and files by an empty read-only
-   * file (those that do not exist are skipped); /run, /root and /home are always hidden (a key in a dotfile there
-   * could otherwise be copied into the workspace, and from there into a judge's prompt or the training data). The
-   * rest of the root stays readable, and code inside can connect to any Unix socket it can see (a read-only mount
-   * does not stop `connect`): hide the run directory, where other episodes' proxy sockets live, and the task suite
-   * with its reference solutions. This sandbox's own mounts show through.
+   * Paths inside what the sandbox shows (the system's folders, the readable directories) replaced by an empty
+   * read-only folder, or for a file an empty read-only file: a key kept under /usr/local, say, or the tests beside a
+   * package. Paths outside what is shown are not visible anyway and are skipped (the run directory, the suites), as
+   * are those that do not exist. A readable directory inside a hidden one is still shown.
    */
   hiddenDirectories?: string[];
-  /** Directories shown read-only even when they lie inside a hidden one (the harness's own files, say). */
+  /**
+   * Directories shown read-only at their own paths (and at their resolved paths, when a symbolic link leads there):
+   * the harness's package and its Node, say. The sandbox shows nothing else of the host beyond its system.
+   */
   readableDirectories?: string[];
   /** Where the sandbox keeps its own files (the forwarder), e.g. `<episode dir>/sandbox`; read-only inside. */
   stateDirectory: string;
-  /** The episode proxy's Unix socket. Its directory is mounted read-only inside: give the socket one of its own. */
+  /**
+   * The episode proxy's Unix socket. Its directory is mounted read-only inside: give the socket one of its own.
+   * The proxy must listen before `run`, which gives the socket to the sandbox's user.
+   */
   proxySocketPath?: string;
   /** The forwarder's port on the sandbox's loopback; default 18080. Without a sandbox the system picks one. */
   forwarderPort?: number;
@@ -74,7 +91,7 @@ export interface SandboxOptions {
   tmpSizeBytes?: number;
   /** Default: `bwrap` on PATH. */
   bwrapPath?: string;
-  /** The Node that runs the forwarder inside; default this process's. */
+  /** The Node that runs the forwarder inside (its folder is shown); default this process's. */
   nodePath?: string;
   /** Where the unsandboxed-mode warning goes; default standard error. */
   warn?: (message: string) => void;
@@ -91,6 +108,7 @@ export interface SandboxCommand {
   stdin?: string;
   stdout?: OutputSink;
   stderr?: OutputSink;
+  /** The defaults of `withDefaultLimits` fill in what is not given. */
   limits?: SandboxLimits;
   /** How often the watchdog samples the tree; default 100 ms. */
   sampleIntervalMs?: number;
@@ -107,18 +125,28 @@ const SANDBOX_STATE = '/run/mass-sandbox';
 const DEFAULT_TMP_SIZE_BYTES = 1024 ** 3;
 export const RUN_MARKER_VARIABLE = 'MASS_SANDBOX_RUN';
 const FIRST_ON_PATH = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
-/** System sockets (Docker's, D-Bus) live in /run, and nothing inside needs them; the host's homes hold keys. */
-const ALWAYS_HIDDEN = ['/run', '/root', '/home'];
 
 export const UNSANDBOXED_WARNING =
   'running agent code WITHOUT a sandbox (--no-sandbox): it can read and write anything this user can, reach the ' +
-  'network and change protected files; only the CPU, memory and wall-clock limits and the process-tree kill apply';
+  'network and change protected files; only the CPU, memory, process, disk and wall-clock limits and the ' +
+  'process-tree kill apply';
+
+/** How a bubblewrap sandbox is started; null without one. */
+interface BubblewrapSetup {
+  bwrapPath: string;
+  prlimitPath: string;
+  launcher: LauncherOptions | null;
+  /** The sandbox's own uid and how its bwrap is started as it; null when it runs as the caller. */
+  user: { user: SandboxUser; staging: Staging; stageDirectory: string } | null;
+}
 
 /**
  * Where agent-executed code runs. Open one per episode, run the harness in it (`run` may be called more than
  * once), close it. Code inside reaches the episode's proxy at `proxyBaseUrl`.
  */
 export class Sandbox {
+  private closed = false;
+
   private constructor(
     readonly mode: SandboxMode,
     private readonly mounts: BubblewrapMounts,
@@ -126,9 +154,10 @@ export class Sandbox {
     readonly homeDirectory: string,
     /** `http://127.0.0.1:<port>` for code inside, when a proxy socket was given. */
     readonly proxyBaseUrl: string | null,
-    private readonly bwrapPath: string | null,
-    private readonly launcher: LauncherOptions | null,
+    private readonly bubblewrap: BubblewrapSetup | null,
     private readonly hostForwarder: HostForwarder | null,
+    /** The proxy socket's directory, given to the sandbox's user while it runs. */
+    private readonly socketDirectory: string | null,
   ) {}
 
   static async open(options: SandboxOptions): Promise<Sandbox> {
@@ -137,15 +166,15 @@ export class Sandbox {
     const homeDirectory = createdDirectory(options.homeDirectory ?? join(stateDirectory, 'home'));
     const writableDirectories = (options.writableDirectories ?? []).map(createdDirectory);
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => protectedPath(workspace, path));
-    const requestedHidden = [...ALWAYS_HIDDEN, ...(options.hiddenDirectories ?? [])].flatMap((path) => {
+    const requestedHidden = (options.hiddenDirectories ?? []).flatMap((path) => {
       let real: string;
       try {
         real = realpathSync(path);
       } catch {
         return [];
       }
-      const mountedOver = [workspace, homeDirectory, ...writableDirectories].find((mounted) =>
-        isInside(mounted, real),
+      const mountedOver = [workspace, homeDirectory, ...writableDirectories].find(
+        (mounted) => mounted === real || isInside(mounted, real),
       );
       if (mountedOver) {
         throw new UserError(
@@ -154,53 +183,83 @@ export class Sandbox {
       }
       return [real];
     });
-    // A folder inside another hidden one is hidden already (and would not exist to mount over); /tmp is private
-    // to the sandbox anyway (an episode directory in /tmp asks to hide it).
-    const hidden = [...new Set(requestedHidden)].filter(
-      (path) => path !== '/tmp' && !requestedHidden.some((other) => isInside(other, path)),
-    );
-    const hiddenFiles = hidden.filter((path) => !statSync(path).isDirectory());
     const proxySocketPath =
       options.proxySocketPath === undefined ? null : socketInExistingDirectory(options.proxySocketPath);
+    const socketDirectory = proxySocketPath === null ? null : dirname(proxySocketPath);
+    const bubblewrapMode = options.mode === 'bubblewrap';
+    const forwarderNode = realpathSync(options.nodePath ?? process.execPath);
+    const shownReadable = readableMounts([
+      ...(socketDirectory === null ? [] : [socketDirectory]),
+      ...(options.readableDirectories ?? []),
+      ...(bubblewrapMode && proxySocketPath !== null ? [dirname(forwarderNode)] : []),
+    ]);
+    const system = bubblewrapMode ? hostSystemEntries() : [];
+    const hidden = shownHiddenPaths(requestedHidden, system, shownReadable);
+    const hiddenFiles = hidden.filter((path) => !statSync(path).isDirectory());
+    // This process's Node in /usr/bin, say: shown already, at the same path, unless a hidden path covers it.
+    const readable = shownReadable.filter(
+      (mount) =>
+        mount.inside !== mount.host ||
+        !systemShows(system, mount.host) ||
+        hidden.some((path) => path === mount.host || isInside(path, mount.host)),
+    );
+    chmodSync(stateDirectory, 0o755);
     const mounts: BubblewrapMounts = {
       workspace: { host: workspace, inside: SANDBOX_WORKSPACE },
       home: { host: homeDirectory, inside: SANDBOX_HOME },
       state: { host: stateDirectory, inside: SANDBOX_STATE },
       writableDirectories,
       readOnlyPaths,
-      readOnlyMounts: [
-        ...(proxySocketPath === null ? [] : [dirname(proxySocketPath)]),
-        ...(options.readableDirectories ?? []).map((directory) =>
-          existingDirectory(directory, 'readable directory'),
-        ),
-      ],
+      readableDirectories: readable,
       hiddenDirectories: hidden.filter((path) => !hiddenFiles.includes(path)),
       hiddenFiles,
       emptyFile: emptyFile(stateDirectory),
-      rootEntries: options.mode === 'bubblewrap' ? hostRootEntries() : [],
+      system,
+      systemFiles: bubblewrapMode ? writeSystemFiles(stateDirectory, SANDBOX_HOME) : [],
       tmpSizeBytes: options.tmpSizeBytes ?? DEFAULT_TMP_SIZE_BYTES,
     };
 
-    if (options.mode === 'unsandboxed') {
+    if (!bubblewrapMode) {
       (options.warn ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(UNSANDBOXED_WARNING);
       const hostForwarder = proxySocketPath === null ? null : await startHostForwarder(proxySocketPath);
       const proxyBaseUrl = hostForwarder && `http://127.0.0.1:${hostForwarder.port}`;
-      return new Sandbox('unsandboxed', mounts, homeDirectory, proxyBaseUrl, null, null, hostForwarder);
+      return new Sandbox('unsandboxed', mounts, homeDirectory, proxyBaseUrl, null, hostForwarder, null);
     }
     const bwrapPath = findBubblewrap(options.bwrapPath);
-    await probeBubblewrap(bwrapPath);
+    const prlimitPath = findSystemProgram('prlimit');
+    if (process.getuid?.() === 0) {
+      assertReadableByOthers(readable.filter((mount) => mount.host !== socketDirectory));
+    }
+    const user = sandboxUser(bwrapPath, [
+      workspace,
+      homeDirectory,
+      stateDirectory,
+      ...writableDirectories,
+      ...readable.map((mount) => mount.host),
+    ]);
+    try {
+      await probeBubblewrap(
+        bwrapPath,
+        system,
+        user === null ? undefined : { key: 'own user', command: user.probeStaging.command },
+      );
+    } catch (error) {
+      if (user) releaseUser(user);
+      throw error;
+    }
     const port = options.forwarderPort ?? DEFAULT_FORWARDER_PORT;
     const launcher =
       proxySocketPath === null
         ? null
         : {
-            nodePath: options.nodePath ?? process.execPath,
+            nodePath: forwarderNode,
             forwarderPath: join(SANDBOX_STATE, relative(stateDirectory, writeForwarder(stateDirectory))),
             socketPath: proxySocketPath,
             port,
           };
     const proxyBaseUrl = launcher && `http://127.0.0.1:${port}`;
-    return new Sandbox('bubblewrap', mounts, homeDirectory, proxyBaseUrl, bwrapPath, launcher, null);
+    const setup: BubblewrapSetup = { bwrapPath, prlimitPath, launcher, user };
+    return new Sandbox('bubblewrap', mounts, homeDirectory, proxyBaseUrl, setup, null, socketDirectory);
   }
 
   /** The workspace on the host. */
@@ -210,21 +269,28 @@ export class Sandbox {
 
   /** The workspace as the command sees it: `/workspace` in a bubblewrap sandbox. */
   get workspaceInside(): string {
-    return this.bwrapPath === null ? this.mounts.workspace.host : this.mounts.workspace.inside;
+    return this.bubblewrap === null ? this.mounts.workspace.host : this.mounts.workspace.inside;
   }
 
   /** HOME as the command sees it: `/home/agent` in a bubblewrap sandbox. */
   get homeInside(): string {
-    return this.bwrapPath === null ? this.mounts.home.host : this.mounts.home.inside;
+    return this.bubblewrap === null ? this.mounts.home.host : this.mounts.home.inside;
   }
 
   /** A host path as the command sees it: inside the workspace or the home, moved with them; any other unchanged. */
   pathInside(hostPath: string): string {
-    for (const { host, inside } of this.bwrapPath === null ? [] : [this.mounts.workspace, this.mounts.home]) {
+    for (const { host, inside } of this.bubblewrap === null
+      ? []
+      : [this.mounts.workspace, this.mounts.home]) {
       if (hostPath === host) return inside;
       if (isInside(host, hostPath)) return join(inside, relative(host, hostPath));
     }
     return hostPath;
+  }
+
+  /** What the agents write, and what the disk limit measures. */
+  private get writableDirectories(): string[] {
+    return [this.mounts.workspace.host, this.mounts.home.host, ...this.mounts.writableDirectories];
   }
 
   run(command: SandboxCommand): Promise<SandboxResult> {
@@ -239,17 +305,19 @@ export class Sandbox {
       [marker.name]: marker.value,
     };
     const commandLine = [command.command, ...(command.args ?? [])];
+    const limits = withDefaultLimits(command.limits ?? {});
     const common = {
       env,
       marker,
       stdin: command.stdin,
       stdout: command.stdout,
       stderr: command.stderr,
-      limits: command.limits ?? {},
+      limits,
       sampleIntervalMs: command.sampleIntervalMs ?? DEFAULT_SAMPLE_INTERVAL_MS,
+      diskDirectories: this.writableDirectories,
       signal: command.signal,
     };
-    if (this.bwrapPath === null) {
+    if (this.bubblewrap === null) {
       const [executable, ...args] = commandLine;
       return runProcessTree({
         ...common,
@@ -260,20 +328,88 @@ export class Sandbox {
         sandboxed: false,
       });
     }
-    const inside = this.launcher ? withForwarder(this.launcher, commandLine) : commandLine;
+    const { bwrapPath, prlimitPath, launcher, user } = this.bubblewrap;
+    if (user) handOver(this.ownedDirectories, user.user);
+    // The kernel's limits first, so that the launcher, the forwarder and everything the command starts inherit them.
+    const inside = [
+      prlimitPath,
+      ...kernelLimitArguments(limits),
+      '--',
+      ...(launcher ? withForwarder(launcher, commandLine) : commandLine),
+    ];
+    const sandboxArguments = bubblewrapArguments(this.mounts, cwd, inside, {
+      sourceOf: user ? user.staging.sourceOf : (path) => path,
+    });
+    const full = user
+      ? user.staging.command([bwrapPath, ...sandboxArguments])
+      : [bwrapPath, ...sandboxArguments];
     return runProcessTree({
       ...common,
-      executable: this.bwrapPath,
-      args: bubblewrapArguments(this.mounts, cwd, inside),
+      executable: full[0]!,
+      args: full.slice(1),
       cwd: this.mounts.workspace.host,
       ownProcessGroup: false,
       sandboxed: true,
     });
   }
 
-  async close(): Promise<void> {
-    await this.hostForwarder?.close();
+  /** What the sandbox's own user owns while it runs: what it writes, and the proxy's socket it connects to. */
+  private get ownedDirectories(): string[] {
+    return [...this.writableDirectories, ...(this.socketDirectory === null ? [] : [this.socketDirectory])];
   }
+
+  /**
+   * Stops the host forwarder; in a sandbox of its own user, gives everything that user owns in the workspace, the
+   * home and the writable directories back to this process's user and frees the uid. Call it once no `run` is in
+   * progress.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.hostForwarder?.close();
+    const user = this.bubblewrap?.user;
+    if (!user) return;
+    handBack(this.ownedDirectories, user.user, { uid: process.getuid!(), gid: process.getgid!() });
+    releaseUser(user);
+  }
+}
+
+/**
+ * The sandbox's own user when this process is root (null otherwise), with the staging that starts its bwrap and a
+ * bare one for the probe.
+ */
+function sandboxUser(
+  bwrapPath: string,
+  roots: string[],
+): { user: SandboxUser; staging: Staging; probeStaging: Staging; stageDirectory: string } | null {
+  if (process.getuid?.() !== 0) return null;
+  const setprivPath = findSystemProgram('setpriv');
+  const user = allocateSandboxUser();
+  if (user === null) return null;
+  let stageDirectory: string;
+  try {
+    stageDirectory = mkdtempSync(join(STAGE_PARENT, 'mass-stage-'));
+  } catch (error) {
+    releaseSandboxUser(user);
+    throw error;
+  }
+  const common = { bwrapPath, setprivPath, user, stageDirectory };
+  return {
+    user,
+    staging: staging({ ...common, roots }),
+    probeStaging: staging({ ...common, roots: [] }),
+    stageDirectory,
+  };
+}
+
+/** The stage folder is empty on the host (its tmpfs lived in the staging bwrap's namespace only). */
+function releaseUser(user: { user: SandboxUser; stageDirectory: string }): void {
+  try {
+    rmdirSync(user.stageDirectory);
+  } catch {
+    // Gone already.
+  }
+  releaseSandboxUser(user.user);
 }
 
 /** /usr/bin and /bin first, then the caller's PATH (default: /usr/local/bin and this process's Node). */
@@ -288,23 +424,53 @@ export function sandboxPath(callerPath: string | undefined): string {
 function emptyFile(stateDirectory: string): string {
   const path = join(stateDirectory, 'hidden-file');
   writeFileSync(path, '');
+  chmodSync(path, 0o644);
   return path;
 }
 
-/** The host's `/`, read when the sandbox opens. */
-function hostRootEntries(): RootEntry[] {
-  return readdirSync('/').flatMap((name): RootEntry[] => {
-    const path = `/${name}`;
-    try {
-      const stat = lstatSync(path);
-      if (stat.isSymbolicLink()) return [{ name, kind: 'symlink', target: readlinkSync(path) }];
-      if (stat.isDirectory()) return [{ name, kind: 'directory' }];
-      if (stat.isFile()) return [{ name, kind: 'file' }];
-    } catch {
-      // Gone meanwhile.
+/**
+ * The readable directories as mounts: each at its resolved path, and also at the path given when a symbolic link
+ * leads there (so that a command named by that path runs).
+ */
+function readableMounts(directories: string[]): MovedMount[] {
+  const mounts = new Map<string, MovedMount>();
+  for (const directory of directories) {
+    const host = existingDirectory(directory, 'readable directory');
+    for (const inside of new Set([host, resolve(directory)])) mounts.set(inside, { host, inside });
+  }
+  return [...mounts.values()];
+}
+
+/**
+ * The hidden paths that lie inside what the sandbox shows (a system entry, or strictly inside a readable directory):
+ * the others are not visible anyway. One inside another hidden path is hidden already.
+ */
+function shownHiddenPaths(requested: string[], system: SystemEntry[], readable: MovedMount[]): string[] {
+  const shown = (path: string): boolean =>
+    systemShows(system, path) || readable.some((mount) => isInside(mount.inside, path));
+  const unique = [...new Set(requested)];
+  return unique.filter((path) => shown(path) && !unique.some((other) => isInside(other, path)));
+}
+
+/**
+ * A sandbox of its own user reads the readable directories as anyone may: one that only its owner may enter (a
+ * checkout made under umask 077, say) would fail the harness inside, with no word of why.
+ */
+function assertReadableByOthers(readable: MovedMount[]): void {
+  for (const { host } of readable) {
+    const mode = statSync(host).mode;
+    if ((mode & 0o005) !== 0o005) {
+      throw new UserError(
+        `the sandbox runs agents as a user of their own, who cannot read ${host} (mode ${(mode & 0o777).toString(8)}): ` +
+          `make it readable by others (chmod -R o+rX, or install with umask 022) or pass --no-sandbox`,
+      );
     }
-    return [];
-  });
+  }
+}
+
+/** Whether the host's system entries show `path` (at its own path, read-only). */
+function systemShows(system: SystemEntry[], path: string): boolean {
+  return system.some((entry) => entry.kind === 'bind' && (entry.path === path || isInside(entry.path, path)));
 }
 
 function existingDirectory(path: string, what: string): string {

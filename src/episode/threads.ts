@@ -7,6 +7,7 @@ import type { AssistantMessage } from '../model/types.js';
 import { ChatMessage, ToolDefinition } from '../model/types.js';
 import type { ProxyLogRow } from '../proxy/log-row.js';
 import { continuesConversation } from './message-equivalence.js';
+import { requestProvenance, type ProvenanceOptions, type RequestProvenance } from './request-provenance.js';
 
 /** Where an assistant message of a segment came from: the recorded response of request `seq`. */
 export const SegmentResponse = z.object({
@@ -29,11 +30,19 @@ export const Segment = z.object({
 });
 export type Segment = z.infer<typeof Segment>;
 
-/** A conversation of the episode: all requests with the same system prompt and first user message. */
+/**
+ * A conversation of the episode: all requests with the same system prompt and first user message. Version 1 did not
+ * tell forged conversations apart (`forged` is absent there).
+ */
 export const Thread = z.object({
-  schemaVersion: z.literal(1),
+  schemaVersion: z.union([z.literal(1), z.literal(2)]),
   threadId: z.string(),
   role: z.enum(['orchestrator', 'subagent', 'auxiliary']),
+  /**
+   * Its requests were not built by the harness but posted to the proxy by agent code (see `requestProvenance`):
+   * kept for the record, never counted, shown to a judge or trained on.
+   */
+  forged: z.boolean().optional(),
   /** The first request's sequence number: threads are listed in the order they started. */
   firstSeq: z.number().int(),
   calls: z.number().int(),
@@ -42,8 +51,10 @@ export const Thread = z.object({
 });
 export type Thread = z.infer<typeof Thread>;
 
-interface Exchange {
+/** One successful chat completion of the episode: the request, the model's response and who built the request. */
+export interface Exchange {
   seq: number;
+  provenance: RequestProvenance;
   messages: ChatMessage[];
   tools: ToolDefinition[];
   response: AssistantMessage;
@@ -57,15 +68,17 @@ const CompletionRequest = z.looseObject({
 });
 
 /** Successful chat completions of a proxy log; failed requests carry no response and are left out. */
-function exchangesOf(rows: ProxyLogRow[]): Exchange[] {
+function exchangesOf(rows: ProxyLogRow[], provenance: Map<number, RequestProvenance>): Exchange[] {
   const exchanges: Exchange[] = [];
   for (const row of rows) {
     if (row.status !== 200 || row.error !== null || row.response?.kind !== 'completion') continue;
     const request = CompletionRequest.safeParse(row.request);
-    if (!request.success) continue;
+    const judged = provenance.get(row.seq);
+    if (!request.success || !judged) continue;
     const { completion } = row.response;
     exchanges.push({
       seq: row.seq,
+      provenance: judged,
       messages: request.data.messages,
       tools: request.data.tools ?? [],
       response: completion.message,
@@ -80,30 +93,52 @@ function exchangesOf(rows: ProxyLogRow[]): Exchange[] {
   return exchanges.sort((a, b) => a.seq - b.seq);
 }
 
-function threadKey(messages: ChatMessage[]): string {
+/** Forged requests form threads of their own: never a segment of one of the harness's conversations. */
+function threadKey(messages: ChatMessage[], forged: boolean): string {
   const first = firstUserMessage(messages);
+  const opening = [systemPromptOf(messages), first?.content ?? null];
   return createHash('sha256')
-    .update(JSON.stringify([systemPromptOf(messages), first?.content ?? null]))
+    .update(JSON.stringify(forged ? ['forged', ...opening] : opening))
     .digest('hex')
     .slice(0, 16);
+}
+
+export interface EpisodeConversations {
+  threads: Thread[];
+  /** Every chat request with its provenance, failed ones included, by sequence number. */
+  provenance: Map<number, RequestProvenance>;
+  /** The successful ones, in the order the proxy numbered them. */
+  exchanges: Exchange[];
 }
 
 /**
  * The conversations of an episode from its proxy log: requests grouped by (system prompt, first user message) into
  * threads, each split into segments wherever a request does not continue the one before, each classified as the
- * orchestrator's, a subagent's or the harness's own (auxiliary).
+ * orchestrator's, a subagent's or the harness's own (auxiliary), and marked forged when agent code, not the harness,
+ * posted its requests.
  */
-export function buildThreads(rows: ProxyLogRow[]): Thread[] {
+export function buildThreads(rows: ProxyLogRow[], options: ProvenanceOptions = {}): Thread[] {
+  return episodeConversations(rows, options).threads;
+}
+
+/** `buildThreads`, with what the threads were built from. */
+export function episodeConversations(
+  rows: ProxyLogRow[],
+  options: ProvenanceOptions = {},
+): EpisodeConversations {
+  const provenance = requestProvenance(rows, options);
+  const exchanges = exchangesOf(rows, provenance);
   const groups = new Map<string, Exchange[]>();
-  for (const exchange of exchangesOf(rows)) {
-    const key = threadKey(exchange.messages);
+  for (const exchange of exchanges) {
+    const key = threadKey(exchange.messages, exchange.provenance.forgery !== null);
     const group = groups.get(key);
     if (group) group.push(exchange);
     else groups.set(key, [exchange]);
   }
-  return [...groups.entries()]
-    .map(([threadId, exchanges]) => buildThread(threadId, exchanges))
+  const threads = [...groups.entries()]
+    .map(([threadId, grouped]) => buildThread(threadId, grouped))
     .sort((a, b) => a.firstSeq - b.firstSeq);
+  return { threads, provenance, exchanges };
 }
 
 function buildThread(threadId: string, exchanges: Exchange[]): Thread {
@@ -121,9 +156,10 @@ function buildThread(threadId: string, exchanges: Exchange[]): Thread {
   }
   const role: ThreadRole = threadRoleOf(systemPromptOf(exchanges[0]!.messages));
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     threadId,
     role,
+    forged: exchanges[0]!.provenance.forgery !== null,
     firstSeq: exchanges[0]!.seq,
     calls: exchanges.length,
     segments: segments.map(segmentOf),

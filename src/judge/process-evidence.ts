@@ -1,8 +1,7 @@
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 
 import type { EpisodeRecord } from '../episode/episode-record.js';
+import { readBoundedLines } from '../episode/read-bounded-lines.js';
 import { Thread } from '../episode/threads.js';
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
 import type { TokenCounter } from '../model/token-counter.js';
@@ -19,8 +18,9 @@ export interface Delegation {
 }
 
 /**
- * How the run went, from the episode record: outcome, failure, effort and delegation counts. Nothing that would
- * identify the run (model, endpoint, seed, workflow hash, folder) reaches the judge.
+ * How the run went, from the episode record: outcome, failure, effort and delegation counts (the record takes them
+ * from the proxy log, leaving out what agent code posted itself). Nothing that would identify the run (model,
+ * endpoint, seed, workflow hash, folder) reaches the judge.
  */
 export function renderEpisodeSummary(record: EpisodeRecord): string {
   const lines: string[] = [];
@@ -51,24 +51,29 @@ export function renderEpisodeSummary(record: EpisodeRecord): string {
   return lines.join('\n');
 }
 
-/** The orchestrator's delegations, from the episode's `threads.jsonl`; undefined when there is no such file. */
+/** A longer line of `threads.jsonl` is skipped: below the longest string JavaScript can hold. */
+const MAX_THREAD_LINE_BYTES = 256 * 1024 ** 2;
+
+/**
+ * The orchestrator's delegations, from the episode's `threads.jsonl` (forged threads left out); undefined when there
+ * is no such file.
+ */
 export async function readDelegations(episodeDir: string): Promise<Delegation[] | undefined> {
   const file = path.join(episodeDir, 'threads.jsonl');
   const delegations = new Map<string, Delegation>();
   try {
-    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
+    await readBoundedLines(file, { maxLineBytes: MAX_THREAD_LINE_BYTES }, (line) => {
+      if (line.trim() === '') return;
       let decoded: unknown;
       try {
         decoded = JSON.parse(line);
       } catch {
-        continue;
+        return;
       }
       const thread = Thread.safeParse(decoded);
-      if (!thread.success || thread.data.role !== 'orchestrator') continue;
+      if (!thread.success || thread.data.role !== 'orchestrator' || thread.data.forged === true) return;
       collectDelegations(thread.data, delegations);
-    }
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

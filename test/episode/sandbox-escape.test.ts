@@ -59,6 +59,9 @@ attempt('root-write', write('/root/' + os.path.basename(targets['beside'])))
 attempt('home-write', write('/home/' + os.path.basename(targets['beside'])))
 attempt('hidden-key-read', lambda: open(targets['key']).read())
 attempt('hidden-key-write', write(targets['key']))
+attempt('readable-read', lambda: open(targets['readable']).read())
+attempt('readable-write', write(targets['readable']))
+attempt('hidden-inside-readable', lambda: sorted(os.listdir(targets['hiddenInsideReadable'])))
 attempt('where', lambda: [os.getcwd(), os.environ['HOME']])
 print(json.dumps(results))
 print('seen ' + json.dumps(seen))
@@ -76,11 +79,14 @@ ${LINGERING_PROCESSES_SCRIPT}
 
 describe('sandbox: agent code cannot escape', () => {
   const marker = uniqueMarker();
-  // Outside /tmp (the sandbox has its own), where a git checkout ignores it should a run leave it behind.
+  // Outside /tmp (the sandbox has its own), where a git checkout ignores it should a run leave it behind. Not
+  // shown (the sandbox shows nothing it is not given), and hidden besides.
   const hiddenDirectory = join(repositoryRoot, 'node_modules', '.cache', marker);
-  // A key in a dotfile the configuration names (beside what is always hidden: /root and /home).
-  const keyDirectory = join(repositoryRoot, 'node_modules', '.cache', `${marker}-key`);
-  const keyFile = join(keyDirectory, '.netrc');
+  // A directory the sandbox shows (as it shows the harness), holding a key in a dotfile the configuration hides
+  // and a folder of answers it hides too.
+  const readableDirectory = join(repositoryRoot, 'node_modules', '.cache', `${marker}-readable`);
+  const keyFile = join(readableDirectory, '.netrc');
+  const hiddenInsideReadable = join(readableDirectory, 'answers');
   let fixture: SandboxFixture;
   let hostServer: Server;
   let socketServer: Server;
@@ -99,7 +105,9 @@ describe('sandbox: agent code cannot escape', () => {
     await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
     mkdirSync(hiddenDirectory, { recursive: true });
     writeFileSync(join(hiddenDirectory, 'solution.py'), 'print("the reference solution")\n');
-    mkdirSync(keyDirectory, { recursive: true });
+    mkdirSync(hiddenInsideReadable, { recursive: true });
+    writeFileSync(join(hiddenInsideReadable, 'solution.py'), 'print("the reference solution")\n');
+    writeFileSync(join(readableDirectory, 'shown.txt'), 'shown\n');
     writeFileSync(keyFile, 'machine api.example.com password sk-not-for-agents\n');
     // Another episode's proxy socket: a read-only mount would not stop a connection, hiding does.
     socketServer = createServer((socket) => {
@@ -113,7 +121,11 @@ describe('sandbox: agent code cannot escape', () => {
       mkdirSync(join(workspace, 'data'));
       protectedPath = join(workspace, 'data', 'prices.csv');
       writeFileSync(protectedPath, 'day,price\n1,100\n');
-      return { readOnlyPaths: ['data/prices.csv'], hiddenDirectories: [hiddenDirectory, keyFile] };
+      return {
+        readOnlyPaths: ['data/prices.csv'],
+        readableDirectories: [readableDirectory],
+        hiddenDirectories: [hiddenDirectory, keyFile, hiddenInsideReadable],
+      };
     });
     // The workspace is at /workspace inside, whatever its host path: the agents know only that one.
     const protectedInside = fixture.sandbox.pathInside(protectedPath);
@@ -130,6 +142,8 @@ describe('sandbox: agent code cannot escape', () => {
       hidden: join(hiddenDirectory, 'solution.py'),
       socket: socketPath,
       key: keyFile,
+      readable: join(readableDirectory, 'shown.txt'),
+      hiddenInsideReadable,
     };
     const output = capture();
     const errors = capture();
@@ -165,7 +179,7 @@ describe('sandbox: agent code cannot escape', () => {
     await new Promise<void>((resolve) => socketServer.close(() => resolve()));
     await fixture.close();
     rmSync(hiddenDirectory, { recursive: true, force: true });
-    rmSync(keyDirectory, { recursive: true, force: true });
+    rmSync(readableDirectory, { recursive: true, force: true });
   });
 
   it('can write in its workspace, and nowhere outside it', () => {
@@ -175,8 +189,11 @@ describe('sandbox: agent code cannot escape', () => {
     >;
     expect(attempts.workspace).toBe('ok');
     expect(readFileSync(join(fixture.workspace, 'output.txt'), 'utf8')).toBe('escaped');
-    // A checkout under /tmp (a CI clone, say) sits in the sandbox's private /tmp: the write lands there instead.
-    if (!repositoryRoot.startsWith('/tmp/')) expect(attempts.repository).toMatch(/Read-only file system/);
+    // The checkout is not shown: its path holds only the folders the sandbox mounts (or, under /tmp, lands in the
+    // sandbox's private /tmp).
+    if (!repositoryRoot.startsWith('/tmp/')) {
+      expect(attempts.repository).toMatch(/Read-only file system|No such file or directory/);
+    }
     expect(attempts.etc).toMatch(/Read-only file system/);
     expect(stdout).toContain('touch-etc failed');
     expect(stdout).toContain('remount failed');
@@ -203,18 +220,21 @@ describe('sandbox: agent code cannot escape', () => {
     expect(attempts['hidden-read']).toMatch(/FileNotFoundError/);
   });
 
-  it('sees no host home and no hidden key: empty read-only folders and files stand in for them', () => {
+  it('sees no host home, and hidden paths in what it sees are empty read-only folders and files', () => {
     const attempts = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{'))!) as Record<
       string,
       string
     >;
     expect(seen.where).toEqual(['/workspace', '/home/agent']);
-    expect(seen['root-listing']).toEqual([]);
-    // /home holds the sandbox's own home alone.
+    // The host's /root is not there at all; /home holds the sandbox's own home alone.
+    expect(attempts['root-listing']).toMatch(/FileNotFoundError/);
     expect(seen['home-listing']).toEqual(['agent']);
-    for (const name of ['root-write', 'home-write', 'hidden-key-write'])
+    expect(attempts['root-write']).toMatch(/No such file or directory|Read-only file system/);
+    for (const name of ['home-write', 'hidden-key-write', 'readable-write'])
       expect(attempts[name], name).toMatch(/Read-only file system/);
+    expect(seen['readable-read']).toBe('shown\n');
     expect(seen['hidden-key-read']).toBe('');
+    expect(seen['hidden-inside-readable']).toEqual([]);
     expect(readFileSync(keyFile, 'utf8')).toContain('sk-not-for-agents');
   });
 

@@ -86,6 +86,37 @@ export function describeLimits(mode: SandboxMode): void {
       expect(finished).toBeLessThan(6);
     });
 
+    it('kills a tree that starts more processes than its process limit', async () => {
+      const marker = uniqueMarker();
+      const result = await fixture.sandbox.run({
+        command: '/bin/sh',
+        args: ['-c', 'for i in $(seq 300); do sleep 1000 & done 2>/dev/null; echo started; wait'],
+        env: { MARKER: marker },
+        limits: { processes: 100, wallClockSeconds: 60 },
+      });
+      expect(result).toMatchObject({ timedOut: false, limitExceeded: 'processes', signal: 'SIGKILL' });
+      expect(result.peakProcesses).toBeGreaterThan(100);
+      expect(processesMentioning(marker)).toEqual([]);
+    });
+
+    it('kills a tree that writes past its disk limit in the workspace and the home', async () => {
+      const progress = capture();
+      const result = await fixture.sandbox.run({
+        command: '/bin/sh',
+        // Files below the limit each, past it together; then it would wait until the wall-clock limit.
+        args: [
+          '-c',
+          'for i in 1 2 3 4; do head -c 6291456 /dev/zero > "part-$i" && echo "$i"; ' +
+            'head -c 6291456 /dev/zero > "$HOME/part-$i"; done; sleep 1000',
+        ],
+        stdout: progress.sink,
+        limits: { diskBytes: 32 * MiB, wallClockSeconds: 60 },
+      });
+      expect(result).toMatchObject({ timedOut: false, limitExceeded: 'disk', signal: 'SIGKILL' });
+      expect(result.peakDiskBytes).toBeGreaterThanOrEqual(32 * MiB);
+      expect(progress.text()).toBe('1\n2\n3\n4\n');
+    });
+
     it('measures a run that stays within its limits', async () => {
       const result = await fixture.sandbox.run({
         command: 'python3',
@@ -93,6 +124,7 @@ export function describeLimits(mode: SandboxMode): void {
         limits: { wallClockSeconds: 20, cpuSeconds: 20, memoryBytes: 1024 * MiB },
       });
       expect(result).toMatchObject({ exitCode: 0, timedOut: false, limitExceeded: null, signal: null });
+      expect(result.peakProcesses).toBeGreaterThanOrEqual(1);
       expect(result.peakMemoryBytes).toBeGreaterThan(64 * MiB);
       expect(result.peakMemoryBytes).toBeLessThan(256 * MiB);
     });

@@ -3,9 +3,16 @@ import { resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
+import { checkedBaseUrlFlag } from '../../config/base-url.js';
 import { harnessWindow, servedContextLength } from '../../config/context-fit.js';
 import { UserError } from '../../errors.js';
+import { assertEpisodeDirectory } from '../../episode/episode-directory.js';
 import { runEpisode } from '../../episode/run-episode.js';
+import {
+  DEFAULT_DISK_BYTES,
+  DEFAULT_PROCESS_LIMIT,
+  THREADS_PER_PROCESS,
+} from '../../episode/sandbox-limits.js';
 import {
   DEFAULT_CONTEXT_WINDOW,
   DEFAULT_HARNESS_PROFILE,
@@ -18,6 +25,7 @@ import { parseWorkflow } from '../../workflow/parse-workflow.js';
 import type { Workflow } from '../../workflow/workflow.js';
 import { loadTask } from '../../tasks/load-task.js';
 import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
+import { parseSizeBytes } from '../size.js';
 
 interface EpisodeFlags {
   task: string;
@@ -32,6 +40,9 @@ interface EpisodeFlags {
   timeout: string;
   maxOutputTokens?: string;
   outputBudget?: string;
+  cpuTime?: string;
+  maxProcesses?: string;
+  diskLimit?: string;
   sandbox: boolean;
   harnessProfile: string;
   json?: boolean;
@@ -66,6 +77,20 @@ export function registerEpisode(program: Command): void {
       'completion tokens for the whole episode; past it, model calls are refused',
     )
     .option(
+      '--cpu-time <duration>',
+      "CPU time of the team's whole process tree, e.g. 2h; default: the timeout times half the machine's cores",
+    )
+    .option(
+      '--max-processes <n>',
+      `processes of the team's tree at once (the kernel allows ${THREADS_PER_PROCESS} threads each)`,
+      String(DEFAULT_PROCESS_LIMIT),
+    )
+    .option(
+      '--disk-limit <size>',
+      'what the workspace and home may take on disk, e.g. 32G, 500M',
+      `${DEFAULT_DISK_BYTES / 1024 ** 3}G`,
+    )
+    .option(
       '--no-sandbox',
       'run without bubblewrap (nothing is isolated: only for machines that cannot have it)',
     )
@@ -76,7 +101,10 @@ export function registerEpisode(program: Command): void {
     )
     .option('--json', 'print the episode record as JSON')
     .action(async (flags: EpisodeFlags) => {
+      checkedBaseUrlFlag(flags.baseUrl, '--base-url', 'team');
       const harnessProfile = parseHarnessProfile(flags.harnessProfile);
+      // Before anything else: a folder that is not an episode's is refused, never emptied.
+      await assertEpisodeDirectory(resolve(flags.out));
       const workflow = await readWorkflow(flags.workflow, flags.task);
       const maxOutputTokens = flags.maxOutputTokens
         ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
@@ -111,6 +139,11 @@ export function registerEpisode(program: Command): void {
         outputBudget: flags.outputBudget
           ? parsePositiveInteger(flags.outputBudget, '--output-budget')
           : undefined,
+        cpuSeconds:
+          flags.cpuTime === undefined ? undefined : parseDurationSeconds(flags.cpuTime, '--cpu-time'),
+        processLimit: flags.maxProcesses === undefined ? undefined : parseProcessLimit(flags.maxProcesses),
+        diskBytes:
+          flags.diskLimit === undefined ? undefined : parseSizeBytes(flags.diskLimit, '--disk-limit'),
         sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
         harnessProfile,
         log: flags.json ? undefined : (message) => console.error(`mass: ${message}`),
@@ -132,6 +165,12 @@ export function registerEpisode(program: Command): void {
       }
       if (record.status === 'failure') process.exitCode = 1;
     });
+}
+
+function parseProcessLimit(text: string): number {
+  const limit = parsePositiveInteger(text, '--max-processes');
+  if (limit === 0) throw new UserError('--max-processes must be at least 1');
+  return limit;
 }
 
 function parseHarnessProfile(value: string): HarnessProfile {

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+
+import { classifyOutcome, type OutcomeEvidence } from '../../src/episode/outcome.js';
+
+/** A run the harness reports as a success, its process exiting cleanly, no model call failing. */
+function evidence(resultText: string | null, final: OutcomeEvidence['orchestratorFinal']): OutcomeEvidence {
+  return {
+    harness: {
+      result: { subtype: 'success', isError: false, text: resultText, numTurns: 2 },
+      lastAssistantText: resultText,
+      events: 5,
+      unreadableLines: 0,
+    },
+    orchestratorFinal: final,
+    lastToolCalls: [{ name: 'agent', input: '{"prompt":"work"}', parentToolUseId: null }],
+    stoppedByForgedRequest: null,
+    process: { exitCode: 0, signal: null, timedOut: false, limitExceeded: null },
+    rows: [],
+    tamperedPaths: [],
+    outputBudgetSpent: false,
+  };
+}
+
+describe('a successful result the proxy must confirm', () => {
+  it('is a success when it is the orchestrator’s last recorded response, a final answer', () => {
+    expect(
+      classifyOutcome(evidence('Done: total = 10.', { seq: 4, text: 'Done: total = 10.\n', toolCalls: 0 })),
+    ).toEqual({
+      status: 'success',
+      failure: null,
+    });
+  });
+
+  it('is no success when its text is not that response (a `result` event agent code wrote)', () => {
+    const outcome = classifyOutcome(
+      evidence('FORGED RESULT', { seq: 4, text: 'Done: total = 10.', toolCalls: 0 }),
+    );
+    expect(outcome.status).toBe('failure');
+    expect(outcome.failure).toMatchObject({ kind: 'unconfirmed_result' });
+    expect(outcome.failure?.detail).toMatch(/not the orchestrator's last recorded response \(#4\)/);
+    expect(outcome.failure?.lastToolCalls).toHaveLength(1);
+  });
+
+  it('is no success when the orchestrator’s last response still asks for tools, or there is none', () => {
+    expect(classifyOutcome(evidence('', { seq: 2, text: '', toolCalls: 1 })).failure).toMatchObject({
+      kind: 'unconfirmed_result',
+      detail: expect.stringMatching(/asks for 1 tool call\(s\): no final answer/),
+    });
+    expect(classifyOutcome(evidence('Done.', null)).failure).toMatchObject({
+      kind: 'unconfirmed_result',
+      detail: expect.stringMatching(/recorded no response of the orchestrator/),
+    });
+  });
+
+  it('blames a failed request agent code posted itself for stopping the harness, not the model server', () => {
+    const outcome = classifyOutcome({
+      ...evidence(null, null),
+      harness: { result: null, lastAssistantText: null, events: 3, unreadableLines: 0 },
+      process: { exitCode: null, signal: 'SIGKILL', timedOut: false, limitExceeded: null },
+      stoppedByForgedRequest: 7,
+    });
+    expect(outcome.failure).toMatchObject({
+      kind: 'sandbox_violation',
+      detail: expect.stringMatching(
+        /agent code posted chat requests .* \(#7\) failed, which stopped the harness/,
+      ),
+    });
+  });
+});
