@@ -241,7 +241,13 @@ const DataSeed = z
 export const RunConfig = z
   .object({
     $schema: z.string().optional(),
-    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'),
+    // A leading letter or digit: `..` or `.staging` would put the run's folder outside --runs or among mass's own.
+    name: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+        'letters, digits, ".", "_" and "-", starting with a letter or digit',
+      ),
     suite: z.string().min(1).describe('the task suite folder, e.g. suites/research-12'),
     tasks: z
       .array(z.string().min(1))

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { readBoundedLines } from './read-bounded-lines.js';
+import { readLines } from '../store/bounded-lines.js';
 
 /**
  * qwen-code's stream-json events, as far as the episode needs them; everything else passes through unread. Agent
@@ -44,34 +44,30 @@ export async function summariseHarnessEvents(file: string): Promise<HarnessSumma
     events: 0,
     unreadableLines: 0,
   };
-  let read;
-  try {
-    read = await readBoundedLines(
-      file,
-      { maxLineBytes: MAX_EVENT_LINE_BYTES, maxFileBytes: MAX_EVENT_LOG_BYTES },
-      (line) => {
-        if (line.trim() === '') return;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(line);
-        } catch {
-          summary.unreadableLines++;
-          return;
-        }
-        const event = HarnessEvent.safeParse(parsed);
-        if (!event.success) {
-          summary.unreadableLines++;
-          return;
-        }
-        summary.events++;
-        observe(summary, event.data);
-      },
-    );
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return summary;
-    throw error;
-  }
-  summary.unreadableLines += read.overlongLines;
+  const read = await readLines(
+    file,
+    { maxLineBytes: MAX_EVENT_LINE_BYTES, maxBytes: MAX_EVENT_LOG_BYTES },
+    (line) => {
+      if (line.trim() === '') return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        summary.unreadableLines++;
+        return;
+      }
+      const event = HarnessEvent.safeParse(parsed);
+      if (!event.success) {
+        summary.unreadableLines++;
+        return;
+      }
+      summary.events++;
+      observe(summary, event.data);
+    },
+  );
+  if (read === undefined) return summary;
+  // Lines over the limit, and a last line without its end, are not whole events.
+  summary.unreadableLines += read.longLines.length + (read.unfinishedLastLine ? 1 : 0);
   return summary;
 }
 

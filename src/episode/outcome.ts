@@ -11,7 +11,7 @@ export const FailureKind = z.enum([
   'harness_crash',
   'output_budget',
   'sandbox_violation',
-  /** The sandbox stopped the run at its process or disk limit (the sandbox's `limitExceeded` says which). */
+  /** The sandbox stopped the run at its memory, process or disk limit (the sandbox's `limitExceeded` says which). */
   'resource_limit',
   /** The harness reported success, but not on the orchestrator's last response the proxy recorded. */
   'unconfirmed_result',
@@ -98,6 +98,8 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
       'resource_limit',
       'the episode ran more processes than its process limit allows and was stopped',
     );
+  if (process.limitExceeded === 'memory')
+    return failure('resource_limit', 'the episode went over its memory limit and was stopped');
   if (process.limitExceeded === 'disk')
     return failure('resource_limit', 'the episode wrote past its disk limit and was stopped');
   if (evidence.outputBudgetSpent)
@@ -124,8 +126,6 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
       `the harness ended on an API error: ${harness.lastAssistantText.slice(0, 300)}`,
     );
   }
-  if (process.limitExceeded === 'memory')
-    return failure('harness_crash', 'the episode went over its memory limit and was stopped');
   if (!harness.result) {
     const how = process.signal ? `was killed by ${process.signal}` : `exited with code ${process.exitCode}`;
     return failure('harness_crash', `the harness ${how} without a final result`);

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { UserError } from '../errors.js';
+import { guardedHarnessNode, harnessGuardOptions, writeHarnessGuard } from '../harness/guarded-node.js';
 import { harnessNode, type HarnessNode } from '../harness/harness-node.js';
 import { DELEGATION_TOOL, QWEN_CODE_VERSION } from '../harness/qwen-code.js';
 import {
@@ -171,6 +173,11 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   });
   let harnessRun;
   const node = options.harnessNode ?? (await harnessNode(harnessCliPath()));
+  const sandboxMode = options.sandbox ?? 'bubblewrap';
+  // In a sandbox the harness starts from a copy of its Node that agent code, running as the same user, cannot take
+  // over (see `guardedHarnessNode`); without one nothing is isolated anyway.
+  const harnessExecutable =
+    sandboxMode === 'bubblewrap' ? guardedHarnessNode(node) : { path: node.path, closesInspector: false };
   const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
   let agentPaths = { workspacePath: workspace.workspaceDir, homePath: join(outDir, 'home') };
   // Pipes read here, never files the harness holds: agent code reaches the harness's descriptors via /proc.
@@ -181,7 +188,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const stderrOutput = new CapturedOutputFile(join(outDir, 'harness-stderr.log'), STDERR_LIMITS);
   try {
     const sandbox = await Sandbox.open({
-      mode: options.sandbox ?? 'bubblewrap',
+      mode: sandboxMode,
       workspace: workspace.workspaceDir,
       stateDirectory: join(outDir, 'sandbox'),
       homeDirectory: join(outDir, 'home'),
@@ -198,6 +205,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         ...packageDirectories(harnessPackageDirectory()),
         dirname(process.execPath),
         dirname(node.path),
+        dirname(harnessExecutable.path),
         ...(node.compileCacheDirectory === null ? [] : [node.compileCacheDirectory]),
       ],
       proxySocketPath: socketPath,
@@ -224,7 +232,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       await writeFile(join(home, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
       options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
       harnessRun = await sandbox.run({
-        command: node.path,
+        command: harnessExecutable.path,
         args: harnessArguments(options.model),
         env: {
           // Read-only inside: Node reads the warm cache and silently skips writing what it lacks. Without a sandbox
@@ -232,6 +240,12 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
           ...(node.compileCacheDirectory === null || sandbox.mode !== 'bubblewrap'
             ? {}
             : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
+          ...(sandboxMode === 'bubblewrap'
+            ? harnessGuardOptions(
+                harnessExecutable,
+                sandbox.pathInside(writeHarnessGuard(realpathSync(join(outDir, 'sandbox')))),
+              )
+            : {}),
           QWEN_HOME: sandbox.homeInside,
           QWEN_TELEMETRY_ENABLED: 'false',
           QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',

@@ -234,12 +234,13 @@ export function isInside(root: string, path: string): boolean {
 /**
  * A POSIX shell prologue that starts the forwarder, waits until it listens (a FIFO it writes `ready` into), and
  * then execs the command. The forwarder is started from a subshell that exits at once, so it is re-parented to
- * the sandbox's init and never shows up as a child of the command; it dies with the sandbox.
+ * the sandbox's init and never shows up as a child of the command; it dies with the sandbox. NODE_OPTIONS is the
+ * command's own (the harness's guard, which the forwarder's Node may not even know): the forwarder runs without it.
  */
 const LAUNCHER_SCRIPT = `node="$1"; forwarder="$2"; socket="$3"; port="$4"; shift 4
 ready=/tmp/.mass-forwarder-ready
 mkfifo "$ready" || exit 125
-( "$node" "$forwarder" "$socket" "$port" 3 3>"$ready" </dev/null >/dev/null & )
+( unset NODE_OPTIONS; "$node" "$forwarder" "$socket" "$port" 3 3>"$ready" </dev/null >/dev/null & )
 read -r state <"$ready"
 rm -f "$ready"
 if [ "$state" != ready ]; then echo "mass sandbox: the proxy forwarder did not start" >&2; exit 125; fi

@@ -1,10 +1,10 @@
 import path from 'node:path';
 
 import type { EpisodeRecord } from '../episode/episode-record.js';
-import { readBoundedLines } from '../episode/read-bounded-lines.js';
 import { Thread } from '../episode/threads.js';
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
 import type { TokenCounter } from '../model/token-counter.js';
+import { readLines } from '../store/bounded-lines.js';
 import { shrinkToTokens } from './excerpt.js';
 import { formatCount, plural } from './format.js';
 
@@ -61,23 +61,19 @@ const MAX_THREAD_LINE_BYTES = 256 * 1024 ** 2;
 export async function readDelegations(episodeDir: string): Promise<Delegation[] | undefined> {
   const file = path.join(episodeDir, 'threads.jsonl');
   const delegations = new Map<string, Delegation>();
-  try {
-    await readBoundedLines(file, { maxLineBytes: MAX_THREAD_LINE_BYTES }, (line) => {
-      if (line.trim() === '') return;
-      let decoded: unknown;
-      try {
-        decoded = JSON.parse(line);
-      } catch {
-        return;
-      }
-      const thread = Thread.safeParse(decoded);
-      if (!thread.success || thread.data.role !== 'orchestrator' || thread.data.forged === true) return;
-      collectDelegations(thread.data, delegations);
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const read = await readLines(file, { maxLineBytes: MAX_THREAD_LINE_BYTES }, (line) => {
+    if (line.trim() === '') return;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const thread = Thread.safeParse(decoded);
+    if (!thread.success || thread.data.role !== 'orchestrator' || thread.data.forged === true) return;
+    collectDelegations(thread.data, delegations);
+  });
+  if (read === undefined) return undefined;
   return [...delegations.values()];
 }
 

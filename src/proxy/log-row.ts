@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
-
 import { z } from 'zod';
 
 import { UserError } from '../errors.js';
 import { AssistantMessage, WireUsage } from '../model/types.js';
+import { readLines } from '../store/bounded-lines.js';
 
 const ReassembledCompletion = z.object({
   id: z.string().nullable(),
@@ -83,29 +82,36 @@ export function wasRetried(row: Pick<ProxyLogRow, 'attempts'>): boolean {
   return (row.attempts?.length ?? 1) > 1;
 }
 
-/** Every row of a proxy log file, validated; a missing file has none. A bad row is named by file and line. */
+/**
+ * The longest row read. The proxy bounds a request body at 32 MiB and an answer at 64 MiB by default; a row holds
+ * both, re-serialised, so escapes can make it several times longer, and V8 cannot hold a string of 512 MiB.
+ */
+const MAX_ROW_BYTES = 448 * 1024 ** 2;
+
+/**
+ * Every row of a proxy log file, validated, read row by row (the whole log never becomes one string: a team's long
+ * conversations, or agents posting large requests, could make it longer than any string V8 can hold); a missing file
+ * has none. A bad row is named by file and line; a last row the proxy did not finish (killed mid-write) is left out.
+ */
 export async function readProxyLog(file: string): Promise<ProxyLogRow[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+  const rows: ProxyLogRow[] = [];
+  const read = await readLines(file, { maxLineBytes: MAX_ROW_BYTES }, (line, number) => {
+    if (line === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new UserError(`${file}:${number}: not JSON: the proxy log is corrupt`);
+    }
+    const parsed = ProxyLogRow.safeParse(value);
+    if (!parsed.success)
+      throw new UserError(`${file}:${number}: not a proxy log row: ${parsed.error.message}`);
+    rows.push(parsed.data);
+  });
+  if (read !== undefined && read.longLines.length > 0) {
+    throw new UserError(
+      `${file}:${read.longLines[0]}: a row longer than ${MAX_ROW_BYTES / 1024 ** 2} MiB: the proxy log is corrupt`,
+    );
   }
-  return text
-    .split('\n')
-    .map((line, index) => ({ line, number: index + 1 }))
-    .filter(({ line }) => line !== '')
-    .map(({ line, number }) => {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new UserError(`${file}:${number}: not JSON: the proxy log is corrupt`);
-      }
-      const parsed = ProxyLogRow.safeParse(value);
-      if (!parsed.success)
-        throw new UserError(`${file}:${number}: not a proxy log row: ${parsed.error.message}`);
-      return parsed.data;
-    });
+  return rows;
 }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import type { RunFiles } from '../report/run-files.js';
 import { describeIssues } from '../store/describe-issues.js';
-import { readLines, type LineLimits } from './bounded-lines.js';
+import { readLines, type LineLimits } from '../store/bounded-lines.js';
 
 const number = new Intl.NumberFormat('en-US');
 

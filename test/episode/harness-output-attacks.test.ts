@@ -19,20 +19,30 @@ const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.
  * so `/proc/$PPID/fd/1` is the harness's standard output. It truncates it, then writes five forged delegations and a
  * forged successful `result` at an offset (where the offset is refused, it appends them), then two bytes at 1 GiB
  * (where refused, 20 MiB of NULs on one line). Where the descriptor cannot be opened through /proc (a socket), it
- * takes a copy of it from the harness with `pidfd_getfd`, as any process of the same user may.
+ * tries to take a copy of it from the harness with `pidfd_getfd`, as a process of the same user may from a dumpable
+ * one; it also tries the harness's memory and `ptrace`.
  */
 const ATTACK = [
   'echo "stdout is a $(readlink /proc/$PPID/fd/1 | cut -d: -f1)"',
   ': > /proc/$PPID/fd/1; echo "truncate=$?"',
+  // SIGUSR1 would open Node's inspector on a loopback port, from which agent code could run code in the harness.
+  'kill -USR1 $PPID; sleep 1; (exec 3<>/dev/tcp/127.0.0.1/9229) 2>/dev/null && echo sigusr1=inspector || echo sigusr1=ignored',
+  'echo "node options: [$NODE_OPTIONS]"',
   `HARNESS=$PPID python3 - <<'PY'
 import ctypes, json, os, select
 harness = int(os.environ['HARNESS'])
+libc = ctypes.CDLL(None, use_errno=True)
+try:
+    os.close(os.open('/proc/%d/mem' % harness, os.O_RDWR))
+    print('memory', 'done')
+except OSError:
+    print('memory', 'refused')
+print('ptrace', 'done' if libc.ptrace(16, harness, None, None) == 0 else 'refused')
 try:
     fd = os.open('/proc/%d/fd/1' % harness, os.O_WRONLY)
     print('open', 'done')
 except OSError:
     print('open', 'refused')
-    libc = ctypes.CDLL(None, use_errno=True)
     fd = libc.syscall(438, os.pidfd_open(harness), 1, 0)
     print('steal', 'done' if fd >= 0 else 'refused')
     if fd < 0:
@@ -114,21 +124,22 @@ describe('agent code writing into the harness’s output', () => {
   it('finishes with a record: the harness’s output is a pipe the host reads, which agent code cannot truncate or seek in', () => {
     expect(team.problems).toEqual([]);
     const shell = shellOutput();
-    expect(shell).toMatch(/stdout is a (socket|pipe)/);
+    // Its descriptors are closed to agent code altogether (the harness is not dumpable), or a pipe where they are not.
+    expect(shell).toMatch(/stdout is a (socket|pipe|\\n)/);
     expect(shell).not.toContain('offset-write done');
     expect(shell).not.toContain('gib-write done');
     expect(result.ran).toBe(true);
     expect(result.record.status).toBe('success');
     expect(result.record.failure).toBeNull();
+    // The harness cannot be taken over: it runs from a Node its user may run but not read (so the kernel keeps other
+    // processes of that user out of it), and SIGUSR1 opens no inspector.
+    expect(shell).toContain('memory refused');
+    expect(shell).toContain('ptrace refused');
+    expect(shell).toContain('steal refused');
+    expect(shell).toContain('sigusr1=ignored');
+    expect(shell).toContain('node options: []');
     expect(statSync(join(outDir, 'events.jsonl')).size).toBeLessThan(10 * 1024 ** 2);
-    if (shell.includes('steal done')) {
-      // What it wrote through its copy of the descriptor came to the host's capture: the 20 MiB line cut, counted.
-      expect(shell).toContain('gib-write refused');
-      expect(result.record.harnessOutput?.events.cutLines).toBe(1);
-      expect(result.record.harnessOutput?.events.receivedBytes).toBeGreaterThan(20 * 1024 ** 2);
-      expect(result.record.harnessOutput?.unreadableEventLines).toBeGreaterThanOrEqual(1);
-      expect(readFileSync(join(outDir, 'events.jsonl'), 'utf8')).toContain('FORGED RESULT');
-    }
+    expect(readFileSync(join(outDir, 'events.jsonl'), 'utf8')).not.toContain('"result": "FORGED RESULT"');
   });
 
   it('takes the delegations from the proxy log: one, not the six the forged events claim', async () => {

@@ -7,7 +7,7 @@ import { ProxyLogRow } from '../../proxy/log-row.js';
 import { html, type SafeHtml } from '../../report/html.js';
 import { RunFiles } from '../../report/run-files.js';
 import { readJsonLines } from '../bounded-json-lines.js';
-import type { LineLimits } from '../bounded-lines.js';
+import type { LineLimits } from '../../store/bounded-lines.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
 import { page, table } from '../layout.js';
 import { renderMarkdown } from '../markdown.js';

@@ -1,14 +1,16 @@
 import { open } from 'node:fs/promises';
 
 /**
- * Reads a JSONL file of a run line by line within fixed limits, so that what one request costs the viewer does not grow
- * with the file: a proxy log holds every request body a team sent (one of 420 MB took the viewer from 108 MB to
- * 1.34 GB when it was read whole). The file is streamed in pieces; a line longer than `maxLineBytes` is passed over
- * without being held; reading stops at the first line end past `maxBytes`.
+ * Reads a text file of a run line by line within fixed limits, so that what a reader costs does not grow with what
+ * agents could write into the file: a proxy log holds every request body a team sent (one of 420 MB took the viewer
+ * from 108 MB to 1.34 GB when it was read whole), and a harness's output can hold a gigabyte-long line of NULs (it
+ * made `readline` throw). The file is streamed in pieces; a line longer than `maxLineBytes` is passed over without
+ * being held; reading stops at the first line end past `maxBytes`. The one line reader of every such file.
  */
 export interface LineLimits {
   maxLineBytes: number;
-  maxBytes: number;
+  /** Default: the whole file. */
+  maxBytes?: number;
 }
 
 export interface LinesRead {
@@ -34,8 +36,9 @@ const NEWLINE = 0x0a;
 export async function readLines(
   file: string,
   limits: LineLimits,
-  onLine: (line: string, number: number) => boolean,
+  onLine: (line: string, number: number) => boolean | void,
 ): Promise<LinesRead | undefined> {
+  const maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   let handle;
   try {
     handle = await open(file, 'r');
@@ -80,11 +83,12 @@ export async function readLines(
         result.bytesRead = position + end + 1;
         start = end + 1;
         if (skipping) result.longLines.push(number);
-        else if (!onLine(Buffer.concat(pending, pendingBytes).toString('utf8'), number)) return result;
+        else if (onLine(Buffer.concat(pending, pendingBytes).toString('utf8'), number) === false)
+          return result;
         pending = [];
         pendingBytes = 0;
         skipping = false;
-        if (result.bytesRead >= limits.maxBytes) {
+        if (result.bytesRead >= maxBytes) {
           result.stoppedEarly = result.bytesRead < result.fileBytes;
           return result;
         }
