@@ -1,6 +1,7 @@
 import { lstat, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
+import { TOOL_FOLDER_NAMES } from '../tasks/tool-folders.js';
 import type { FileText } from './excerpt.js';
 import { byCodeUnits } from './format.js';
 
@@ -25,23 +26,6 @@ export interface WorkspaceListing {
   walkLimitReached: boolean;
   totalBytes: number;
 }
-
-/** Folders of tools and caches: never the team's research work. */
-const SKIPPED_FOLDER_NAMES = new Set([
-  '.git',
-  '.hg',
-  '.svn',
-  '__pycache__',
-  '.ipynb_checkpoints',
-  '.mypy_cache',
-  '.pytest_cache',
-  '.ruff_cache',
-  '.cache',
-  'node_modules',
-  '.venv',
-  'venv',
-  '.tox',
-]);
 
 export async function listWorkspace(root: string, maxEntries = 50_000): Promise<WorkspaceListing> {
   const listing: WorkspaceListing = {
@@ -69,7 +53,7 @@ export async function listWorkspace(root: string, maxEntries = 50_000): Promise<
       const childPath = relative === '' ? child.name : `${relative}/${child.name}`;
       if (child.isDirectory()) {
         if (skipped) await walk(childPath, skipped);
-        else if (SKIPPED_FOLDER_NAMES.has(child.name)) {
+        else if (TOOL_FOLDER_NAMES.has(child.name)) {
           const folder = { path: childPath, files: 0 };
           listing.skippedFolders.push(folder);
           await walk(childPath, folder);

@@ -3,6 +3,7 @@ import { copyFile, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { fileNameText } from './file-name.js';
+import { TOOL_FOLDER_NAMES } from './tool-folders.js';
 
 /** An entry of the workspace the grader was not shown, and why. */
 export interface LeftOutOfGrading {
@@ -23,23 +24,6 @@ export const GRADING_COPY_LIMITS: GradingCopyLimits = {
   maxFileBytes: 64 * 1024 * 1024,
   maxTotalBytes: 1024 * 1024 * 1024,
 };
-
-/** Folders of tools and caches, never the team's research work: the judge's bundle skips the same names. */
-const TOOL_FOLDER_NAMES = new Set([
-  '.git',
-  '.hg',
-  '.svn',
-  '__pycache__',
-  '.ipynb_checkpoints',
-  '.mypy_cache',
-  '.pytest_cache',
-  '.ruff_cache',
-  '.cache',
-  'node_modules',
-  '.venv',
-  'venv',
-  '.tox',
-]);
 
 /** Only so many left-out entries are listed one by one; the rest are counted in a last entry. */
 const LISTED_LEFT_OUT = 200;

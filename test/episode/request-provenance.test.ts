@@ -9,44 +9,13 @@ import { COMPACTION_RESUME_TRAILER } from '../../src/harness/qwen-code-history.j
 import type { ChatMessage } from '../../src/model/types.js';
 import type { ProxyLogRow } from '../../src/proxy/log-row.js';
 import { readProxyLog } from '../support/fixtures.js';
+import { chatRow } from '../support/chat-row.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/qwen-code-0.24.4/requests.jsonl', import.meta.url));
 const recorded = readProxyLog(fixture);
 
-function row(
-  seq: number,
-  messages: ChatMessage[],
-  reply: Record<string, unknown> = { content: 'ok' },
-): ProxyLogRow {
-  return {
-    schemaVersion: 1,
-    seq,
-    startedAt: '',
-    endedAt: '',
-    durationMs: 1,
-    method: 'POST',
-    path: '/v1/chat/completions',
-    status: 200,
-    model: 'm',
-    stream: true,
-    request: { model: 'm', messages },
-    requestIsJson: true,
-    response: {
-      kind: 'completion',
-      completion: {
-        id: null,
-        model: 'm',
-        message: { role: 'assistant', content: null, ...reply },
-        finish_reason: 'stop',
-        usage: { prompt_tokens: 10, completion_tokens: 5 },
-      },
-    },
-    bytes: { request: 0, response: 0 },
-    clientDisconnected: false,
-    usageInjected: false,
-    error: null,
-  };
-}
+const row = (seq: number, messages: ChatMessage[], reply?: Record<string, unknown>): ProxyLogRow =>
+  chatRow(seq, messages, reply, {}, { prompt_tokens: 10, completion_tokens: 5 });
 
 const messagesOf = (seq: number) => (recorded[seq]!.request as { messages: ChatMessage[] }).messages;
 const subagentSystem = messagesOf(1)[0]!;

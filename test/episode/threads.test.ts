@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 import { buildThreads } from '../../src/episode/threads.js';
 import type { ChatMessage } from '../../src/model/types.js';
-import type { ProxyLogRow } from '../../src/proxy/log-row.js';
 import { readProxyLog } from '../support/fixtures.js';
+import { chatRow } from '../support/chat-row.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/qwen-code-0.24.4/requests.jsonl', import.meta.url));
 
@@ -70,43 +70,6 @@ describe('threads from a real qwen-code log (orchestrator delegating to two suba
   });
 });
 
-function row(
-  seq: number,
-  messages: ChatMessage[],
-  reply: Record<string, unknown>,
-  extra: Partial<ProxyLogRow> = {},
-): ProxyLogRow {
-  return {
-    schemaVersion: 1,
-    seq,
-    startedAt: '',
-    endedAt: '',
-    durationMs: 1,
-    method: 'POST',
-    path: '/v1/chat/completions',
-    status: 200,
-    model: 'm',
-    stream: true,
-    request: { model: 'm', messages },
-    requestIsJson: true,
-    response: {
-      kind: 'completion',
-      completion: {
-        id: null,
-        model: 'm',
-        message: { role: 'assistant', content: null, ...reply },
-        finish_reason: 'stop',
-        usage: null,
-      },
-    },
-    bytes: { request: 0, response: 0 },
-    clientDisconnected: false,
-    usageInjected: false,
-    error: null,
-    ...extra,
-  };
-}
-
 describe('segments and echoes', () => {
   const system: ChatMessage = { role: 'system', content: 'You are Qwen Code, an agent.' };
   const user: ChatMessage = { role: 'user', content: 'Do the task.' };
@@ -118,9 +81,9 @@ describe('segments and echoes', () => {
 
   it('continues a segment through a re-serialised echo, and starts a new one when the history is rewritten', () => {
     const threads = buildThreads([
-      row(0, [system, user], { tool_calls: [call], reasoning_content: 'look first' }),
+      chatRow(0, [system, user], { tool_calls: [call], reasoning_content: 'look first' }),
       // The harness echoes the call with compact arguments and "" for the null content.
-      row(
+      chatRow(
         1,
         [
           system,
@@ -137,10 +100,10 @@ describe('segments and echoes', () => {
         },
       ),
       // A compressed history: no longer a continuation.
-      row(2, [system, user, { role: 'user', content: 'Summary of earlier work: found a.txt.' }], {
+      chatRow(2, [system, user, { role: 'user', content: 'Summary of earlier work: found a.txt.' }], {
         content: 'Continuing.',
       }),
-      row(3, [system, user], { content: 'ignored' }, { status: 500, response: null, error: null }),
+      chatRow(3, [system, user], { content: 'ignored' }, { status: 500, response: null, error: null }),
     ]);
     expect(threads).toHaveLength(1);
     const [thread] = threads;
@@ -158,7 +121,7 @@ describe('segments and echoes', () => {
 
   it('marks responses cut by the length limit', () => {
     const threads = buildThreads(
-      [row(0, [system, user], { content: 'partial' }, {})].map((value) => {
+      [chatRow(0, [system, user], { content: 'partial' }, {})].map((value) => {
         if (value.response?.kind === 'completion') value.response.completion.finish_reason = 'length';
         return value;
       }),
@@ -168,7 +131,7 @@ describe('segments and echoes', () => {
 
   it('classifies the harness’s own helper threads as auxiliary', () => {
     const threads = buildThreads([
-      row(
+      chatRow(
         0,
         [
           {

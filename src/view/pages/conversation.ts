@@ -64,7 +64,9 @@ function delegationOf(call: ToolCall): Delegation | undefined {
  * Which subagent thread each delegation started: the unclaimed subagent thread whose task prompt is the call's
  * `prompt`, else the first unclaimed one that began after the call (the harness may rewrite the prompt).
  */
-export function matchDelegations(threads: readonly Thread[]): Map<string, Thread> {
+export function matchDelegations(allThreads: readonly Thread[]): Map<string, Thread> {
+  // Conversations agent code posted itself neither delegate nor answer a delegation.
+  const threads = allThreads.filter((thread) => thread.forged !== true);
   const subagents = threads.filter((thread) => thread.role === 'subagent');
   const claimed = new Set<string>();
   const matches = new Map<string, Thread>();
@@ -141,7 +143,7 @@ export function renderThread(thread: Thread, context: ConversationContext, depth
   });
   return html`<div class="thread" id="${threadAnchor(thread.threadId)}">
     <p class="muted">
-      ${thread.role} thread ${thread.threadId} · ${thread.calls} model calls ·
+      ${threadLabel(thread)} ${thread.threadId} · ${thread.calls} model calls ·
       ${number.format(usage.promptTokens)} prompt, ${number.format(usage.completionTokens)} completion
       (${number.format(usage.reasoningTokens)} reasoning) tokens
     </p>
@@ -284,4 +286,11 @@ function prettyArguments(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** `subagent thread`, or what marks a conversation agent code posted through the proxy itself. */
+export function threadLabel(thread: Thread): string {
+  return thread.forged === true
+    ? `forged ${thread.role} thread (posted by agent code, not the harness; kept out of every count and of training)`
+    : `${thread.role} thread`;
 }

@@ -22,6 +22,7 @@ import {
 import {
   callFactOf,
   matchDelegations,
+  threadLabel,
   renderThread,
   threadAnchor,
   type CallFacts,
@@ -61,14 +62,14 @@ export async function episodePage(root: string, location: EpisodeLocation): Prom
     delegations: matchDelegations(threads),
     shown: new Set(),
   };
-  const orchestrators = threads.filter((thread) => thread.role === 'orchestrator');
+  const orchestrators = threads.filter((thread) => thread.role === 'orchestrator' && thread.forged !== true);
   const conversation = orchestrators.map((thread) => renderThread(thread, context));
   const others = threads
     .filter((thread) => !context.shown.has(thread.threadId))
     .map(
       (thread) =>
         html`<details>
-          <summary>${thread.role} thread ${thread.threadId} (${thread.calls} calls)</summary>
+          <summary>${threadLabel(thread)} ${thread.threadId} (${thread.calls} calls)</summary>
           ${renderThread(thread, context)}
         </details>`,
     );
