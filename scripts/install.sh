@@ -13,7 +13,8 @@ fi
 
 # chromium: the browser the report's tests drive (playwright-core with this executable; no browser download).
 # redis-server: the episode queue's tests start their own (execution: { backend: queue }).
-packages=(bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn chromium redis-server)
+# util-linux: setpriv and prlimit, with which the sandbox runs agents as an unprivileged user under limits.
+packages=(bubblewrap util-linux python3 python3-numpy python3-pandas python3-matplotlib python3-scipy python3-sklearn chromium redis-server)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -381,7 +381,7 @@ export const RunConfig = z
       .array(z.string().refine((path) => path.startsWith('/'), 'an absolute host path'))
       .optional()
       .describe(
-        'host folders or files the agents must not see, beside /root, /home and /run (always hidden)',
+        'host folders or files the agents must not see among what the sandbox shows (its allow-list: the system under /usr, part of /etc, the harness); nothing else of the host is shown',
       ),
     execution: Execution.optional().describe(
       'where episodes run: local (default) or queue (mass worker processes through Redis; README: several machines)',
