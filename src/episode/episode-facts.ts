@@ -29,7 +29,10 @@ export interface EpisodeFacts {
   /** The last tool calls the model asked for, newest last, for diagnosing a failure. */
   lastToolCalls: ToolCallSummary[];
   orchestratorFinal: OrchestratorFinal | null;
-  /** Chat requests that agent code posted (failed ones included), and the conversations they formed. */
+  /**
+   * Requests that agent code posted (chat requests the harness did not build, failed ones included, and requests for
+   * paths the proxy does not forward), and the conversations they formed.
+   */
   forged: {
     requests: number;
     threads: number;
@@ -59,9 +62,11 @@ export function episodeFacts(rows: ProxyLogRow[], options: ProvenanceOptions = {
     .slice(-LAST_TOOL_CALLS);
   const last = orchestrator.at(-1);
   const forgedThreads = threads.filter((thread) => thread.forged === true);
-  const forgedRequests = new Set(
-    [...provenance.values()].filter((request) => request.forgery !== null).map((request) => request.seq),
-  );
+  // The harness calls the model API only: a request for any other path, refused by the proxy, was agent code's.
+  const forgedRequests = new Set([
+    ...[...provenance.values()].filter((request) => request.forgery !== null).map((request) => request.seq),
+    ...rows.filter((row) => row.refusal === 'not_forwarded').map((row) => row.seq),
+  ]);
   return {
     threads,
     delegations,

@@ -19,7 +19,7 @@ import {
 import { readProxyLog, wasRetried, type ProxyLogRow } from '../proxy/log-row.js';
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
 import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
-import { sha256File } from '../tasks/integrity.js';
+import { sha256WorkspaceFile } from '../tasks/integrity.js';
 import { loadTask } from '../tasks/load-task.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
@@ -283,7 +283,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   for (const asset of workspace.protectedAssets) {
     let after: string | null = null;
     try {
-      after = await sha256File(join(workspace.workspaceDir, asset.path));
+      after = await sha256WorkspaceFile(workspace.workspaceDir, asset.path);
     } catch {
       after = null;
     }

@@ -1,4 +1,4 @@
-import { chmod, lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** What an entry costs at least: one block, so that a million empty files (inodes) are not free. */
@@ -7,9 +7,11 @@ const MINIMUM_ENTRY_BYTES = 4096;
 /**
  * The disk the trees under `roots` take: allocated blocks (a sparse file costs what it holds), at least one 4 KiB
  * block per entry, each inode once (hard links). Symbolic links are not followed, and entries that vanish or cannot
- * be read are skipped: agent code may be writing while this walks. A directory of this process's user that it cannot
- * read (a sandbox running as the caller can `chmod 000` one to hide what it holds) is made readable to its owner
- * again. Asynchronous, so that a large workspace never blocks the proxy and the watchdog that run in this process.
+ * be read are skipped: agent code may be writing while this walks. Nothing is ever changed on the way: agent code
+ * can swap a folder for a link between two calls, so a `chmod` here could land on any file of the host. A folder a
+ * sandbox running as the caller made unreadable (`chmod 000`) is therefore not measured (as root, every folder reads);
+ * RLIMIT_FSIZE still bounds each file in it. Asynchronous, so that a large workspace never blocks the proxy and the
+ * watchdog that run in this process.
  */
 export async function diskUsage(roots: string[]): Promise<number> {
   const seen = new Set<string>();
@@ -27,22 +29,16 @@ export async function diskUsage(roots: string[]): Promise<number> {
     seen.add(inode);
     bytes += Math.max(stat.blocks * 512, MINIMUM_ENTRY_BYTES);
     if (!stat.isDirectory()) continue;
-    for (const name of await entries(path, stat.uid, stat.mode)) stack.push(join(path, name));
+    for (const name of await entries(path)) stack.push(join(path, name));
   }
   return bytes;
 }
 
-async function entries(directory: string, owner: number, mode: number): Promise<string[]> {
+async function entries(directory: string): Promise<string[]> {
   try {
-    return await readdir(directory);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EACCES' || owner !== process.getuid?.()) return [];
-  }
-  try {
-    await chmod(directory, (mode & 0o7777) | 0o700);
     return await readdir(directory);
   } catch {
-    // Removed meanwhile, or not ours to open after all.
+    // Removed meanwhile, or not readable.
     return [];
   }
 }

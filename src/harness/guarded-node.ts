@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { HARNESS_NODE_FOLDER, type HarnessNode } from './harness-node.js';
 
@@ -42,8 +42,11 @@ export function guardedHarnessNode(node: HarnessNode): GuardedHarnessNode {
   for (const folder of folders) {
     const path = join(folder, name);
     try {
-      if (!isExecuteOnlyCopy(path, node.path)) writeExecuteOnlyCopy(node.path, folder, path);
-      return { path, closesInspector: knowsDisableSigusr1(node.version) };
+      mkdirSync(folder, { recursive: true, mode: 0o755 });
+      if (!isExecuteOnlyCopy(path, node.path)) writeExecuteOnlyCopy(node.path, path);
+      const closesInspector = knowsDisableSigusr1(node.version);
+      if (!closesInspector) warnOnce(node.version);
+      return { path, closesInspector };
     } catch (error) {
       lastError = error;
     }
@@ -51,15 +54,24 @@ export function guardedHarnessNode(node: HarnessNode): GuardedHarnessNode {
   throw new Error(`cannot make a run-only copy of the harness's Node ${node.path}`, { cause: lastError });
 }
 
+/**
+ * A copy made by this user, in a folder only this user can write (the fallback folder is in the shared /tmp, where
+ * another user could have planted one); a folder or copy of anyone else's is refused.
+ */
 function isExecuteOnlyCopy(path: string, original: string): boolean {
+  const uid = process.getuid?.() ?? 0;
+  const folder = statSync(dirname(path));
+  if (folder.uid !== uid || (folder.mode & 0o022) !== 0) {
+    throw new Error(`${dirname(path)} is not a folder of this user that only it can write`);
+  }
   if (!existsSync(path)) return false;
   const copy = statSync(path);
+  if (copy.uid !== uid) throw new Error(`${path} is not this user's`);
   return (copy.mode & 0o777) === EXECUTE_ONLY && copy.size === statSync(original).size;
 }
 
 /** Written beside its final name and renamed into place: a process that finds it finds it whole. */
-function writeExecuteOnlyCopy(original: string, folder: string, path: string): void {
-  mkdirSync(folder, { recursive: true, mode: 0o755 });
+function writeExecuteOnlyCopy(original: string, path: string): void {
   const partial = `${path}.${process.pid}.partial`;
   try {
     copyFileSync(original, partial);
@@ -68,6 +80,17 @@ function writeExecuteOnlyCopy(original: string, folder: string, path: string): v
   } finally {
     rmSync(partial, { force: true });
   }
+}
+
+let warned = false;
+
+function warnOnce(version: string): void {
+  if (warned) return;
+  warned = true;
+  process.stderr.write(
+    `warning: the harness runs on Node ${version}, which cannot turn off SIGUSR1: agent code could open its inspector ` +
+      `and act through the harness. Install the harness's Node 22 (scripts/install.sh) for runs you need to trust.\n`,
+  );
 }
 
 /** `--disable-sigusr1` came with Node 22.14; older Nodes would refuse the flag. */
@@ -91,6 +114,8 @@ export const HARNESS_GUARD_FILE_NAME = 'harness-guard.cjs';
 export function writeHarnessGuard(directory: string): string {
   const path = join(directory, HARNESS_GUARD_FILE_NAME);
   writeFileSync(path, HARNESS_GUARD_SOURCE);
+  // Read by the sandbox's own user, whatever this process's umask.
+  chmodSync(path, 0o644);
   return path;
 }
 

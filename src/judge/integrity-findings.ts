@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import type { EpisodeRecord } from '../episode/episode-record.js';
-import { expectedProtectedDigests, sha256File } from '../tasks/integrity.js';
+import { expectedProtectedDigests, sha256WorkspaceFile } from '../tasks/integrity.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { unifiedDiff } from './line-diff.js';
 import type { WorkspaceListing } from './workspace-files.js';
@@ -47,7 +47,7 @@ export async function inspectIntegrity(
     else if (!stats.isFile()) status = 'missing';
     else {
       // A file that cannot be read cannot be shown to be the original.
-      const actual = await sha256File(file).catch(() => undefined);
+      const actual = await sha256WorkspaceFile(workspaceDir, expected.path).catch(() => undefined);
       status = actual === expected.sha256 ? 'unchanged' : actual === undefined ? 'missing' : 'modified';
     }
 

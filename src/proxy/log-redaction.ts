@@ -18,18 +18,6 @@ export function secretsOf(headers: IncomingHttpHeaders): string[] {
   return secrets;
 }
 
-/** A JSON value with the secrets scrubbed as `redact` scrubs the log: the same value when none is in it. */
-export function redactedValue(value: unknown, secrets: string[]): unknown {
-  const text = JSON.stringify(value);
-  const redacted = redact(text, secrets);
-  if (redacted === text) return value;
-  try {
-    return JSON.parse(redacted) as unknown;
-  } catch {
-    return REDACTED; // A secret that spans the JSON's own syntax: nothing of the value is handed on.
-  }
-}
-
 /** A log line with each secret, as sent or JSON-escaped, replaced by `[REDACTED]`. */
 export function redact(text: string, secrets: string[]): string {
   let redacted = text;

@@ -23,7 +23,7 @@ import { chatRequestProblem } from './chat-request.js';
 import { JsonlAppender } from './jsonl-appender.js';
 import type { ProxyLogRow, ProxyRefusal, RecordedResponse, UpstreamAttempt } from './log-row.js';
 import { NO_EXCHANGE, type Exchange } from './exchange.js';
-import { redact, redactedValue, secretsOf } from './log-redaction.js';
+import { redact, secretsOf } from './log-redaction.js';
 import { routeOf, type ModelRoute } from './model-routes.js';
 import { refuse, sendJson } from './own-answers.js';
 import { forwardedHeaders, relayedHeaders } from './relayed-headers.js';
@@ -67,7 +67,7 @@ export interface RecordingProxyOptions {
    * keep their defaults; `maxAttempts: 1` turns it off).
    */
   retry?: Partial<UpstreamRetryPolicy>;
-  /** Called with each row once it is written, as requests end: its request as parsed JSON (null when not JSON). */
+  /** Called with each row once it is written, as requests end, without its request (`request: null`). */
   onRow?: (row: ProxyLogRow) => void;
   /**
    * The most request-body bytes read (default `DEFAULT_MAX_REQUEST_BYTES`): a larger request is answered 413 and
@@ -357,10 +357,8 @@ export class RecordingProxy {
     call.recorded = true;
     await this.log.append(line);
     if (this.options.onRow) {
-      // The row as the log has it, secrets scrubbed, the request as parsed (not as text: it can be large).
-      const request = parsed.ok ? redactedValue(parsed.value, call.secrets) : null;
-      const rest = redactedValue({ ...row, request: null }, call.secrets) as ProxyLogRow;
-      this.options.onRow({ ...rest, request });
+      // The row's figures as the log has them, its request left out (it can be megabytes: the log holds it).
+      this.options.onRow({ ...row, request: null, error: row.error && redact(row.error, call.secrets) });
     }
   }
 
@@ -617,6 +615,16 @@ export class RecordingProxy {
           const status = upstreamResponse.statusCode ?? 502;
           const contentType = upstreamResponse.headers['content-type'] ?? '';
           const limit = this.maxResponseBytes;
+          // Asked for `identity`: a compressed answer could carry the key past the scrubber, which reads plain bytes.
+          const encoding = headerText(upstreamResponse.headers['content-encoding'])?.trim().toLowerCase();
+          if (encoding && encoding !== 'identity') {
+            upstreamResponse.resume();
+            upstream.destroy();
+            cutOff(
+              `the model server answered in content-encoding ${encoding}, not identity as asked: not relayed`,
+            );
+            return;
+          }
           if (RETRYABLE_UPSTREAM_STATUSES.has(status)) {
             // Kept back from the client (up to the bound): it is retried, or handed on whole once retrying is over.
             const chunks: Buffer[] = [];

@@ -130,7 +130,7 @@ export class EpisodeWorker {
 
   /**
    * The job's episode as this worker runs it, or an `UnrecoverableError` saying why the worker refuses it: BullMQ then
-   * marks the job failed with that reason at once, never to be retried, and nothing of it has run or been written.
+   * marks the job failed with that reason at once, never to be retried, and nothing of it has run, nor been written but the worker's name in its progress.
    * First its signature (anyone with access to Redis can add a job), then its form, then what this worker allows.
    */
   private admit(job: Job): {
@@ -179,6 +179,7 @@ export class EpisodeWorker {
   }
 
   private async process(job: Job): Promise<EpisodeJobResult> {
+    // The worker's name first, refused or not: `mass queue status` counts each worker's refusals.
     await job.updateProgress({ worker: this.name });
     const { data, episodeDir, options } = this.admit(job);
     const finalRecord = await EpisodeRecord.readIfPresent(join(episodeDir, 'episode.json'));

@@ -9,7 +9,8 @@ export interface FileNameText {
   utf8: boolean;
 }
 
-const strict = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM`: a leading byte-order mark is part of the name, never dropped (`\uFEFFmetrics.json` is not `metrics.json`).
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function fileNameText(name: Buffer): FileNameText {
   try {

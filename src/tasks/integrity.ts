@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { lstat, open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { LoadedTask } from './load-task.js';
@@ -45,6 +45,21 @@ export async function sha256File(file: string, maxBytes = 16 * 1024 ** 3): Promi
   }
 }
 
+/**
+ * The SHA-256 of a workspace file, reached through real folders only: `O_NOFOLLOW` covers the last part of a path,
+ * so a folder on the way replaced by a link (to a copy of the untouched original, say) is refused here.
+ */
+export async function sha256WorkspaceFile(workspaceDir: string, relativePath: string): Promise<string> {
+  const parts = relativePath.split(/[\\/]/).filter((part) => part !== '' && part !== '.');
+  if (parts.includes('..')) throw new Error(`${relativePath} leaves the workspace`);
+  let folder = workspaceDir;
+  for (const part of parts.slice(0, -1)) {
+    folder = path.join(folder, part);
+    if (!(await lstat(folder)).isDirectory()) throw new Error(`${folder} is not a folder (a link?)`);
+  }
+  return sha256File(path.join(workspaceDir, ...parts));
+}
+
 /** The digests a workspace's protected assets must keep: those of the task's own source files. */
 export async function expectedProtectedDigests(task: LoadedTask): Promise<ProtectedAssetDigest[]> {
   const digests: ProtectedAssetDigest[] = [];
@@ -67,7 +82,7 @@ export async function checkProtectedAssets(
   for (const expected of await expectedProtectedDigests(task)) {
     let actualSha256: string | undefined;
     try {
-      actualSha256 = await sha256File(path.join(workspaceDir, expected.path));
+      actualSha256 = await sha256WorkspaceFile(workspaceDir, expected.path);
     } catch {
       actualSha256 = undefined;
     }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -165,6 +166,21 @@ describe('recording proxy: the key it holds never reaches the harness', () => {
     expectNoKey(text);
     expect(response.headers.get('x-echo')).toBe('key=[REDACTED]');
     expect(joined(text).content).toBe('whole [REDACTED] split [REDACTED] escaped [REDACTED]');
+  });
+
+  it('relays no compressed answer, which the scrubber could not read: the key would pass in it', async () => {
+    const upstream = await startBareUpstream((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(gzipSync(JSON.stringify({ choices: [{ message: { role: 'assistant', content: KEY } }] })));
+    });
+    cleanups.push(upstream.close);
+    const proxy = await proxyInFront(upstream.url);
+    const response = await postCompletion(proxy.url, { stream: false });
+    expect(response.status).toBe(502);
+    expect(response.headers.get('content-encoding')).toBeNull();
+    const text = await response.text();
+    expectNoKey(text);
+    expect(text).toContain('content-encoding gzip');
   });
 
   it('scrubs a key in error answers: JSON with escapes, percent-encoded text, and a retried 503', async () => {

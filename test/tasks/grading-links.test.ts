@@ -83,7 +83,6 @@ describe('the grader', () => {
     await mkdir(path.join(dir, '.git', 'objects'), { recursive: true });
     // Both names in the workspace: its own file, graded.
     await link(path.join(dir, 'results', 'metrics.json'), path.join(dir, '.git', 'objects', 'ab12'));
-    await writeFile(path.join(dir, Buffer.from('r\xe9sum\xe9.txt', 'latin1').toString('latin1')), 'x');
     await writeFile(
       Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x6e, 0xff, 0x2e, 0x74])]),
       'not UTF-8',
@@ -100,14 +99,7 @@ describe('the grader', () => {
     );
     expect(grade.leftOut!.map((entry) => entry.path)).not.toContain('results/metrics.json');
     // The workspace itself is left as it was.
-    expect((await readdir(dir)).sort()).toEqual([
-      '.git',
-      'data',
-      'n\uFFFD.t',
-      'results',
-      'résumé.txt',
-      'sim',
-    ]);
+    expect((await readdir(dir)).sort()).toEqual(['.git', 'data', 'n\uFFFD.t', 'results', 'sim']);
   });
 
   it('never opens a FIFO the team left where a result should be (it would wait for a writer forever)', async () => {

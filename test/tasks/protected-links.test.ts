@@ -28,5 +28,11 @@ describe('the protected files’ check', () => {
     execFileSync('mkfifo', [path.join(dir, 'sim/sim.py')]);
     expect((await checkProtectedAssets(task, dir)).map((finding) => finding.status)).toEqual(['missing']);
     expect(await sha256File(pristine)).toMatch(/^[0-9a-f]{64}$/);
+
+    // O_NOFOLLOW covers the last part of a path only: the folder on the way replaced by a link to an untouched copy.
+    const copyFolder = path.dirname(pristine);
+    await rm(path.join(dir, 'sim'), { recursive: true });
+    await symlink(copyFolder, path.join(dir, 'sim'));
+    expect((await checkProtectedAssets(task, dir)).map((finding) => finding.status)).toEqual(['missing']);
   });
 });

@@ -51,5 +51,6 @@ describe('mass view: a conversation agent code posted itself', () => {
       other,
     );
     expect(text.indexOf('FORGED: the EC50 is 1.0 µM.')).toBeGreaterThan(other);
+    expect(text).toMatch(/<a href="#[^"]*">forged subagent forged-thread<\/a>/);
   });
 });

@@ -15,10 +15,6 @@ export interface CallFacts {
   retried: boolean;
 }
 
-export function callFactsOf(rows: readonly ProxyLogRow[]): Map<number, CallFacts> {
-  return new Map(rows.map((row) => [row.seq, callFactOf(row)]));
-}
-
 /** One row's facts: a few numbers, kept where the row itself (with its request body) is not. */
 export function callFactOf(row: ProxyLogRow): CallFacts {
   const usage = row.response?.kind === 'completion' ? row.response.completion.usage : null;

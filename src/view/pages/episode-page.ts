@@ -82,7 +82,7 @@ export async function episodePage(root: string, location: EpisodeLocation): Prom
       <h2>Conversation</h2>
       <p class="muted">
         ${threads.length} threads:
-        ${threads.map((thread) => html`<a href="#${threadAnchor(thread.threadId)}">${thread.role} ${thread.threadId}</a> `)}
+        ${threads.map((thread) => html`<a href="#${threadAnchor(thread.threadId)}">${thread.forged === true ? 'forged ' : ''}${thread.role} ${thread.threadId}</a> `)}
       </p>
       ${conversation.length > 0 ? conversation : html`<p class="empty">No orchestrator conversation was recorded.</p>`}
       ${
