@@ -1,5 +1,13 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Two tiers. The unit tier (`npm test`) starts no process: no harness, no sandbox, no Python, no Redis, no browser,
+ * no `mass` CLI; its setup file makes node:child_process throw, so a test that needs one fails with the rule. The
+ * end-to-end tier (`npm run test:e2e`), the files named `*.e2e.test.ts`, runs all of those against the compiled
+ * dist/, which its global setup builds first. `npm run check` runs both.
+ */
+const E2E = 'test/**/*.e2e.test.ts';
 
 /**
  * The end-to-end files run for minutes each, one test after another: started last, one of them alone decides when the
@@ -7,15 +15,15 @@ import { defineConfig } from 'vitest/config';
  * otherwise (a fresh CI checkout); these go first either way.
  */
 const LONGEST_FIRST = [
-  'test/cli/rsi.test.ts',
-  'test/cli/search.test.ts',
-  'test/tasks/grading.test.ts',
-  'test/search/search-e2e.test.ts',
-  'test/evaluate/evaluation-e2e.test.ts',
-  'test/search/fault-tolerance-e2e.test.ts',
-  'test/queue/queue-search-e2e.test.ts',
+  'test/cli/rsi.e2e.test.ts',
+  'test/cli/search.e2e.test.ts',
+  'test/tasks/grading.e2e.test.ts',
+  'test/search/search.e2e.test.ts',
+  'test/evaluate/evaluation.e2e.test.ts',
+  'test/search/fault-tolerance.e2e.test.ts',
+  'test/queue/queue-search.e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.
-  'test/train/python-torch.test.ts',
+  'test/train/python-torch.e2e.test.ts',
 ];
 
 class LongestFirstSequencer extends BaseSequencer {
@@ -30,11 +38,29 @@ class LongestFirstSequencer extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Most test files wait on child processes (Python graders, the harness, servers): more files than cores at once.
+    // The end-to-end files wait on child processes (Python graders, the harness, servers): more files than cores.
     maxWorkers: 3,
     sequence: { sequencer: LongestFirstSequencer },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, E2E],
+          setupFiles: ['test/support/unit-tier.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: [E2E],
+          globalSetup: ['test/support/build-dist.ts'],
+        },
+      },
+    ],
   },
 });

@@ -15,7 +15,7 @@ import { loadTokenCounter } from '../src/model/token-counter.js';
 import type { ChatMessage } from '../src/model/types.js';
 import { startScriptedServer } from '../src/testing/scripted-server.js';
 import { scriptedTeam } from '../src/testing/scripted-team.js';
-import { step, type Step } from '../src/testing/steps.js';
+import { step, type Step } from '../src/toy/steps.js';
 import { runBareHarness } from './bare-harness.js';
 
 /**

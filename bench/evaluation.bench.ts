@@ -10,8 +10,8 @@ import { systemPromptOf, threadRoleOf } from '../src/harness/qwen-code.js';
 import { ChatMessage } from '../src/model/types.js';
 import { openRun } from '../src/store/run-store.js';
 import { startScriptedServer, type ScriptedRequest } from '../src/testing/scripted-server.js';
-import { step, type Step } from '../src/testing/steps.js';
-import { isJudgeSystemPrompt } from '../src/testing/toy-model/toy-judge.js';
+import { step, type Step } from '../src/toy/steps.js';
+import { isJudgeSystemPrompt } from '../src/toy/toy-judge.js';
 import { ModelRegistry } from '../src/train/registry.js';
 
 /**

@@ -12,7 +12,7 @@ import { QueueSecret } from '../src/queue/queue-secret.js';
 import { PrivateRedis } from '../src/testing/redis-server.js';
 import { startScriptedServer } from '../src/testing/scripted-server.js';
 import { scriptedTeam } from '../src/testing/scripted-team.js';
-import { step, type Step } from '../src/testing/steps.js';
+import { step, type Step } from '../src/toy/steps.js';
 
 /**
  * Scale-out through the episode queue, side by side in one run: 32 episodes (one orchestrator, two model calls of

@@ -1,6 +1,6 @@
 // A scripted model server in its own process, for benchmarks: prints its URL, serves one fixed reply forever.
 import { startScriptedServer } from '../src/testing/scripted-server.js';
-import { step } from '../src/testing/steps.js';
+import { step } from '../src/toy/steps.js';
 
 const content =
   'The strategy beats the benchmark out of sample after costs; see results/metrics.json. '.repeat(4);

@@ -8,9 +8,8 @@ import { UserError } from '../errors.js';
  * - `openai-compatible`: a judge or optimizer on another OpenAI-style server; the SDK appends `/chat/completions` to
  *   whatever version path the server uses (`/v1`, `/openai/v1`, `/v1beta/openai`), so the path is free.
  * - `anthropic`: the SDK appends `/v1/messages` itself: the address is the server's root, without `/v1`.
- * - `toy`: not used (mass serves the toy model itself); only checked to be an address.
  */
-export type BaseUrlUse = 'team' | 'openai' | 'openai-compatible' | 'anthropic' | 'toy';
+export type BaseUrlUse = 'team' | 'openai' | 'openai-compatible' | 'anthropic';
 
 /** What is wrong with a base URL for its use, as a phrase to follow its name; null when it is fine. */
 export function baseUrlProblem(baseUrl: string, use: BaseUrlUse): string | null {

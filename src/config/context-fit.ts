@@ -55,7 +55,7 @@ export interface ContextFit {
 
 export interface ContextFitOptions {
   config: RunConfig;
-  /** The endpoint each role uses now (a generation's served name, the toy model's address). */
+  /** The endpoint each role uses now (a generation's served name, the address its host serves it at). */
   endpoints: Record<Role, Endpoint>;
   /** The tasks the run works on: the judge's and optimizer's prompts are measured on each. */
   tasks: readonly LoadedTask[];
@@ -118,7 +118,7 @@ export function harnessWindow(contextTokens: number, maxOutputTokens: number): n
 export async function servedContextLength(
   endpoint: Pick<Endpoint, 'provider' | 'baseUrl' | 'model' | 'apiKeyEnv'> & { maxConcurrency?: number },
 ): Promise<number | null> {
-  if (endpoint.provider === 'toy' || !endpoint.baseUrl) return null;
+  if (!endpoint.baseUrl) return null;
   if (recognisedProvider(endpoint.provider, endpoint.baseUrl) !== 'openai-compatible') return null;
   const model = new OpenAICompatibleModel({
     baseUrl: endpoint.baseUrl,

@@ -46,6 +46,18 @@ export function faultTolerance(config: { faultTolerance?: FaultTolerance }): Fau
   return config.faultTolerance ?? FaultTolerance.parse({});
 }
 
+/** How long work waits for a model server that stays down, and how often it asks whether it is back. */
+export interface OutageSettings {
+  budgetSeconds: number;
+  probeSeconds: number;
+}
+
+/** The outage settings of a configuration (the section's defaults when it has none). */
+export function outageSettings(config: { faultTolerance?: FaultTolerance }): OutageSettings {
+  const { outageSeconds, probeSeconds } = faultTolerance(config);
+  return { budgetSeconds: outageSeconds, probeSeconds };
+}
+
 /** The episode proxy's retry policy from the section. */
 export function upstreamRetryPolicy(settings: FaultTolerance): UpstreamRetryPolicy {
   return {

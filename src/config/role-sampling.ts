@@ -40,21 +40,18 @@ export interface SharedSampling {
   enableThinking: boolean;
 }
 
-/** Which API a role's endpoint speaks; the toy model speaks vLLM's. */
-export type RoleProvider = ChatProvider | 'toy';
-
 /**
  * A role's request settings for its provider: its own block over the run's shared settings on vLLM-style servers,
  * its own block alone on OpenAI's and Anthropic's APIs, and the role's output bound.
  */
 export function resolveSampling(
-  provider: RoleProvider,
+  provider: ChatProvider,
   shared: SharedSampling,
   block: RoleSampling | undefined,
   maxTokens: number,
 ): SamplingParams {
   const own = block ?? {};
-  if (provider === 'openai-compatible' || provider === 'toy') {
+  if (provider === 'openai-compatible') {
     return withoutUndefined({
       temperature: own.temperature ?? shared.temperature,
       topP: own.topP ?? shared.topP,
@@ -70,12 +67,12 @@ export function resolveSampling(
 
 /** What is wrong with a role's block for its provider, one line each (empty: nothing). */
 export function roleSamplingProblems(
-  provider: RoleProvider,
+  provider: ChatProvider,
   block: RoleSampling | undefined,
   maxTokens: number,
 ): string[] {
   if (!block) return [];
-  return samplingProblems(provider === 'toy' ? 'openai-compatible' : provider, { ...block, maxTokens });
+  return samplingProblems(provider, { ...block, maxTokens });
 }
 
 function withoutUndefined(sampling: SamplingParams): SamplingParams {

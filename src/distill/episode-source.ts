@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 
 import { EpisodeRecord } from '../episode/episode-record.js';
 import { buildThreads, Thread } from '../episode/threads.js';
 import { UserError, errorMessage } from '../errors.js';
 import { ProxyLogRow } from '../proxy/log-row.js';
+import { readJsonLines } from '../store/json-lines.js';
+import { episodeFiles, episodePath } from '../store/run-paths.js';
 import { isFile } from '../tasks/load-task.js';
 import type { BareTasks } from './bare-tasks.js';
 import { hostPathReplacements, type PathReplacement } from './host-path-rewrite.js';
-import { readJsonLines } from './read-json-lines.js';
 import type { DataSplit } from './training-records.js';
 
 /** One episode as the builder needs it. */
@@ -42,13 +42,13 @@ export async function readEpisodeSource(
   split: DataSplit,
   options: ReadEpisodeOptions,
 ): Promise<EpisodeSource> {
-  const record = await EpisodeRecord.read(path.join(directory, 'episode.json'));
+  const record = await EpisodeRecord.read(episodePath(directory, 'record'));
   if (record.status !== 'success' && !options.allowFailed) {
     throw new UserError(
       `${directory}: episode ${record.episodeId} did not succeed (${record.failure?.kind ?? 'failure'}); select successful episodes for training data`,
     );
   }
-  const prompt = await readText(path.join(directory, 'prompt.md'));
+  const prompt = await readText(episodePath(directory, 'prompt'));
   const bareTask = await options.bareTasks.prompt(record.task.id, record.task.dir);
   const threads = await readThreads(directory, prompt);
   if (!prompt.startsWith(bareTask.trimEnd())) {
@@ -70,13 +70,13 @@ export async function readEpisodeSource(
 
 /** The episode's threads; rebuilt from its proxy log, forged ones marked, when it has no `threads.jsonl`. */
 async function readThreads(directory: string, episodePrompt: string): Promise<Thread[]> {
-  const threadsFile = path.join(directory, 'threads.jsonl');
+  const threadsFile = episodePath(directory, 'threads');
   if (await isFile(threadsFile)) return readJsonLines(threadsFile, Thread, 'a thread');
-  const logFile = path.join(directory, 'requests.jsonl');
+  const logFile = episodePath(directory, 'proxyLog');
   if (await isFile(logFile))
     return buildThreads(await readJsonLines(logFile, ProxyLogRow, 'a proxy log row'), { episodePrompt });
   throw new UserError(
-    `${directory}: neither threads.jsonl nor requests.jsonl; is this an episode directory?`,
+    `${directory}: neither ${episodeFiles.threads} nor ${episodeFiles.proxyLog}; is this an episode directory?`,
   );
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-import { readJsonLines } from './read-json-lines.js';
+import { readJsonLines } from '../store/json-lines.js';
 import { trainingDataFiles, WindowSummary, type DataSplit } from './training-records.js';
 
 /** The windows of one split of a built data directory, without their tokens (its `<split>.index.jsonl`). */

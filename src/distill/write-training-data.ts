@@ -1,10 +1,11 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
+import { EpisodeRecord } from '../episode/episode-record.js';
 import { UserError } from '../errors.js';
+import { episodePath } from '../store/run-paths.js';
 import { BareTasks } from './bare-tasks.js';
 import { buildTrainingData, type BuildTrainingDataOptions } from './build-training-data.js';
-import { EpisodeRecord } from '../episode/episode-record.js';
 import { loadChatTemplateModel } from './chat-template-model.js';
 import { readEpisodeSource, type EpisodeSource } from './episode-source.js';
 import { JsonLinesWriter } from './json-lines-writer.js';
@@ -110,5 +111,5 @@ export async function writeTrainingData(options: WriteTrainingDataOptions): Prom
 }
 
 async function recordedModel(episodeDirectory: string): Promise<string> {
-  return (await EpisodeRecord.read(path.join(episodeDirectory, 'episode.json'))).model;
+  return (await EpisodeRecord.read(episodePath(episodeDirectory, 'record'))).model;
 }

@@ -2,6 +2,7 @@ import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { UserError } from '../errors.js';
+import { episodeFiles } from '../store/run-paths.js';
 
 /**
  * Written first into every episode directory, before anything else: a directory holding it is an episode's, finished
@@ -13,18 +14,14 @@ export const EPISODE_MARKER = '.mass-episode';
  * What an episode writes into its directory. A directory from before the marker holding only these (and one of
  * those only an episode writes) is a half-finished episode too.
  */
-const EPISODE_ENTRIES = new Set([
-  'workspace',
-  'home',
-  'sandbox',
-  'prompt.md',
-  'requests.jsonl',
-  'events.jsonl',
-  'harness-stderr.log',
-  'threads.jsonl',
-  'episode.json',
-]);
-const ONLY_EPISODES_WRITE = ['requests.jsonl', 'events.jsonl', 'harness-stderr.log', 'sandbox', 'prompt.md'];
+const EPISODE_ENTRIES = new Set<string>(Object.values(episodeFiles));
+const ONLY_EPISODES_WRITE: readonly string[] = [
+  episodeFiles.proxyLog,
+  episodeFiles.harnessEvents,
+  episodeFiles.harnessStderr,
+  episodeFiles.sandbox,
+  episodeFiles.prompt,
+];
 /** `writeFileAtomic`'s temporary files of `episode.json`. */
 const RECORD_TEMPORARY = /^\.episode\.json\..+\.tmp$/;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
-import { CapturedOutput } from './captured-output.js';
+import { CapturedOutput } from '../harness/captured-output.js';
 import { EpisodeFailure } from './outcome.js';
 
 const TokenTotals = z.object({

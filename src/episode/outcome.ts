@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ProxyLogRow } from '../proxy/log-row.js';
 import { RETRYABLE_UPSTREAM_STATUSES } from '../proxy/upstream-retry.js';
 import type { OrchestratorFinal, ToolCallSummary } from './episode-facts.js';
-import type { HarnessSummary } from './harness-events.js';
+import type { HarnessSummary } from '../harness/harness-events.js';
 
 export const FailureKind = z.enum([
   'timeout',

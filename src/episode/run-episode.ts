@@ -1,18 +1,15 @@
-import { realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { UserError } from '../errors.js';
-import { guardedHarnessNode, harnessGuardOptions, writeHarnessGuard } from '../harness/guarded-node.js';
-import { harnessNode, type HarnessNode } from '../harness/harness-node.js';
-import { DELEGATION_TOOL, QWEN_CODE_VERSION } from '../harness/qwen-code.js';
+import { summariseHarnessEvents } from '../harness/harness-events.js';
+import type { HarnessNode } from '../harness/harness-node.js';
+import { captureQwenCodeOutput, prepareQwenCode, qwenCodeCommand } from '../harness/launch-qwen-code.js';
+import { QWEN_CODE_VERSION } from '../harness/qwen-code.js';
 import {
   DEFAULT_HARNESS_PROFILE,
-  DEFAULT_SAMPLING,
-  qwenSettings,
   type HarnessProfile,
   type QwenSamplingSettings,
 } from '../harness/qwen-settings.js';
@@ -25,16 +22,14 @@ import { materializeWorkspace } from '../tasks/materialize.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import type { Workflow } from '../workflow/workflow.js';
 import { renderWorkflow, workflowHash } from '../workflow/render.js';
-import { CapturedOutputFile } from './captured-output.js';
 import { prepareEpisodeDirectory } from './episode-directory.js';
 import { episodeFacts } from './episode-facts.js';
 import { EpisodeRecord } from './episode-record.js';
-import { MAX_EVENT_LINE_BYTES, MAX_EVENT_LOG_BYTES, summariseHarnessEvents } from './harness-events.js';
 import { classifyOutcome } from './outcome.js';
 import { episodePrompt } from './prompt.js';
 import { isChatRow } from './request-provenance.js';
-import { packageDirectories } from './package-directories.js';
 import { Sandbox, type SandboxMode } from './sandbox.js';
+import { episodePath } from '../store/run-paths.js';
 
 export interface EpisodeOptions {
   taskDir: string;
@@ -104,7 +99,6 @@ export interface EpisodeResult {
   ran: boolean;
 }
 
-const require = createRequire(import.meta.url);
 /**
  * Folders of this package that hold answers: every suite's oracles and generators, and the reference solutions of the
  * test tree. Agents never see them, whichever task they work on.
@@ -112,11 +106,6 @@ const require = createRequire(import.meta.url);
 const PACKAGE_DIRECTORIES_WITH_ANSWERS = ['suites', 'test'].map((folder) =>
   fileURLToPath(new URL(`../../${folder}`, import.meta.url)),
 );
-const HARNESS_KEY_VARIABLE = 'MASS_PROXY_KEY';
-/** What the harness sends to the proxy: a placeholder, the proxy holds the real key. */
-const HARNESS_KEY_PLACEHOLDER = 'mass-episode-proxy';
-/** The harness's standard error: diagnostics only, kept short. */
-const STDERR_LIMITS = { maxLineBytes: 64 * 1024, maxFileBytes: 16 * 1024 ** 2 };
 
 /**
  * One episode: a fresh workspace for the task and seed, the harness (qwen-code) in the sandbox talking to the model
@@ -128,7 +117,7 @@ const STDERR_LIMITS = { maxLineBytes: 64 * 1024, maxFileBytes: 16 * 1024 ** 2 };
 export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult> {
   const outDir = resolve(options.outDir);
   const episodeId = basename(outDir);
-  const recordPath = join(outDir, 'episode.json');
+  const recordPath = episodePath(outDir, 'record');
   const existing = await EpisodeRecord.readIfPresent(recordPath);
   if (existing) {
     assertSameEpisode(existing, options, recordPath);
@@ -140,19 +129,19 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const task = await loadTask(options.taskDir);
   const workspace = await materializeWorkspace(task, {
     seed: dataSeed(options),
-    workspaceDir: join(outDir, 'workspace'),
+    workspaceDir: episodePath(outDir, 'workspace'),
   });
   const prompt = episodePrompt({
     task: renderTaskPrompt(task),
     workflow: options.workflow ? renderWorkflow(options.workflow) : undefined,
     teacher: options.teacher,
   });
-  await writeFile(join(outDir, 'prompt.md'), prompt);
+  await writeFile(episodePath(outDir, 'prompt'), prompt);
 
   // Unix socket paths are limited to 107 bytes: keep the proxy's socket in a short directory of its own.
   const socketDirectory = await mkdtemp(join(tmpdir(), 'mass-sock-'));
   const socketPath = join(socketDirectory, 'proxy.sock');
-  const logFile = join(outDir, 'requests.jsonl');
+  const logFile = episodePath(outDir, 'proxyLog');
   const timeoutSeconds = options.timeoutSeconds ?? 3600;
   const stopHarness = new AbortController();
   // The failed call that stopped the harness: agent code may have posted it (judged once the log is complete).
@@ -172,26 +161,20 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     },
   });
   let harnessRun;
-  const node = options.harnessNode ?? (await harnessNode(harnessCliPath()));
   const sandboxMode = options.sandbox ?? 'bubblewrap';
-  // In a sandbox the harness starts from a copy of its Node that agent code, running as the same user, cannot take
-  // over (see `guardedHarnessNode`); without one nothing is isolated anyway.
-  const harnessExecutable =
-    sandboxMode === 'bubblewrap' ? guardedHarnessNode(node) : { path: node.path, closesInspector: false };
-  const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
-  let agentPaths = { workspacePath: workspace.workspaceDir, homePath: join(outDir, 'home') };
-  // Pipes read here, never files the harness holds: agent code reaches the harness's descriptors via /proc.
-  const eventsOutput = new CapturedOutputFile(join(outDir, 'events.jsonl'), {
-    maxLineBytes: MAX_EVENT_LINE_BYTES,
-    maxFileBytes: MAX_EVENT_LOG_BYTES,
+  const qwenCode = await prepareQwenCode({
+    node: options.harnessNode,
+    guarded: sandboxMode === 'bubblewrap',
   });
-  const stderrOutput = new CapturedOutputFile(join(outDir, 'harness-stderr.log'), STDERR_LIMITS);
+  const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
+  let agentPaths = { workspacePath: workspace.workspaceDir, homePath: episodePath(outDir, 'home') };
+  const output = captureQwenCodeOutput(outDir);
   try {
     const sandbox = await Sandbox.open({
       mode: sandboxMode,
       workspace: workspace.workspaceDir,
-      stateDirectory: join(outDir, 'sandbox'),
-      homeDirectory: join(outDir, 'home'),
+      stateDirectory: episodePath(outDir, 'sandbox'),
+      homeDirectory: episodePath(outDir, 'home'),
       readOnlyPaths: workspace.protectedAssets.map((asset) => asset.path),
       hiddenDirectories: [
         dirname(task.dir),
@@ -200,63 +183,38 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         ...(options.hiddenDirectories ?? []),
         ...(options.sandboxHide ?? []),
       ],
-      readableDirectories: [
-        // The harness and the packages it loads (node-pty for its shell), never the checkout that holds them.
-        ...packageDirectories(harnessPackageDirectory()),
-        dirname(process.execPath),
-        dirname(node.path),
-        dirname(harnessExecutable.path),
-        ...(node.compileCacheDirectory === null ? [] : [node.compileCacheDirectory]),
-      ],
+      readableDirectories: qwenCode.readableDirectories,
       proxySocketPath: socketPath,
     });
     try {
-      const home = sandbox.homeDirectory;
       agentPaths = { workspacePath: sandbox.workspaceInside, homePath: sandbox.homeInside };
-      const settings = qwenSettings({
-        model: options.model,
-        baseUrl: `${sandbox.proxyBaseUrl!}/v1`,
-        apiKeyEnv: HARNESS_KEY_VARIABLE,
-        sampling: {
-          ...DEFAULT_SAMPLING,
-          ...options.sampling,
-          maxTokens: options.maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
-          seed: options.seed,
+      const harness = await qwenCodeCommand(
+        qwenCode,
+        {
+          homeDirectory: sandbox.homeDirectory,
+          homeInside: sandbox.homeInside,
+          proxyBaseUrl: sandbox.proxyBaseUrl!,
+          isolated: sandbox.mode === 'bubblewrap',
+          guardDirectory: episodePath(outDir, 'sandbox'),
+          pathInside: (hostPath) => sandbox.pathInside(hostPath),
         },
-        requestTimeoutMs: timeoutSeconds * 1000,
-        contextWindowSize: options.contextWindowSize ?? 262_144,
-        shellTimeoutMs: Math.min(600_000, timeoutSeconds * 1000),
-        ...(options.singleAgent ? { disabledTools: [DELEGATION_TOOL] } : {}),
-        profile,
-      });
-      await writeFile(join(home, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+        {
+          model: options.model,
+          seed: options.seed,
+          sampling: options.sampling,
+          maxOutputTokens: options.maxOutputTokens,
+          timeoutSeconds,
+          contextWindowSize: options.contextWindowSize,
+          singleAgent: options.singleAgent,
+          profile,
+        },
+      );
       options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
       harnessRun = await sandbox.run({
-        command: harnessExecutable.path,
-        args: harnessArguments(options.model),
-        env: {
-          // Read-only inside: Node reads the warm cache and silently skips writing what it lacks. Without a sandbox
-          // it would be written from a run of agent code: not given then.
-          ...(node.compileCacheDirectory === null || sandbox.mode !== 'bubblewrap'
-            ? {}
-            : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
-          ...(sandboxMode === 'bubblewrap'
-            ? harnessGuardOptions(
-                harnessExecutable,
-                sandbox.pathInside(writeHarnessGuard(realpathSync(join(outDir, 'sandbox')))),
-              )
-            : {}),
-          QWEN_HOME: sandbox.homeInside,
-          QWEN_TELEMETRY_ENABLED: 'false',
-          QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
-          // qwen-code otherwise starts a second copy of itself to raise the heap limit: a second start-up on every
-          // episode. The watchdog bounds memory instead.
-          QWEN_CODE_NO_RELAUNCH: 'true',
-          [HARNESS_KEY_VARIABLE]: HARNESS_KEY_PLACEHOLDER,
-        },
+        ...harness,
         stdin: prompt,
-        stdout: eventsOutput.sink,
-        stderr: stderrOutput.sink,
+        stdout: output.events.sink,
+        stderr: output.stderr.sink,
         limits: {
           wallClockSeconds: timeoutSeconds,
           cpuSeconds: options.cpuSeconds,
@@ -272,11 +230,11 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   } finally {
     await proxy.close();
     await rm(socketDirectory, { recursive: true, force: true });
-    eventsOutput.close();
-    stderrOutput.close();
+    output.events.close();
+    output.stderr.close();
   }
-  const capturedEvents = eventsOutput.close();
-  const capturedStderr = stderrOutput.close();
+  const capturedEvents = output.events.close();
+  const capturedStderr = output.stderr.close();
   if (proxy.logError) throw proxy.logError;
 
   const assets = [];
@@ -294,11 +252,11 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const facts = episodeFacts(rows, { episodePrompt: prompt });
   const { threads } = facts;
   await writeFile(
-    join(outDir, 'threads.jsonl'),
+    episodePath(outDir, 'threads'),
     threads.map((thread) => `${JSON.stringify(thread)}\n`).join(''),
   );
   const harnessRows = rows.filter((row) => !facts.forgedRequests.has(row.seq));
-  const harness = await summariseHarnessEvents(join(outDir, 'events.jsonl'));
+  const harness = await summariseHarnessEvents(episodePath(outDir, 'harnessEvents'));
   const outcome = classifyOutcome({
     harness,
     orchestratorFinal: facts.orchestratorFinal,
@@ -379,7 +337,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       peakMemoryBytes: harnessRun.peakMemoryBytes,
       ...agentPaths,
     },
-    harness: { name: 'qwen-code', version: QWEN_CODE_VERSION, nodeVersion: node.version, profile },
+    harness: { name: 'qwen-code', version: QWEN_CODE_VERSION, nodeVersion: qwenCode.node.version, profile },
   };
   await EpisodeRecord.write(recordPath, record);
   options.log?.(`episode ${episodeId}: ${record.status}${record.failure ? ` (${record.failure.kind})` : ''}`);
@@ -396,19 +354,6 @@ function isFailedModelCall(row: ProxyLogRow): boolean {
     !row.clientDisconnected &&
     (row.error !== null || row.status === null || row.status >= 400)
   );
-}
-
-/** qwen-code, run on its own Node (`harnessNode`). */
-function harnessPackageDirectory(): string {
-  return dirname(require.resolve('@qwen-code/qwen-code/package.json'));
-}
-
-function harnessCliPath(): string {
-  return require.resolve('@qwen-code/qwen-code/cli-entry.js');
-}
-
-function harnessArguments(model: string): string[] {
-  return [harnessCliPath(), '--model', model, '--approval-mode', 'yolo', '--output-format', 'stream-json'];
 }
 
 function assertSameEpisode(existing: EpisodeRecord, options: EpisodeOptions, recordPath: string): void {

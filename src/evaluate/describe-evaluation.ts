@@ -4,14 +4,12 @@ import type { Interval } from './statistics/index.js';
 /**
  * The terminal summary of an evaluation: per comparison the win rate of each judge and the oracle, per task and
  * pooled, with intervals; then oracle grades, tokens, delegation, order inconsistency, agreement and reward hacking.
- * Whatever the toy model stands in for is marked "(toy)".
+ * What a stand-in model (the toy model) made is marked with its label, e.g. "(toy)".
  */
 export function describeEvaluation(summary: EvaluationSummary, directory: string): string {
   const { figures, counts } = summary;
-  const toyJudges = new Set(summary.judges.filter((judge) => judge.toy).map((judge) => judge.name));
-  const toyModels = new Set(summary.models.filter((model) => model.toy).map((model) => model.name));
-  const judgeName = (name: string) => (toyJudges.has(name) ? `${name} (toy)` : name);
-  const modelName = (name: string) => (toyModels.has(name) ? `${name} (toy)` : name);
+  const judgeName = labelled(summary.judges);
+  const modelName = labelled(summary.models);
   const percentage = (confidence: number) => `${Math.round(confidence * 100)} %`;
   const level = percentage(figures.settings.confidence);
   const lines: string[] = [
@@ -128,4 +126,15 @@ function interval(value: Interval | null, digits?: number): string {
   if (value === null) return '';
   if (digits === undefined) return `[${(value.lower * 100).toFixed(0)}, ${(value.upper * 100).toFixed(0)}]`;
   return `[${value.lower.toFixed(digits)}, ${value.upper.toFixed(digits)}]`;
+}
+
+/** A name with its stand-in label, e.g. `L1 (toy)`, for the models or judges of a summary. */
+function labelled(
+  entries: ReadonlyArray<{ name: string; standIn: string | null }>,
+): (name: string) => string {
+  const labels = new Map(entries.map((entry) => [entry.name, entry.standIn]));
+  return (name) => {
+    const label = labels.get(name);
+    return label ? `${name} (${label})` : name;
+  };
 }

@@ -1,16 +1,15 @@
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 
 import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
-import { faultTolerance } from '../config/fault-tolerance.js';
+import { outageSettings } from '../config/fault-tolerance.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { Semaphore } from '../model/concurrency.js';
 import { loadTokenCounter } from '../model/token-counter.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
-import { modelsEndpointProbe, OutageGate } from '../search/outage-gate.js';
+import { outageGateFor, type OutageGate } from '../search/outage-gate.js';
 import { TaskSearchRecord } from '../search/search-records.js';
 import type { Run } from '../store/run-store.js';
 import type { LoadedTask } from '../tasks/load-task.js';
@@ -27,6 +26,8 @@ import {
   type JudgmentRow,
 } from './evaluation-records.js';
 import { serveEvaluation } from './serve-evaluation.js';
+import { modelKind } from '../hosting/model-kind.js';
+import { evaluationPath, searchResultPath } from '../store/run-paths.js';
 import { computeEvaluationFigures, type GradedRollout, type JudgedPair } from './statistics/index.js';
 import { loopOutsideMeasures } from './loop-outside-measures.js';
 
@@ -60,7 +61,7 @@ export interface EvaluateRunOptions {
 export async function evaluateRun(options: EvaluateRunOptions): Promise<EvaluationSummary> {
   const { run, evaluation } = options;
   const { config } = run;
-  const base = join('evaluation', evaluation.name);
+  const base = evaluationPath(evaluation.name);
   const report = options.onProgress ?? (() => {});
   const registry = await ModelRegistry.open(run.directory);
   const plan = await evaluationPlan({ config, evaluation, registry, suiteDir: options.suiteDir });
@@ -69,30 +70,27 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
   const workflows = await championDesigns(run, registry, plan.tasks, evaluation.conditions);
   const tokenCounter = await loadTokenCounter();
   const settings = episodeSettings(config);
-  const served = await serveEvaluation(config, plan.models, plan.judges, {
+  const served = await serveEvaluation(config, modelKind(config).host, plan.models, plan.judges, {
     selfJudge: evaluation.selfJudge,
   });
   const outageGates = new Map<string, OutageGate>();
-  const { outageSeconds, probeSeconds } = faultTolerance(config);
   const runner: EvaluationEpisodeRunner = {
     episodes: options.episodes ?? localEpisodeBackend,
     outagesOf: (model) => {
       let gate = outageGates.get(model.baseUrl);
       if (!gate) {
-        gate = new OutageGate({
-          probe: modelsEndpointProbe(model.baseUrl, model.apiKey),
-          budgetMs: outageSeconds * 1000,
-          probeIntervalMs: probeSeconds * 1000,
-          server: model.baseUrl,
-          logFile: run.path(base, 'outages.jsonl'),
-        });
+        gate = outageGateFor(
+          model,
+          outageSettings(config),
+          run.path(evaluationPath(evaluation.name, 'outages')),
+        );
         outageGates.set(model.baseUrl, gate);
       }
       return gate;
     },
   };
-  const grades = new JsonlAppender(run.path(base, 'grades.jsonl'));
-  const judgments = new JsonlAppender(run.path(base, 'judgments.jsonl'));
+  const grades = new JsonlAppender(run.path(evaluationPath(evaluation.name, 'grades')));
+  const judgments = new JsonlAppender(run.path(evaluationPath(evaluation.name, 'judgments')));
   try {
     const episodeSlots = new Map<string, Semaphore>();
     const slotsFor = (baseUrl: string) => {
@@ -249,6 +247,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       run,
       evaluation,
       plan,
+      standIns: new Map([...served.models.values()].map((model) => [model.name, model.standIn])),
       served: [
         ...served.judges,
         ...plan.models.flatMap((model) => {
@@ -260,14 +259,14 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       ].map((judge) => ({
         name: judge.name,
         model: judge.modelName,
-        toy: judge.toy,
+        standIn: judge.standIn,
       })),
       episodes: episodeList,
       grades: gradeList,
       judgments: judgmentList,
       outside,
     });
-    await EvaluationSummaryRecord.write(run.path(base, 'summary.json'), summary);
+    await EvaluationSummaryRecord.write(run.path(evaluationPath(evaluation.name, 'summary')), summary);
     return summary;
   } finally {
     await Promise.allSettled([
@@ -303,7 +302,7 @@ async function championDesigns(
     let design: Workflow = task.manifest.workflow;
     for (const generation of registry.list().reverse()) {
       const result = await TaskSearchRecord.readIfPresent(
-        run.path('search', generation.name, task.manifest.id, 'result.json'),
+        run.path(searchResultPath(generation.name, task.manifest.id)),
       );
       if (result?.championDesign) {
         design = result.championDesign;
@@ -319,6 +318,8 @@ function summarise(options: {
   run: Run<RunConfig>;
   evaluation: EvaluationConfig;
   plan: EvaluationPlan;
+  /** Each model's stand-in label (`ServedModel.standIn`). */
+  standIns: ReadonlyMap<string, string | null>;
   served: EvaluationSummary['judges'];
   episodes: EvaluationEpisode[];
   grades: GradeRow[];
@@ -379,7 +380,7 @@ function summarise(options: {
       name: model.name,
       servedAs: model.servedAs,
       parent: model.parent,
-      toy: model.endpoint.provider === 'toy',
+      standIn: options.standIns.get(model.name) ?? null,
     })),
     judges: options.served,
     tasks: plan.tasks.map((task) => task.manifest.id),

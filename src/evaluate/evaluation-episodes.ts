@@ -12,6 +12,7 @@ import type { LoadedTask } from '../tasks/load-task.js';
 import type { Workflow } from '../workflow/workflow.js';
 import { EvaluationEpisode, GradeRow, type EvaluationCondition } from './evaluation-records.js';
 import type { ServedModel } from './serve-evaluation.js';
+import { episodeFiles, episodePath } from '../store/run-paths.js';
 
 export interface EvaluationEpisodeSpec {
   model: ServedModel;
@@ -57,7 +58,7 @@ export function evaluationEpisodeStep(
         ...(spec.workflow ? { workflow: spec.workflow } : {}),
         teacher: false,
         singleAgent: condition === 'single-agent',
-        model: model.modelName,
+        model: model.model,
         baseUrl: model.baseUrl,
         apiKey: model.apiKey,
         seed: spec.samplingSeed,
@@ -81,7 +82,7 @@ export function evaluationEpisodeStep(
         dataSeed: spec.dataSeed,
       });
     },
-    { output: EvaluationEpisode, produces: [join(dir, 'episode.json')] },
+    { output: EvaluationEpisode, produces: [episodePath(dir, 'record')] },
   );
 }
 
@@ -139,7 +140,7 @@ export function gradeStep(
       let row: GradeRow;
       try {
         const grade = await gradeWorkspace(episode.task, {
-          workspaceDir: run.path(episode.dir, 'workspace'),
+          workspaceDir: run.path(episode.dir, episodeFiles.workspace),
           seed: episode.dataSeed,
         });
         row = {

@@ -2,6 +2,7 @@ import { UserError } from '../errors.js';
 import type { Endpoint, EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
+import type { ModelGeneration } from '../train/model-generation.js';
 import type { ModelRegistry } from '../train/registry.js';
 
 /** A model under evaluation: a generation of the run's registry, or a named endpoint of the configuration. */
@@ -11,17 +12,16 @@ export interface EvaluatedModel {
   servedAs: string;
   /** The generation it was trained from; null for a base or a named endpoint. */
   parent: string | null;
-  /** Where it is served: a generation is on the executor's server (the toy model: its weights file). */
+  /** Where it is served: a generation on the executor's server, under its name; a named model as configured. */
   endpoint: Endpoint;
-  /** The toy model's weights file, for a toy generation. */
-  toyWeights?: string;
+  /** The generation of the registry it is, which the run's model host serves; absent for a named endpoint. */
+  generation?: ModelGeneration;
 }
 
 export interface EvaluationJudge {
   /** How figures name it. */
   name: string;
   endpoint: Endpoint;
-  toy: boolean;
 }
 
 export interface EvaluationPlan {
@@ -66,7 +66,6 @@ export async function evaluationPlan(options: {
   const judges: EvaluationJudge[] = evaluation.judges.map((endpoint) => ({
     name: endpoint.name ?? endpoint.model,
     endpoint,
-    toy: endpoint.provider === 'toy',
   }));
   const judgeNames = judges.map((judge) => judge.name);
   const reserved = judgeNames.find(
@@ -116,7 +115,7 @@ function evaluatedModels(
     servedAs: generation.servedAs,
     parent: generation.parent,
     endpoint: { ...executor, model: generation.servedAs },
-    ...(executor.provider === 'toy' ? { toyWeights: generation.mergedPath! } : {}),
+    generation,
   }));
 }
 

@@ -111,19 +111,43 @@ const Counts = z.object({
   failedGrades: z.number().int().nonnegative(),
 });
 
+/**
+ * What a model or judge that is not a language model stands in as (the toy model: `toy`), shown beside its name
+ * wherever its figures appear; null for a real model.
+ */
+const StandIn = z.string().min(1).nullable();
+
+function withStandIn(entries: unknown): unknown {
+  if (!Array.isArray(entries)) return entries;
+  return entries.map((entry: unknown) => {
+    if (typeof entry !== 'object' || entry === null) return entry;
+    const { toy, ...rest } = entry as Record<string, unknown>;
+    return { ...rest, standIn: toy === true ? 'toy' : null };
+  });
+}
+
 /** `evaluation/<name>/summary.json`: every figure and the inputs it came from. */
 export const EvaluationSummaryRecord = defineRecord({
   kind: 'evaluation-summary',
-  version: 1,
+  version: 2,
+  // Version 1 marked the toy model's models and judges with `toy: true`; version 2 with the label of what stands in.
+  migrate: (body, fromVersion) =>
+    fromVersion === 1
+      ? {
+          ...body,
+          models: withStandIn(body.models),
+          judges: withStandIn(body.judges),
+        }
+      : body,
   schema: z.object({
     run: z.string(),
     name: z.string(),
     /** The evaluation section as it was used (defaults filled in, the command line's changes applied). */
     settings: z.looseObject({}),
     models: z.array(
-      z.object({ name: z.string(), servedAs: z.string(), parent: z.string().nullable(), toy: z.boolean() }),
+      z.object({ name: z.string(), servedAs: z.string(), parent: z.string().nullable(), standIn: StandIn }),
     ),
-    judges: z.array(z.object({ name: z.string(), model: z.string(), toy: z.boolean() })),
+    judges: z.array(z.object({ name: z.string(), model: z.string(), standIn: StandIn })),
     tasks: z.array(z.string()),
     conditions: z.array(EvaluationCondition),
     comparisons: z.array(z.object({ candidate: z.string(), baseline: z.string() })),

@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { datasetPath, distillTaskPath, episodeFiles, outerLoopFiles } from '../store/run-paths.js';
 import { join } from 'node:path';
 
 import type { DataSeeds } from '../config/data-seeds.js';
@@ -74,7 +75,7 @@ export async function loopOutsideMeasures(options: {
     const distilled = await distilledTasks(run, generation.name);
     if (distilled.length === 0) continue;
     const dataset = await DatasetEpisodesRecord.readIfPresent(
-      run.path('distill', generation.name, 'dataset', 'episodes.json'),
+      run.path(datasetPath(generation.name, 'episodes.json')),
     );
     const selected = new Set(
       (dataset?.episodes ?? [])
@@ -90,7 +91,7 @@ export async function loopOutsideMeasures(options: {
           .filter((episode) => episode.status !== 'error')
           .map(async (episode) => {
             // The data seed the run was made with, as its record says (older runs: their one seed).
-            const record = await EpisodeRecord.readIfPresent(run.path(episode.dir, 'episode.json'));
+            const record = await EpisodeRecord.readIfPresent(run.path(episode.dir, episodeFiles.record));
             const dataSeed = record?.dataSeed ?? taskDataSeed(options.seeds, task.manifest.id);
             const release = await options.gradeSlots.acquire();
             try {
@@ -145,7 +146,7 @@ async function distilledTasks(run: Run<RunConfig>, generation: string): Promise<
   const collections: Collection[] = [];
   for (const entry of entries.sort()) {
     const collection = await CollectionRecord.readIfPresent(
-      run.path('distill', generation, entry, 'collection.json'),
+      run.path(distillTaskPath(generation, entry, outerLoopFiles.collection)),
     );
     if (collection) collections.push(collection);
   }
@@ -171,7 +172,7 @@ async function tournamentVerdicts(options: {
 }): Promise<{ verdicts: EvaluatorVerdict[]; judgments: JudgmentRow[] }> {
   const { run, evaluation, generation, task, collection } = options;
   const taskId = task.manifest.id;
-  const matchesDir = run.path('distill', generation, taskId, 'matches');
+  const matchesDir = run.path(distillTaskPath(generation, taskId, outerLoopFiles.judgments));
   let files: string[];
   try {
     files = (await readdir(matchesDir)).filter((file) => file.endsWith('.json'));

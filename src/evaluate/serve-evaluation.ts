@@ -1,29 +1,23 @@
 import { UserError } from '../errors.js';
 import type { Endpoint, RunConfig } from '../config/run-config.js';
+import type { ModelHost } from '../train/model-host.js';
 import { apiKeyFrom } from '../model/create-model.js';
-import type { ChatModel, SamplingParams } from '../model/types.js';
+import type { ExecutorEndpoint, RoleModel } from '../model/role-endpoint.js';
 import { roleModel, roleSampling } from '../search/search-config.js';
-import { startToyModel } from '../testing/toy-model/toy-model.js';
-import { BASE_TOY_WEIGHTS, loadToyWeights } from '../testing/toy-model/weights.js';
 import { checkServedModel } from '../train/inference-server.js';
 import type { EvaluatedModel, EvaluationJudge } from './evaluation-plan.js';
 
-/** Where one model's episodes send their calls. */
-export interface ServedModel {
+/** Where one model's episodes send their calls, by the name the evaluation gives the model. */
+export interface ServedModel extends ExecutorEndpoint {
   name: string;
-  modelName: string;
-  baseUrl: string;
-  apiKey?: string;
-  /** The variable that holds the key: what a queue's workers are told, never the key. */
-  apiKeyEnv?: string;
+  /** What it stands in as when it is not a language model (`ModelHost.standIn`); null for a real model. */
+  standIn: string | null;
 }
 
-export interface ServedJudge {
+/** A judge of the evaluation: a role's model, with the name its figures carry. */
+export interface ServedJudge extends RoleModel {
   name: string;
-  modelName: string;
-  model: ChatModel;
-  sampling: SamplingParams;
-  toy: boolean;
+  standIn: string | null;
 }
 
 export interface ServedEvaluation {
@@ -36,12 +30,14 @@ export interface ServedEvaluation {
 }
 
 /**
- * Puts every model and judge of an evaluation where it can be reached. The toy model is started in this process, once
- * per generation with that generation's weights (a toy judge with the base weights: its verdicts do not depend on
- * them); any other model must already be served, and is checked to answer under its name before anything runs.
+ * Puts every model and judge of an evaluation where it can be reached. A generation is reached through the run's
+ * model host, without deploying anything (the toy model: started here with the generation's weights); a named model
+ * or judge is used where it is configured, and one without an address is served by the host. Every model is checked
+ * to answer under its name before anything runs.
  */
 export async function serveEvaluation(
   config: RunConfig,
+  host: ModelHost,
   models: readonly EvaluatedModel[],
   judges: readonly EvaluationJudge[],
   options: { selfJudge: boolean },
@@ -58,23 +54,24 @@ export async function serveEvaluation(
     const served = new Map<string, ServedModel>();
     const selfJudges = new Map<string, ServedJudge>();
     for (const model of models) {
-      const { endpoint, ...reached } = await serveModel(model, closers);
+      const { endpoint, ...reached } = await serveModel(host, model, closers);
       served.set(model.name, reached);
       if (options.selfJudge) {
         selfJudges.set(model.name, {
           name: `self:${model.name}`,
           ...roleModel(endpoint, samplingOf(model.endpoint), timeout),
-          toy: model.endpoint.provider === 'toy',
+          standIn: reached.standIn,
         });
       }
     }
     const servedJudges: ServedJudge[] = [];
     for (const judge of judges) {
-      const endpoint = await judgeEndpoint(judge.endpoint, closers);
+      const placed = await host.place(judge.endpoint);
+      closers.push(placed.close);
       servedJudges.push({
         name: judge.name,
-        ...roleModel(endpoint, samplingOf(judge.endpoint), timeout),
-        toy: judge.toy,
+        ...roleModel(placed.endpoint, samplingOf(judge.endpoint), timeout),
+        standIn: standInOf(host, judge.endpoint),
       });
     }
     return { models: served, judges: servedJudges, selfJudges, close };
@@ -84,47 +81,47 @@ export async function serveEvaluation(
   }
 }
 
-/** Where the model's episodes go, and the endpoint it answers on (the toy model's: the server started here). */
+/** An endpoint the host serves (one without an address of its own) is what the host's model stands in as. */
+function standInOf(host: ModelHost, configured: Endpoint): string | null {
+  return configured.baseUrl === undefined && configured.provider === 'openai-compatible'
+    ? host.standIn
+    : null;
+}
+
+/** Where the model's episodes go, and the endpoint it answers on. */
 async function serveModel(
+  host: ModelHost,
   model: EvaluatedModel,
   closers: Array<() => Promise<void>>,
 ): Promise<ServedModel & { endpoint: Endpoint }> {
-  const { endpoint } = model;
-  if (endpoint.provider === 'toy') {
-    const weights = model.toyWeights ? await loadToyWeights(model.toyWeights) : BASE_TOY_WEIGHTS;
-    const server = await startToyModel({ weights, modelName: model.servedAs });
-    closers.push(() => server.close());
-    return {
-      name: model.name,
-      modelName: model.servedAs,
-      baseUrl: server.baseUrl,
-      endpoint: {
-        ...endpoint,
-        provider: 'openai-compatible',
-        baseUrl: server.baseUrl,
-        model: model.servedAs,
-      },
-    };
+  let endpoint: Endpoint;
+  let standIn: string | null;
+  if (model.generation) {
+    const reached = await host.reach(model.generation);
+    closers.push(reached.close);
+    endpoint = reached.endpoints.executor;
+    standIn = host.standIn;
+  } else {
+    const placed = await host.place(model.endpoint);
+    closers.push(placed.close);
+    endpoint = placed.endpoint;
+    standIn = standInOf(host, model.endpoint);
   }
   if (endpoint.provider !== 'openai-compatible' || !endpoint.baseUrl) {
     throw new UserError(
       `evaluation: model ${model.name} runs the team in qwen-code, which needs an OpenAI-compatible endpoint with a baseUrl`,
     );
   }
-  await checkServedModel({ baseUrl: endpoint.baseUrl, apiKeyEnv: endpoint.apiKeyEnv }, model.servedAs);
+  if (!model.generation) {
+    await checkServedModel({ baseUrl: endpoint.baseUrl, apiKeyEnv: endpoint.apiKeyEnv }, model.servedAs);
+  }
   return {
     name: model.name,
-    modelName: model.servedAs,
+    model: model.servedAs,
     baseUrl: endpoint.baseUrl,
     apiKey: apiKeyFrom(endpoint.apiKeyEnv),
     apiKeyEnv: endpoint.apiKeyEnv,
+    standIn,
     endpoint: { ...endpoint, model: model.servedAs },
   };
-}
-
-async function judgeEndpoint(endpoint: Endpoint, closers: Array<() => Promise<void>>): Promise<Endpoint> {
-  if (endpoint.provider !== 'toy') return endpoint;
-  const server = await startToyModel({ weights: BASE_TOY_WEIGHTS, modelName: endpoint.model });
-  closers.push(() => server.close());
-  return { ...endpoint, provider: 'openai-compatible', baseUrl: server.baseUrl };
 }

@@ -1,10 +1,9 @@
-import path from 'node:path';
-
 import type { EpisodeRecord } from '../episode/episode-record.js';
 import { Thread } from '../episode/threads.js';
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
 import type { TokenCounter } from '../model/token-counter.js';
-import { readLines } from '../store/bounded-lines.js';
+import { eachValidJsonLine } from '../store/json-lines.js';
+import { episodePath } from '../store/run-paths.js';
 import { shrinkToTokens } from './excerpt.js';
 import { formatCount, plural } from './format.js';
 
@@ -59,20 +58,16 @@ const MAX_THREAD_LINE_BYTES = 256 * 1024 ** 2;
  * is no such file.
  */
 export async function readDelegations(episodeDir: string): Promise<Delegation[] | undefined> {
-  const file = path.join(episodeDir, 'threads.jsonl');
+  const file = episodePath(episodeDir, 'threads');
   const delegations = new Map<string, Delegation>();
-  const read = await readLines(file, { maxLineBytes: MAX_THREAD_LINE_BYTES }, (line) => {
-    if (line.trim() === '') return;
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const thread = Thread.safeParse(decoded);
-    if (!thread.success || thread.data.role !== 'orchestrator' || thread.data.forged === true) return;
-    collectDelegations(thread.data, delegations);
-  });
+  const { read } = await eachValidJsonLine(
+    file,
+    Thread,
+    { maxLineBytes: MAX_THREAD_LINE_BYTES },
+    (thread) => {
+      if (thread.role === 'orchestrator' && thread.forged !== true) collectDelegations(thread, delegations);
+    },
+  );
   if (read === undefined) return undefined;
   return [...delegations.values()];
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { EpisodeRecord } from '../episode/episode-record.js';
 import { UserError, errorMessage } from '../errors.js';
+import { episodeFiles, episodePath } from '../store/run-paths.js';
 
 /** Where a workspace to judge lives: an episode directory (`episode.json`, `workspace/`, logs) or a bare folder. */
 export interface WorkspaceSource {
@@ -24,18 +25,17 @@ export async function locateWorkspace(input: string): Promise<WorkspaceSource> {
   if (!(await isDirectory(dir))) {
     throw new UserError(`${input}: not a folder; pass an episode directory or a workspace folder`);
   }
-  const recordPath = path.join(dir, 'episode.json');
+  const recordPath = episodePath(dir, 'record');
   const hasRecord = await exists(recordPath);
-  const hasWorkspace = await isDirectory(path.join(dir, 'workspace'));
-  const hasLogs =
-    (await exists(path.join(dir, 'threads.jsonl'))) || (await exists(path.join(dir, 'requests.jsonl')));
+  const hasWorkspace = await isDirectory(episodePath(dir, 'workspace'));
+  const hasLogs = (await exists(episodePath(dir, 'threads'))) || (await exists(episodePath(dir, 'proxyLog')));
   if (!hasRecord && !(hasWorkspace && hasLogs)) return { kind: 'workspace', workspaceDir: dir };
   if (!hasWorkspace) {
     throw new UserError(`${input}: an episode directory without its workspace/ folder; nothing to judge`);
   }
   const source: WorkspaceSource = {
     kind: 'episode',
-    workspaceDir: path.join(dir, 'workspace'),
+    workspaceDir: episodePath(dir, 'workspace'),
     episodeDir: dir,
   };
   if (hasRecord) {
@@ -43,7 +43,7 @@ export async function locateWorkspace(input: string): Promise<WorkspaceSource> {
       source.episode = await EpisodeRecord.read(recordPath);
     } catch (error) {
       // The judge must not see host paths (a folder name such as "reference" would give the game away).
-      const reason = errorMessage(error).split('\n')[0]!.replaceAll(recordPath, 'episode.json');
+      const reason = errorMessage(error).split('\n')[0]!.replaceAll(recordPath, episodeFiles.record);
       source.episodeProblem = `episode.json could not be read: ${reason}`;
     }
   } else source.episodeProblem = 'the episode has no episode.json (it did not finish)';

@@ -7,3 +7,4 @@ export { DEFAULT_RETRY_POLICY, type CallFailure, type RetryPolicy } from './retr
 export { StreamAccumulator, type ReassembledCompletion } from './stream-accumulator.js';
 export { SseParser, type SseEvent } from './sse.js';
 export * from './request-parameters.js';
+export type { ExecutorEndpoint, RoleModel } from './role-endpoint.js';

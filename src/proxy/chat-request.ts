@@ -24,3 +24,20 @@ export function chatRequestProblem(parsed: ParsedJson): string | null {
   if (body.model !== undefined && typeof body.model !== 'string') return '"model" must be a string';
   return null;
 }
+
+/**
+ * What goes upstream for a checked chat request: the body as parsed, written again (what is forwarded is what was
+ * checked and is recorded), with stream usage asked for when `meterStreams` and the client did not ask.
+ */
+export function forwardedChatBody(
+  body: Record<string, unknown>,
+  meterStreams: boolean,
+): { stream: boolean; upstreamBody: Buffer; usageInjected: boolean } {
+  const stream = body.stream === true;
+  const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
+  if (stream && meterStreams && streamOptions.include_usage !== true) {
+    const forwarded = { ...body, stream_options: { ...streamOptions, include_usage: true } };
+    return { stream, upstreamBody: Buffer.from(JSON.stringify(forwarded)), usageInjected: true };
+  }
+  return { stream, upstreamBody: Buffer.from(JSON.stringify(body)), usageInjected: false };
+}

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 
-import { UserError } from '../errors.js';
 import { AssistantMessage, WireUsage } from '../model/types.js';
-import { readLines } from '../store/bounded-lines.js';
+import { readJsonLines } from '../store/json-lines.js';
 
 const ReassembledCompletion = z.object({
   id: z.string().nullable(),
@@ -93,25 +92,10 @@ const MAX_ROW_BYTES = 448 * 1024 ** 2;
  * conversations, or agents posting large requests, could make it longer than any string V8 can hold); a missing file
  * has none. A bad row is named by file and line; a last row the proxy did not finish (killed mid-write) is left out.
  */
-export async function readProxyLog(file: string): Promise<ProxyLogRow[]> {
-  const rows: ProxyLogRow[] = [];
-  const read = await readLines(file, { maxLineBytes: MAX_ROW_BYTES }, (line, number) => {
-    if (line === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new UserError(`${file}:${number}: not JSON: the proxy log is corrupt`);
-    }
-    const parsed = ProxyLogRow.safeParse(value);
-    if (!parsed.success)
-      throw new UserError(`${file}:${number}: not a proxy log row: ${parsed.error.message}`);
-    rows.push(parsed.data);
+export function readProxyLog(file: string): Promise<ProxyLogRow[]> {
+  return readJsonLines(file, ProxyLogRow, 'a proxy log row', {
+    maxLineBytes: MAX_ROW_BYTES,
+    missing: 'empty',
+    unfinishedLastLine: 'skip',
   });
-  if (read !== undefined && read.longLines.length > 0) {
-    throw new UserError(
-      `${file}:${read.longLines[0]}: a row longer than ${MAX_ROW_BYTES / 1024 ** 2} MiB: the proxy log is corrupt`,
-    );
-  }
-  return rows;
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import type { EpisodeOptions } from '../episode/run-episode.js';
 import { UserError } from '../errors.js';
+import { runFiles } from '../store/run-paths.js';
 import { Workflow } from '../workflow/workflow.js';
 import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
 
@@ -26,7 +27,9 @@ const EpisodeDirectory = z
   .refine((path) => {
     const folders = path.split('/');
     return (
-      folders.length >= 2 && folders.at(-2) === 'episodes' && folders.every((name) => FOLDER_NAME.test(name))
+      folders.length >= 2 &&
+      folders.at(-2) === runFiles.episodes &&
+      folders.every((name) => FOLDER_NAME.test(name))
     );
   }, 'a folder <…>/episodes/<id> inside the run, of letters, digits, ".", "_" and "-" (no name starting with ".")');
 

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { EpisodeRecord } from '../episode/episode-record.js';
 import { runEpisode, type EpisodeOptions } from '../episode/run-episode.js';
 import { errorMessage, UserError } from '../errors.js';
+import { episodePath } from '../store/run-paths.js';
 import { EpisodeJobData, episodeOptionsOnWorker, type EpisodeJobResult } from './episode-job.js';
 import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX, endpointQueueName } from './job-identity.js';
 import { verifyEpisodeJob } from './job-signature.js';
@@ -182,7 +183,7 @@ export class EpisodeWorker {
     // The worker's name first, refused or not: `mass queue status` counts each worker's refusals.
     await job.updateProgress({ worker: this.name });
     const { data, episodeDir, options } = this.admit(job);
-    const finalRecord = await EpisodeRecord.readIfPresent(join(episodeDir, 'episode.json'));
+    const finalRecord = await EpisodeRecord.readIfPresent(episodePath(episodeDir, 'record'));
     if (finalRecord) return { worker: this.name, episodeDir: data.episodeDir, ran: false };
 
     const episodeId = basename(episodeDir);
@@ -205,7 +206,7 @@ export class EpisodeWorker {
       if (error instanceof UserError) throw new UnrecoverableError(errorMessage(error));
       throw error;
     }
-    if (await EpisodeRecord.readIfPresent(join(episodeDir, 'episode.json'))) {
+    if (await EpisodeRecord.readIfPresent(episodePath(episodeDir, 'record'))) {
       // Another attempt finished first (this worker had lost its lock): the first finished episode stands.
       await rm(attemptDir, { recursive: true, force: true });
       return { worker: this.name, episodeDir: data.episodeDir, ran: false };

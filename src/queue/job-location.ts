@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { SystemError, UserError } from '../errors.js';
+import { episodePath } from '../store/run-paths.js';
 import type { EpisodeJobData } from './episode-job.js';
 
 /** This package's root: a task of its own suites travels as a path inside it, so workers may install it elsewhere. */
@@ -57,7 +58,7 @@ export function locateJobOnWorker(job: EpisodeJobData, folders: WorkerFolders): 
     if (!stat.isDirectory()) {
       throw new UserError(`its episode directory goes through ${folder}, which is not a folder (a link?)`);
     }
-    if (folder !== join(runDirectory, job.episodeDir) && existsSync(join(folder, 'episode.json'))) {
+    if (folder !== join(runDirectory, job.episodeDir) && existsSync(episodePath(folder, 'record'))) {
       throw new UserError(`its episode directory is inside the episode ${folder}`);
     }
   }

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Queue } from 'bullmq';
@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { EpisodeRecord } from '../episode/episode-record.js';
 import type { EpisodeResult } from '../episode/run-episode.js';
 import { errorMessage, SystemError } from '../errors.js';
+import { episodePath } from '../store/run-paths.js';
 import type { EpisodeBackend, EpisodeRequest } from './episode-backend.js';
 import { episodeJobData } from './episode-job.js';
 import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX, endpointQueueName, episodeJobId } from './job-identity.js';
@@ -47,7 +48,7 @@ export class QueueEpisodeBackend implements EpisodeBackend {
 
   async run(request: EpisodeRequest): Promise<EpisodeResult> {
     const outDir = resolve(request.options.outDir);
-    const recordPath = join(outDir, 'episode.json');
+    const recordPath = episodePath(outDir, 'record');
     const finished = await EpisodeRecord.readIfPresent(recordPath);
     if (finished) return { record: finished, ran: false };
     const runName = resolve(this.options.runDirectory).split(sep).pop()!;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 
 import { UserError } from '../errors.js';
+import { decodeJsonLine } from '../store/json-lines.js';
 
 const PlayerId = z
   .string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string id') })
@@ -48,17 +49,14 @@ export function parseMatches(text: string, file: string): Match[] {
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!.trim();
     if (line === '') continue;
-    const where = `${file}:${index + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      problems.push(`${where}: not valid JSON (${(error as Error).message})`);
-      continue;
+    const decoded = decodeJsonLine(line, index + 1, Match, 'a match');
+    if (decoded.ok) matches.push(decoded.value);
+    else {
+      const why = decoded.invalid
+        ? describeRowIssues(decoded.invalid)
+        : `not valid JSON (${decoded.syntaxError})`;
+      problems.push(`${file}:${decoded.number}: ${why}`);
     }
-    const parsed = Match.safeParse(value);
-    if (parsed.success) matches.push(parsed.data);
-    else problems.push(`${where}: ${describeRowIssues(parsed.error)}`);
   }
   if (problems.length > 0) {
     const shown = problems.slice(0, 10);

@@ -2,8 +2,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 import { UserError } from '../errors.js';
+import { html } from '../html/html.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { html } from './html.js';
 import { page } from './page.js';
 import { readRunForReport, type RunReportData } from './read-run.js';
 import { evaluationSection } from './sections/evaluation-section.js';

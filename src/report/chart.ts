@@ -2,7 +2,7 @@ import * as vega from 'vega';
 import * as vegaLite from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
 
-import { html, trustedMarkup, type HtmlValue, type SafeHtml } from './html.js';
+import { html, trustedMarkup, type HtmlValue, type SafeHtml } from '../html/html.js';
 import { assertInertSvg } from './inert-svg.js';
 
 /** A figure's data as a table: the column titles and, per row, one cell per column. */

@@ -1,3 +1,2 @@
 export { renderReport, writeReport, REPORT_FILE, type WrittenReport } from './build-report.js';
-export { escapeHtml, html, SafeHtml } from './html.js';
 export { readRunForReport, type RunReportData } from './read-run.js';

@@ -1,4 +1,4 @@
-import { html, trustedMarkup, type SafeHtml } from './html.js';
+import { html, trustedMarkup, type SafeHtml } from '../html/html.js';
 
 /**
  * The report's page: one HTML file with its style inline and no script at all. The content security policy forbids

@@ -3,23 +3,24 @@ import { basename, join, resolve } from 'node:path';
 import YAML from 'yaml';
 
 import { RunConfig } from '../config/run-config.js';
-import {
-  CollectionRecord,
-  TaskRankingRecord,
-  type CollectionRecord as Collection,
-  type TaskRankingRecord as Ranking,
-} from '../distill/generation/generation-records.js';
-import { Selection } from '../distill/selection.js';
+import { readTaskOuterLoop, type TaskOuterLoop } from '../distill/generation/task-outer-loop.js';
 import { TrainingDataStats, type TrainingDataStats as DataStats } from '../distill/training-data-stats.js';
-import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../evaluate/evaluation-records.js';
+import { STATS_FILE } from '../distill/training-records.js';
 import { errorMessage } from '../errors.js';
+import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../evaluate/evaluation-records.js';
 import { RsiSummaryRecord, type RsiSummary } from '../rsi/rsi-records.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
 import { describeIssues } from '../store/describe-issues.js';
-import { runFileNames } from '../store/run-store.js';
+import { RunFiles } from '../store/run-files.js';
+import {
+  DATASET_FOLDER,
+  datasetPath,
+  evaluationPath,
+  runFiles,
+  searchResultPath,
+} from '../store/run-paths.js';
 import type { ModelGeneration } from '../train/model-generation.js';
-import { ModelRegistry, REGISTRY_FILE } from '../train/registry.js';
-import { RunFiles } from './run-files.js';
+import { ModelRegistry } from '../train/registry.js';
 import { readTokenUsage, type TokenUsageRow } from './token-usage.js';
 import { readWallTime, type WallTime } from './wall-time.js';
 
@@ -29,15 +30,6 @@ export interface ReportConfig {
   /** Null when it is missing or does not validate (`error` says why). */
   value: RunConfig | null;
   error: string | null;
-}
-
-/** A task's outer loop in one generation: whichever of its files exist. */
-export interface TaskOuterLoop {
-  generation: string;
-  task: string;
-  collection: Collection | undefined;
-  ranking: Ranking | undefined;
-  selection: Selection | undefined;
 }
 
 export interface GenerationDataset {
@@ -74,21 +66,21 @@ export async function readRunForReport(directory: string): Promise<RunReportData
   const files = new RunFiles(root);
   const config = await readConfig(files);
   const generations = await readRegistry(files);
-  const rsiSummary = await files.record(RsiSummaryRecord, 'rsi-summary.json');
+  const rsiSummary = await files.record(RsiSummaryRecord, runFiles.rsiSummary);
   const searches = await readSearches(files);
   const outerLoops = await readOuterLoops(files);
   const datasets = await readDatasets(files);
-  const evaluationNames = await files.folders('evaluation');
+  const evaluationNames = await files.folders(runFiles.evaluation);
   const evaluations: ReportEvaluation[] = [];
   const grades = new Map<string, number | null>();
   for (const name of evaluationNames) {
     const summary = await files.record(
       EvaluationSummaryRecord,
-      join('evaluation', name, 'summary.json'),
+      evaluationPath(name, 'summary'),
       'this evaluation has not finished, so its figures are not shown',
     );
     if (summary) evaluations.push({ name, summary });
-    const rows = await files.jsonLines(GradeRow, join('evaluation', name, 'grades.jsonl'), 'a grade row');
+    const rows = await files.jsonLines(GradeRow, evaluationPath(name, 'grades'), 'a grade row');
     for (const row of rows) grades.set(row.episodeId, row.grade);
   }
   const servedNames = new Map(generations.map((generation) => [generation.servedAs, generation.name]));
@@ -116,7 +108,7 @@ export async function readRunForReport(directory: string): Promise<RunReportData
 }
 
 async function readConfig(files: RunFiles): Promise<ReportConfig> {
-  const text = await files.text(runFileNames.config, 'this is not a run directory, or the run never started');
+  const text = await files.text(runFiles.config, 'this is not a run directory, or the run never started');
   if (text === undefined) return { text: null, value: null, error: 'missing' };
   let decoded: unknown;
   try {
@@ -127,7 +119,7 @@ async function readConfig(files: RunFiles): Promise<ReportConfig> {
   const parsed = RunConfig.safeParse(decoded);
   if (!parsed.success) {
     const error = `not a valid configuration for this mass: ${describeIssues(parsed.error)}`;
-    files.notes.push(`${runFileNames.config} is ${error}`);
+    files.notes.push(`${runFiles.config} is ${error}`);
     return { text, value: null, error };
   }
   return { text, value: parsed.data, error: null };
@@ -138,22 +130,22 @@ async function readRegistry(files: RunFiles): Promise<ModelGeneration[]> {
     const registry = await ModelRegistry.open(files.directory);
     const generations = registry.list();
     if (generations.length === 0) {
-      files.notes.push(`${REGISTRY_FILE} is missing: no generation has been registered yet`);
+      files.notes.push(`${runFiles.registry} is missing: no generation has been registered yet`);
     }
     return generations;
   } catch (error) {
-    files.notes.push(`${REGISTRY_FILE} was left out: ${errorMessage(error)}`);
+    files.notes.push(`${runFiles.registry} was left out: ${errorMessage(error)}`);
     return [];
   }
 }
 
 async function readSearches(files: RunFiles): Promise<TaskSearchResult[]> {
   const searches: TaskSearchResult[] = [];
-  for (const generation of await files.folders('search')) {
-    for (const task of await files.folders(join('search', generation))) {
+  for (const generation of await files.folders(runFiles.search)) {
+    for (const task of await files.folders(join(runFiles.search, generation))) {
       const result = await files.record(
         TaskSearchRecord,
-        join('search', generation, task, 'result.json'),
+        searchResultPath(generation, task),
         'this search has not finished',
       );
       if (result) searches.push(result);
@@ -164,40 +156,19 @@ async function readSearches(files: RunFiles): Promise<TaskSearchResult[]> {
 
 async function readOuterLoops(files: RunFiles): Promise<TaskOuterLoop[]> {
   const loops: TaskOuterLoop[] = [];
-  for (const generation of await files.folders('distill')) {
-    for (const task of await files.folders(join('distill', generation))) {
-      if (task === 'dataset') continue;
+  for (const generation of await files.folders(runFiles.distill)) {
+    for (const task of await files.folders(join(runFiles.distill, generation))) {
+      if (task === DATASET_FOLDER) continue;
       loops.push(await readTaskOuterLoop(files, generation, task));
     }
   }
   return loops;
 }
 
-/** One task's outer loop in one generation: collection, ranking and selection, each as far as it got. */
-export async function readTaskOuterLoop(
-  files: RunFiles,
-  generation: string,
-  task: string,
-): Promise<TaskOuterLoop> {
-  const base = join('distill', generation, task);
-  const collection = await files.record(CollectionRecord, join(base, 'collection.json'));
-  const ranking = await files.record(
-    TaskRankingRecord,
-    join(base, 'ranking.json'),
-    collection ? 'the tournament has not finished' : undefined,
-  );
-  const selection = await files.json(
-    Selection,
-    join(base, 'selection.json'),
-    ranking ? 'the selection has not been made yet' : undefined,
-  );
-  return { generation, task, collection, ranking, selection };
-}
-
 async function readDatasets(files: RunFiles): Promise<GenerationDataset[]> {
   const datasets: GenerationDataset[] = [];
-  for (const generation of await files.folders('distill')) {
-    const stats = await files.record(TrainingDataStats, join('distill', generation, 'dataset', 'stats.json'));
+  for (const generation of await files.folders(runFiles.distill)) {
+    const stats = await files.record(TrainingDataStats, datasetPath(generation, STATS_FILE));
     if (stats) datasets.push({ generation, stats });
   }
   return datasets;

@@ -4,7 +4,16 @@ import { EpisodeRecord } from '../episode/episode-record.js';
 import { JudgmentRow } from '../evaluate/evaluation-records.js';
 import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
-import type { RunFiles } from './run-files.js';
+import type { RunFiles } from '../store/run-files.js';
+import {
+  distillTaskPath,
+  episodeFiles,
+  evaluationPath,
+  outerLoopFiles,
+  runFiles,
+  searchTaskPath,
+  searchVersionPath,
+} from '../store/run-paths.js';
 
 export type ModelRole = 'executor' | 'judge' | 'optimizer';
 
@@ -49,31 +58,39 @@ export async function readTokenUsage(
   evaluations: readonly string[],
 ): Promise<TokenUsageRow[]> {
   const tally = new UsageTally();
-  await addEpisodes(files, 'episodes', tally, generationOf);
-  for (const generation of await files.folders('search')) {
-    for (const task of await files.folders(join('search', generation))) {
-      for (const version of await files.folders(join('search', generation, task))) {
-        const base = join('search', generation, task, version);
-        const optimizer = await files.record(OptimizerCallRecord, join(base, 'optimizer.json'));
+  await addEpisodes(files, runFiles.episodes, tally, generationOf);
+  for (const generation of await files.folders(runFiles.search)) {
+    for (const task of await files.folders(join(runFiles.search, generation))) {
+      for (const version of await files.folders(searchTaskPath(generation, task))) {
+        const optimizer = await files.record(
+          OptimizerCallRecord,
+          searchVersionPath(generation, task, version, 'optimizer'),
+        );
         if (optimizer) {
           const { usage, attempts } = optimizer.outcome;
           tally.add(generation, 'optimizer', attempts.length, usage.promptTokens, usage.completionTokens);
         }
-        await addJudgments(files, join(base, 'judgments'), generation, tally);
+        await addJudgments(
+          files,
+          searchVersionPath(generation, task, version, 'judgments'),
+          generation,
+          tally,
+        );
       }
     }
   }
-  for (const generation of await files.folders('distill')) {
-    for (const task of await files.folders(join('distill', generation))) {
-      await addJudgments(files, join('distill', generation, task, 'matches'), generation, tally);
+  for (const generation of await files.folders(runFiles.distill)) {
+    for (const task of await files.folders(join(runFiles.distill, generation))) {
+      const judgments = distillTaskPath(generation, task, outerLoopFiles.judgments);
+      await addJudgments(files, judgments, generation, tally);
     }
   }
   for (const name of evaluations) {
     const stage = `evaluation ${name}`;
-    await addEpisodes(files, join('evaluation', name, 'episodes'), tally, () => stage);
+    await addEpisodes(files, evaluationPath(name, 'episodes'), tally, () => stage);
     const rows = await files.jsonLines(
       JudgmentRow,
-      join('evaluation', name, 'judgments.jsonl'),
+      evaluationPath(name, 'judgments'),
       'an evaluation judgment',
     );
     for (const row of rows) {
@@ -91,7 +108,7 @@ async function addEpisodes(
 ): Promise<void> {
   for (const episode of await files.folders(folder)) {
     // An episode still running (or stopped) has no episode.json yet: it has no usage to count.
-    const record = await files.record(EpisodeRecord, join(folder, episode, 'episode.json'));
+    const record = await files.record(EpisodeRecord, join(folder, episode, episodeFiles.record));
     if (!record) continue;
     const { promptTokens, completionTokens } = record.usage.total;
     tally.add(stageOf(record.model), 'executor', record.modelCalls, promptTokens, completionTokens);

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { z } from 'zod';
 
 import { errorMessage } from '../errors.js';
-import { runFileNames } from '../store/run-store.js';
-import type { RunFiles } from './run-files.js';
+import type { RunFiles } from '../store/run-files.js';
+import { runFiles } from '../store/run-paths.js';
 
 export interface WallTime {
   startedAt: string;
@@ -27,9 +27,9 @@ const StepTimes = z.object({
 
 /** The run's wall time from its step index, read-only (a run in progress keeps writing beside the report). */
 export function readWallTime(files: RunFiles): WallTime | null {
-  const file = files.path(runFileNames.database);
+  const file = files.path(runFiles.database);
   if (!existsSync(file)) {
-    files.notes.push(`${runFileNames.database} is missing: the run's wall time is unknown`);
+    files.notes.push(`${runFiles.database} is missing: the run's wall time is unknown`);
     return null;
   }
   let database: Database.Database | undefined;
@@ -53,7 +53,7 @@ export function readWallTime(files: RunFiles): WallTime | null {
       unfinishedSteps: row.unfinished,
     };
   } catch (error) {
-    files.notes.push(`${runFileNames.database} could not be read: ${errorMessage(error)}`);
+    files.notes.push(`${runFiles.database} could not be read: ${errorMessage(error)}`);
     return null;
   } finally {
     database?.close();

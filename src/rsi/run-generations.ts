@@ -6,24 +6,19 @@ import type { RunConfig } from '../config/run-config.js';
 import { SystemError } from '../errors.js';
 import { distillGeneration, distillSettings } from '../distill/generation/index.js';
 import type { DistillProgressEvent } from '../distill/generation/generation-records.js';
-import { checkTrainingTokenizer } from '../distill/tokenizer-family.js';
-import { loadTokenCounter } from '../model/token-counter.js';
 import { dataSeeds } from '../config/data-seeds.js';
-import { fitRunConfig } from '../config/context-fit.js';
-import { searchRoles, searchSettings, searchTaskDirs } from '../search/search-config.js';
+import { modelKind } from '../hosting/model-kind.js';
+import { searchSettings, searchTaskDirs } from '../search/search-config.js';
 import type { SearchProgressEvent } from '../search/search-progress.js';
 import { episodeBackendFor } from '../queue/backend-from-config.js';
 import { searchTasks } from '../search/search-tasks.js';
 import type { Run } from '../store/run-store.js';
-import { BASE_TOY_WEIGHTS, saveToyWeights } from '../testing/toy-model/weights.js';
+import { runFiles } from '../store/run-paths.js';
 import { TrainingMetrics } from '../train/training-metrics.js';
 import { ModelRegistry } from '../train/registry.js';
 import type { Trainer } from '../train/trainer.js';
-import { checkDeploymentFits } from './deployment-check.js';
-import { serveGeneration } from './generation-serving.js';
+import { prepareStage, stageTokenizer } from './prepare-stage.js';
 import { RsiSummaryRecord, type GenerationSummary, type RsiSummary } from './rsi-records.js';
-import { trainerFromConfig } from './trainer-from-config.js';
-import { trainingTokenizer } from './training-tokenizer.js';
 
 export type RsiProgressEvent =
   | {
@@ -41,7 +36,7 @@ export interface RunGenerationsOptions {
   suiteDir: string;
   /** Generations to train: L0 plays the roles first, the run ends with L<rounds> trained and deployed. */
   rounds: number;
-  /** Default: the configuration's trainer. */
+  /** Default: the trainer of the configuration's model kind. */
   trainer?: Trainer;
   onProgress?: (event: RsiProgressEvent) => void;
 }
@@ -62,34 +57,41 @@ const TrainStepOutput = z.object({
 export async function runGenerations(options: RunGenerationsOptions): Promise<RsiSummary> {
   const { run, rounds } = options;
   const { config } = run;
-  checkDeploymentFits(config, rounds);
+  const kind = modelKind(config);
+  const { host } = kind;
+  host.checkRounds(rounds);
   const report = options.onProgress ?? (() => {});
-  const trainer = options.trainer ?? trainerFromConfig(config);
+  const trainer = options.trainer ?? kind.trainer();
   const registry = await ModelRegistry.open(run.directory);
   const taskDirs = await searchTaskDirs(options.suiteDir, config.tasks, dataSeeds(config));
-  // Refused before any work when the training data's tokenizer cannot be the model's.
-  const baseTokenizer = await trainingTokenizer(config, registry, 'L0');
-  await checkTrainingTokenizer({
-    modelDirectory: baseTokenizer.modelDirectory,
-    servedModels: [baseTokenizer.servedModel],
-    allowMismatch: baseTokenizer.allowTokenizerMismatch,
-  });
-  if (!registry.get('L0')) await registerBase(run, registry);
-  const tokenCounter = await loadTokenCounter(baseTokenizer.modelDirectory);
+  // Refused before any work, the base registered included, when the training data's tokenizer cannot be the model's.
+  await stageTokenizer({ config, kind, registry, generation: 'L0', makesTrainingData: true });
+  if (!registry.get('L0')) {
+    await registry.addBase({
+      model: await host.baseWeights(run.directory),
+      servedAs: config.roles.executor.model,
+    });
+  }
 
   const generations: GenerationSummary[] = [];
   for (let round = 0; round < rounds; round++) {
     const name = `L${round}`;
     const generation = registry.require(name);
     report({ kind: 'stage', generation: name, stage: 'serve', detail: generation.servedAs });
-    const served = await serveGeneration({ config, runDirectory: run.directory, registry, generation });
+    // The tokenizer checked before anything runs, and the budgets fitted to the generation's served context.
+    const { served, tokenizer, tokenCounter, fitted, roles } = await prepareStage({
+      config,
+      kind,
+      registry,
+      generation: name,
+      taskDirs,
+      serve: () => host.serve(generation, registry, run.directory),
+      makesTrainingData: true,
+    });
     let summary: GenerationSummary;
     let dataset: string | null = null;
     const episodes = episodeBackendFor(config, run.directory);
     try {
-      // Each generation's served context: the budgets fitted to it, or refused before any episode.
-      const fitted = await fitRunConfig(config, served.endpoints, taskDirs, tokenCounter);
-      const roles = searchRoles(fitted, served.endpoints);
       report({ kind: 'stage', generation: name, stage: 'search' });
       const search = await searchTasks({
         run,
@@ -146,7 +148,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         judge: roles.judge,
         settings: distillSettings(fitted),
         tokenCounter,
-        ...(await trainingTokenizer(config, registry, name)),
+        ...tokenizer,
         hiddenDirectories: [run.directory],
         episodes,
         onProgress: (event) => report({ kind: 'distill', generation: name, event }),
@@ -195,11 +197,9 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
 
   // The last generation trained is deployed, so that it answers under its name when the loop ends.
   const last = registry.latest()!;
-  if (last.parent !== null && config.roles.executor.provider !== 'toy') {
+  if (last.parent !== null) {
     report({ kind: 'stage', generation: last.name, stage: 'serve', detail: last.servedAs });
-    await (
-      await serveGeneration({ config, runDirectory: run.directory, registry, generation: last })
-    ).close();
+    await (await host.serve(last, registry, run.directory)).close();
   }
   const summary: RsiSummary = {
     run: run.name,
@@ -212,20 +212,8 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
       datasetId: generation.datasetId,
     })),
   };
-  await RsiSummaryRecord.write(run.path('rsi-summary.json'), summary);
+  await RsiSummaryRecord.write(run.path(runFiles.rsiSummary), summary);
   return summary;
-}
-
-/** L0, the base model: the configured model, or for the toy model its base weights written into the run. */
-async function registerBase(run: Run<RunConfig>, registry: ModelRegistry): Promise<void> {
-  const { config } = run;
-  const { executor } = config.roles;
-  let model = config.rsi.baseModel ?? executor.model;
-  if (executor.provider === 'toy') {
-    model = run.path('train', 'L0', 'toy-weights.json');
-    await saveToyWeights(model, BASE_TOY_WEIGHTS);
-  }
-  await registry.addBase({ model, servedAs: executor.model });
 }
 
 /** The name a trained generation is served under: `rsi.servedAs` with `{run}` and `{generation}` filled in. */

@@ -18,13 +18,14 @@ export interface TrainingTokenizer {
  * The tokenizer of one generation's training data: `rsi.modelDirectory` when configured; else the generation's
  * own full weights when they are a directory holding the tokenizer files (a base model given as a directory, a
  * merged generation saved with its parent's tokenizer), else its parent's, up to the base; else Qwen3's files,
- * which the data builder accepts only for a model not known to be of another family. The toy model has no
- * tokenizer: any is allowed for it.
+ * which the data builder accepts only for a model not known to be of another family. `anyTokenizer`: the model's
+ * kind reads text, not tokens (`ModelKind.anyTokenizer`), so any tokenizer is allowed for it.
  */
 export async function trainingTokenizer(
   config: RunConfig,
   registry: ModelRegistry,
   generation: string,
+  anyTokenizer: boolean,
 ): Promise<TrainingTokenizer> {
   const { executor } = config.roles;
   const servedModel =
@@ -34,7 +35,7 @@ export async function trainingTokenizer(
   return {
     modelDirectory: config.rsi.modelDirectory ?? (await weightsDirectory(config, registry, generation)),
     servedModel,
-    allowTokenizerMismatch: (config.rsi.allowTokenizerMismatch ?? false) || executor.provider === 'toy',
+    allowTokenizerMismatch: (config.rsi.allowTokenizerMismatch ?? false) || anyTokenizer,
   };
 }
 

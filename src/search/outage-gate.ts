@@ -1,9 +1,11 @@
+import type { OutageSettings } from '../config/fault-tolerance.js';
 import { rm } from 'node:fs/promises';
 
 import { z } from 'zod';
 
 import type { EpisodeRecord } from '../episode/episode-record.js';
-import { SystemError } from '../errors.js';
+import { errorMessage, SystemError } from '../errors.js';
+import { isTransportFailure } from '../model/retry.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 
 /** One piece of work lost because the model server was down, as `outages.jsonl` in the run directory records it. */
@@ -131,14 +133,34 @@ export function modelsEndpointProbe(baseUrl: string, apiKey?: string): () => Pro
 }
 
 /**
+ * The gate of one model server (`server.baseUrl`, asked with `GET /models`), with the run's outage settings, recording
+ * lost work to `logFile` (a run's `outages.jsonl`).
+ */
+export function outageGateFor(
+  server: { baseUrl: string; apiKey?: string },
+  settings: OutageSettings,
+  logFile?: string,
+): OutageGate {
+  return new OutageGate({
+    probe: modelsEndpointProbe(server.baseUrl, server.apiKey),
+    budgetMs: settings.budgetSeconds * 1000,
+    probeIntervalMs: settings.probeSeconds * 1000,
+    server: server.baseUrl,
+    ...(logFile === undefined ? {} : { logFile }),
+  });
+}
+
+/**
  * Runs one episode through the gate: it waits while the server is down, and an episode that failed because the
- * server stayed unavailable past its calls' retries is recorded as lost, its half-made directory removed, and run
- * again once the server answers. Any other outcome, success or failure, is the episode's result.
+ * server stayed unavailable past its calls' retries is recorded as lost (and handed to `onLost`), its half-made
+ * directory removed, and run again once the server answers. Any other outcome, success or failure, is the episode's
+ * result.
  */
 export async function runEpisodeThroughOutages<T extends { record: EpisodeRecord }>(
   gate: OutageGate,
   episode: { id: string; outDir: string },
   run: () => Promise<T>,
+  onLost?: (error: string) => void,
 ): Promise<T> {
   for (;;) {
     await gate.ready();
@@ -148,7 +170,37 @@ export async function runEpisodeThroughOutages<T extends { record: EpisodeRecord
       gate.succeeded();
       return result;
     }
-    await gate.lostToOutage(`episode ${episode.id}`, `${failure.kind}: ${failure.detail}`);
+    const error = `${failure.kind}: ${failure.detail}`;
+    onLost?.(error);
+    await gate.lostToOutage(`episode ${episode.id}`, error);
     await rm(episode.outDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A model call (a judge's, an optimizer's) through the gate: a transport failure that outlasted the call's retries
+ * is recorded as lost (`what`; handed to `onLost`) and the call redone once the server answers again; it never
+ * becomes a result. Any other error is thrown.
+ */
+export async function callThroughOutages<T>(
+  gate: OutageGate,
+  what: string,
+  call: () => Promise<T>,
+  onLost?: (error: string) => void,
+): Promise<T> {
+  for (;;) {
+    await gate.ready();
+    let failure: unknown;
+    try {
+      const result = await call();
+      gate.succeeded();
+      return result;
+    } catch (error) {
+      if (!isTransportFailure(error)) throw error;
+      failure = error;
+    }
+    const error = errorMessage(failure);
+    onLost?.(error);
+    await gate.lostToOutage(what, error);
   }
 }

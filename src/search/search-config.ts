@@ -1,13 +1,14 @@
 import { assertDataSeedTasks, dataSeeds, type DataSeeds } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
-import { faultTolerance } from '../config/fault-tolerance.js';
+import { outageSettings } from '../config/fault-tolerance.js';
 import { UserError } from '../errors.js';
 import { resolveSampling } from '../config/role-sampling.js';
 import { apiKeyFrom, createChatModel, recognisedProvider } from '../model/create-model.js';
 import type { SamplingParams } from '../model/types.js';
 import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
-import type { ExecutorEndpoint, RoleModel, SearchSettings } from './search-task.js';
+import type { ExecutorEndpoint, RoleModel } from '../model/role-endpoint.js';
+import type { SearchSettings } from './search-context.js';
 
 /** The search's settings as the run configuration gives them. */
 export function searchSettings(config: RunConfig): SearchSettings {
@@ -22,10 +23,7 @@ export function searchSettings(config: RunConfig): SearchSettings {
     seed: config.seed,
     dataSeeds: dataSeeds(config),
     episode: episodeSettings(config),
-    outages: {
-      budgetSeconds: faultTolerance(config).outageSeconds,
-      probeSeconds: faultTolerance(config).probeSeconds,
-    },
+    outages: outageSettings(config),
     bundleBudget: { totalTokens: config.budgets.judgeBundleTokens },
     evidenceTokens: config.budgets.optimizerEvidenceTokens,
   };
@@ -42,17 +40,14 @@ export function roleSampling(
   endpoint?: Pick<Endpoint, 'provider' | 'baseUrl' | 'sampling'>,
 ): SamplingParams {
   const provider =
-    endpoint === undefined || endpoint.provider === 'toy'
-      ? 'openai-compatible'
-      : recognisedProvider(endpoint.provider, endpoint.baseUrl);
+    endpoint === undefined ? 'openai-compatible' : recognisedProvider(endpoint.provider, endpoint.baseUrl);
   return resolveSampling(provider, config.sampling, endpoint?.sampling, maxTokens);
 }
 
 export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutSeconds: number): RoleModel {
-  const { provider } = endpoint;
-  if (provider === 'toy') throw toyNotStarted();
+  if (endpoint.baseUrl === undefined && endpoint.provider === 'openai-compatible') throw notPlaced(endpoint);
   return {
-    model: createChatModel({ ...endpoint, provider, timeoutMs: timeoutSeconds * 1000 }),
+    model: createChatModel({ ...endpoint, timeoutMs: timeoutSeconds * 1000 }),
     modelName: endpoint.model,
     sampling,
   };
@@ -60,7 +55,7 @@ export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutS
 
 /**
  * The judge's and optimizer's models and the executor's endpoint; keys are read from the named variables. `endpoints`
- * default to the configuration's; a generation loop gives its own (the toy model's address, a trained model's name).
+ * default to the configuration's; a stage gives those its model host serves (an address, a trained model's name).
  */
 export function searchRoles(
   config: RunConfig,
@@ -71,7 +66,7 @@ export function searchRoles(
   optimizer: RoleModel;
 } {
   const { executor } = endpoints;
-  if (executor.provider === 'toy') throw toyNotStarted();
+  if (executor.baseUrl === undefined && executor.provider === 'openai-compatible') throw notPlaced(executor);
   if (
     executor.provider !== 'openai-compatible' ||
     !executor.baseUrl ||
@@ -137,6 +132,7 @@ export async function searchTaskDirs(
   return taskIds.map((id) => known.get(id)!);
 }
 
-function toyNotStarted(): Error {
-  return new Error('the toy model must be started, and its address given, before its roles are used');
+/** A programming error: an endpoint the host serves was used before the host gave it an address. */
+function notPlaced(endpoint: Endpoint): Error {
+  return new Error(`${endpoint.model}: no address yet; its model host must serve it before its role is used`);
 }

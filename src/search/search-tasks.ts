@@ -1,8 +1,11 @@
+import { outageSettings } from '../config/fault-tolerance.js';
 import { errorMessage } from '../errors.js';
 import { Semaphore } from '../model/concurrency.js';
-import { modelsEndpointProbe, OutageBudgetSpentError, OutageGate, type LostWork } from './outage-gate.js';
-import { searchTask, type SearchContext } from './search-task.js';
+import { OutageBudgetSpentError, outageGateFor, type LostWork, type OutageGate } from './outage-gate.js';
+import type { SearchContext } from './search-context.js';
+import { searchTask } from './search-task.js';
 import type { TaskSearchResult } from './search-records.js';
+import { runFiles } from '../store/run-paths.js';
 
 export interface SearchTasksOptions extends Omit<SearchContext, 'episodeSlots' | 'judgeSlots' | 'outages'> {
   taskDirs: readonly string[];
@@ -28,16 +31,13 @@ export interface SearchSummary {
  */
 export async function searchTasks(options: SearchTasksOptions): Promise<SearchSummary> {
   const { taskDirs, concurrency, outages: given, ...shared } = options;
-  const outageSettings = shared.settings.outages ?? DEFAULT_OUTAGE_SETTINGS;
   const outages =
     given ??
-    new OutageGate({
-      probe: modelsEndpointProbe(shared.executor.baseUrl, shared.executor.apiKey),
-      budgetMs: outageSettings.budgetSeconds * 1000,
-      probeIntervalMs: outageSettings.probeSeconds * 1000,
-      server: shared.executor.baseUrl,
-      logFile: shared.run.path('outages.jsonl'),
-    });
+    outageGateFor(
+      shared.executor,
+      shared.settings.outages ?? outageSettings({}),
+      shared.run.path(runFiles.outages),
+    );
   const context: SearchContext = {
     ...shared,
     episodeSlots: new Semaphore(concurrency.episodes),
@@ -72,5 +72,3 @@ export async function searchTasks(options: SearchTasksOptions): Promise<SearchSu
     ),
   };
 }
-
-const DEFAULT_OUTAGE_SETTINGS = { budgetSeconds: 900, probeSeconds: 5 };

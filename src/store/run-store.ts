@@ -7,6 +7,7 @@ import type { ConfigDifference } from './config-differences.js';
 import { openRunDatabase, type RunDatabase } from './database.js';
 import { freezeConfig } from './frozen-config.js';
 import { acquireRunLock, type RunLock } from './run-lock.js';
+import { runFiles } from './run-paths.js';
 import { StepRunner, type StepRecord } from './step.js';
 
 export interface OpenRunOptions<Schema extends z.ZodType> {
@@ -26,10 +27,11 @@ export interface OpenRunOptions<Schema extends z.ZodType> {
 
 const runNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** The run's own files; the names of everything in a run directory are in `run-paths.ts`. */
 export const runFileNames = {
-  config: 'config.yaml',
-  database: 'mass.db',
-  lock: 'mass.lock',
+  config: runFiles.config,
+  database: runFiles.database,
+  lock: runFiles.lock,
 } as const;
 
 /** An open run directory (see ARCHITECTURE.md, "The run directory is the product"). Close it when done. */

@@ -1,5 +1,3 @@
 export * from './scripted-server.js';
-export * from './steps.js';
 export * from './scripted-team.js';
-export * from './toy-model/index.js';
-export * from './fault-injection.js';
+export * from './strict-requests.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { firstUserMessage, systemPromptOf, threadRoleOf, userPromptText } from '../harness/qwen-code.js';
 import { ChatMessage } from '../model/types.js';
 import type { Responder, ScriptedRequest } from './scripted-server.js';
-import { step, type Step } from './steps.js';
+import { step, type Step } from '../toy/steps.js';
 
 export interface TeamScript {
   /** The orchestrator's answers, one per turn. */

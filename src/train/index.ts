@@ -18,4 +18,4 @@ export * from './registry.js';
 export * from './trainer.js';
 export * from './trainer-python.js';
 export * from './training-metrics.js';
-export * from './toy-trainer.js';
+export * from './model-host.js';

@@ -5,11 +5,9 @@ import { z } from 'zod';
 
 import { UserError } from '../errors.js';
 import { defineRecord } from '../store/record.js';
+import { runFiles } from '../store/run-paths.js';
 import { ModelGeneration } from './model-generation.js';
 import type { TrainingMetrics, TrainingResult } from './training-metrics.js';
-
-/** Where the registry lives in a run directory. */
-export const REGISTRY_FILE = path.join('train', 'registry.json');
 
 /**
  * `train/registry.json`. Paths inside the run directory are kept relative to it (`./train/L1/merged`), so a run
@@ -47,7 +45,7 @@ export class ModelRegistry {
 
   static async open(runDirectory: string): Promise<ModelRegistry> {
     const root = path.resolve(runDirectory);
-    const file = path.join(root, REGISTRY_FILE);
+    const file = path.join(root, runFiles.registry);
     const record = await RegistryRecord.readIfPresent(file);
     const registry = new ModelRegistry(root, file, []);
     registry.generations = (record?.generations ?? []).map((generation) => registry.resolved(generation));

@@ -1,3 +1,4 @@
+import { evaluationFiles, runFiles } from '../store/run-paths.js';
 import { encodePath, isRunName } from './view-paths.js';
 
 /** Where an episode's folder is in the run: `episodes/<id>`, or `evaluation/<name>/episodes/<id>` for an evaluation's. */
@@ -8,13 +9,13 @@ export interface EpisodeLocation {
 }
 
 export function episodeLocation(segments: readonly string[]): EpisodeLocation | undefined {
-  if (segments.length === 2 && segments[0] === 'episodes' && isRunName(segments[1]!)) {
+  if (segments.length === 2 && segments[0] === runFiles.episodes && isRunName(segments[1]!)) {
     return { id: segments[1]!, segments: [...segments] };
   }
   if (
     segments.length === 4 &&
-    segments[0] === 'evaluation' &&
-    segments[2] === 'episodes' &&
+    segments[0] === runFiles.evaluation &&
+    segments[2] === evaluationFiles.episodes &&
     isRunName(segments[1]!) &&
     isRunName(segments[3]!)
   ) {

@@ -1,4 +1,4 @@
-import { escapeHtml, trustedMarkup, type SafeHtml } from '../report/html.js';
+import { escapeHtml, trustedMarkup, type SafeHtml } from '../html/html.js';
 
 type Language = 'python' | 'script' | 'shell' | 'json' | 'plain';
 

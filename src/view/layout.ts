@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../report/html.js';
+import { html, type SafeHtml } from '../html/html.js';
 
 export interface PageOptions {
   title: string;

@@ -1,4 +1,4 @@
-import { escapeHtml, trustedMarkup, type SafeHtml } from '../report/html.js';
+import { escapeHtml, trustedMarkup, type SafeHtml } from '../html/html.js';
 import { isSafeSegment } from './view-paths.js';
 
 export interface MarkdownOptions {

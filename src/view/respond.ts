@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { errorMessage } from '../errors.js';
-import { html } from '../report/html.js';
+import { html } from '../html/html.js';
 import { episodeLocation, episodeLocationOfDir } from './episode-location.js';
 import { page } from './layout.js';
 import { comparePage } from './pages/compare-page.js';

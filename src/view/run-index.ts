@@ -2,8 +2,18 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
-import type { RunFiles } from '../report/run-files.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
+import type { RunFiles } from '../store/run-files.js';
+import {
+  DATASET_FOLDER,
+  distillTaskPath,
+  outerLoopFiles,
+  runEpisodePath,
+  runFiles,
+  searchResultPath,
+  searchTaskPath,
+  searchVersionPath,
+} from '../store/run-paths.js';
 import { isRunName } from './view-paths.js';
 
 /**
@@ -13,15 +23,18 @@ import { isRunName } from './view-paths.js';
 
 /** The generations that have a search or an outer loop, in name order (L0, L1, …). */
 export async function generationNames(files: RunFiles): Promise<string[]> {
-  const names = new Set([...(await files.folders('search')), ...(await files.folders('distill'))]);
+  const names = new Set([
+    ...(await files.folders(runFiles.search)),
+    ...(await files.folders(runFiles.distill)),
+  ]);
   return [...names].filter(isRunName).sort(compareNames);
 }
 
 /** The tasks of one generation: searched, or in its outer loop (the dataset folder is not a task). */
 export async function taskNames(files: RunFiles, generation: string): Promise<string[]> {
   const names = new Set([
-    ...(await files.folders(join('search', generation))),
-    ...(await files.folders(join('distill', generation))).filter((name) => name !== 'dataset'),
+    ...(await files.folders(join(runFiles.search, generation))),
+    ...(await files.folders(join(runFiles.distill, generation))).filter((name) => name !== DATASET_FOLDER),
   ]);
   return [...names].filter(isRunName).sort(compareNames);
 }
@@ -52,11 +65,7 @@ export function readSearch(
   generation: string,
   task: string,
 ): Promise<TaskSearchResult | undefined> {
-  return files.record(
-    TaskSearchRecord,
-    join('search', generation, task, 'result.json'),
-    'the search has not finished',
-  );
+  return files.record(TaskSearchRecord, searchResultPath(generation, task), 'the search has not finished');
 }
 
 /**
@@ -74,7 +83,7 @@ export function searchLabelDir(
     const dir = search.iterations.find((iteration) => iteration.version === label)?.episode?.dir;
     if (dir) return dir;
   }
-  return `episodes/${generation}-${task}-${label}`;
+  return runEpisodePath(`${generation}-${task}-${label}`);
 }
 
 export interface StoredJudgment {
@@ -93,11 +102,11 @@ export async function searchJudgments(
   task: string,
 ): Promise<StoredJudgment[]> {
   const search = await readSearch(files, generation, task);
-  const base = join('search', generation, task);
   const judgments: StoredJudgment[] = [];
-  for (const version of await files.folders(base)) {
-    for (const name of await files.files(join(base, version, 'judgments'), '.json')) {
-      const file = join(base, version, 'judgments', name);
+  for (const version of await files.folders(searchTaskPath(generation, task))) {
+    const folder = searchVersionPath(generation, task, version, 'judgments');
+    for (const name of await files.files(folder, '.json')) {
+      const file = join(folder, name);
       const record = await files.record(PairwiseJudgmentRecord, file);
       if (!record) continue;
       judgments.push({
@@ -117,14 +126,19 @@ export async function tournamentJudgments(
   generation: string,
   task: string,
 ): Promise<StoredJudgment[]> {
-  const base = join('distill', generation, task, 'matches');
+  const base = distillTaskPath(generation, task, outerLoopFiles.judgments);
   const judgments: StoredJudgment[] = [];
   const names = (await files.files(base, '.json')).sort(compareNames);
   for (const name of names) {
     const file = join(base, name);
     const record = await files.record(PairwiseJudgmentRecord, file);
     if (!record) continue;
-    judgments.push({ file, record, xDir: `episodes/${record.x.label}`, yDir: `episodes/${record.y.label}` });
+    judgments.push({
+      file,
+      record,
+      xDir: runEpisodePath(record.x.label),
+      yDir: runEpisodePath(record.y.label),
+    });
   }
   return judgments;
 }

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { deploySetting } from '../../src/config/rsi-settings.js';
+import { modelKind } from '../../src/hosting/model-kind.js';
 import {
   loadRunConfig,
   parseRunConfig,
@@ -76,22 +78,54 @@ describe('the run configuration', () => {
     );
     expect(schema.required).toEqual(expect.arrayContaining(['name', 'suite', 'roles']));
   });
-  it('pairs the toy model with the toy trainer, and needs enough runs for selection', () => {
-    expect(parseRunConfig(minimal, 'c.yaml').rsi).toEqual({
-      trainer: { kind: 'python' },
-      deploy: { kind: 'lora' },
-      servedAs: '{run}-{generation}',
+  it('names the model’s kind once, reads the old three toy settings as that one, and refuses what a kind cannot honour', () => {
+    const served = parseRunConfig(minimal, 'c.yaml');
+    expect(served.model).toEqual({ kind: 'served' });
+    expect(served.rsi).toEqual({ servedAs: '{run}-{generation}' });
+    expect(deploySetting(served.rsi)).toEqual({ kind: 'lora' });
+    expect(modelKind(served).host.standIn).toBeNull();
+
+    const toy = { ...minimal, model: { kind: 'toy' }, roles: { executor: { model: 'mass-toy' } } };
+    expect(modelKind(parseRunConfig(toy, 'c.yaml')).host.standIn).toBe('toy');
+    // The form of earlier versions: provider, trainer and deployment each naming the toy, faults on the executor.
+    const old = parseRunConfig(
+      {
+        ...minimal,
+        roles: {
+          executor: { provider: 'toy', model: 'mass-toy', faults: { rate: 0.1 } },
+          judge: { provider: 'toy', model: 'mass-toy-judge' },
+        },
+        rsi: { trainer: { kind: 'toy' }, deploy: { kind: 'toy' } },
+        evaluation: { judges: [{ provider: 'toy', model: 'toy-judge' }] },
+      },
+      'old.yaml',
+    );
+    expect(old.model).toMatchObject({ kind: 'toy', faults: { rate: 0.1 } });
+    expect(old.roles.executor).toEqual({
+      provider: 'openai-compatible',
+      model: 'mass-toy',
+      maxConcurrency: 64,
     });
-    const toy = { ...minimal, roles: { executor: { provider: 'toy', model: 'mass-toy' } } };
-    expect(() => parseRunConfig(toy, 'c.yaml')).toThrow(
-      /c\.yaml: rsi\.trainer\.kind: the toy model is trained by the toy trainer/,
+    expect(old.roles.judge).toMatchObject({ provider: 'openai-compatible', model: 'mass-toy-judge' });
+    expect(old.rsi).toEqual({ servedAs: '{run}-{generation}' });
+    expect(old.evaluation!.judges[0]).toMatchObject({ provider: 'openai-compatible', model: 'toy-judge' });
+
+    const refusal = (config: object) => () => modelKind(parseRunConfig(config, 'c.yaml'));
+    expect(refusal({ ...toy, rsi: { trainer: { kind: 'python' } } })).toThrow(
+      /rsi\.trainer: model\.kind toy is trained by mass itself: remove rsi\.trainer/,
+    );
+    expect(refusal({ ...toy, rsi: { deploy: { kind: 'lora' } } })).toThrow(
+      /rsi\.deploy: model\.kind toy is served by mass itself/,
+    );
+    expect(refusal({ ...toy, execution: { backend: 'queue', redis: 'redis://127.0.0.1:6379' } })).toThrow(
+      /execution\.backend: model\.kind toy is served inside this process on a loopback port, which a mass worker on another machine cannot reach/,
+    );
+    expect(refusal({ ...minimal, roles: { executor: { model: 'm' } } })).toThrow(
+      /roles\.executor\.baseUrl: an OpenAI-compatible server needs its address/,
     );
     expect(() => parseRunConfig({ ...minimal, rsi: { trainer: { kind: 'toy' } } }, 'c.yaml')).toThrow(
-      /rsi\.trainer\.kind: the toy trainer trains only the toy model/,
+      /rsi\.trainer\.kind/,
     );
-    expect(
-      parseRunConfig({ ...toy, rsi: { trainer: { kind: 'toy' }, deploy: { kind: 'toy' } } }, 'c.yaml').rsi,
-    ).toMatchObject({ trainer: { kind: 'toy' } });
     expect(() => parseRunConfig({ ...minimal, distill: { needed: 10 } }, 'c.yaml')).toThrow(
       /distill\.needed: selection needs train \+ validation = 16 successful runs; needed is 10/,
     );

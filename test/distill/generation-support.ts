@@ -7,7 +7,7 @@ import { openRun, type Run } from '../../src/store/run-store.js';
 import type { LoadedTask } from '../../src/tasks/load-task.js';
 import type { Responder, ScriptedRequest } from '../../src/testing/scripted-server.js';
 import { scriptedTeam, type ScriptedTeam } from '../../src/testing/scripted-team.js';
-import { step, type Step } from '../../src/testing/steps.js';
+import { step, type Step } from '../../src/toy/steps.js';
 
 /** The seed whose run meets a model error: its episode fails. */
 export const FAILING_SEED = 2;

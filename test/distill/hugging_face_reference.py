@@ -1,5 +1,5 @@
 """Training tokens of conversations made with Hugging Face's own chat template and tokenizer, for
-test/distill/hugging-face-agreement.test.ts: an independent account of what the builder must produce.
+test/distill/hugging-face-agreement.e2e.test.ts: an independent account of what the builder must produce.
 
 Reads a JSON list of cases ({"model_dir", "messages", "tools", "targets"}) from argv[1] and writes one result per
 case to argv[2]. For each trained assistant turn k, the prompt is what a server gives the model:

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { CapturedOutputFile } from '../../src/episode/captured-output.js';
+import { CapturedOutputFile } from '../../src/harness/captured-output.js';
 import { readLines } from '../../src/store/bounded-lines.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 

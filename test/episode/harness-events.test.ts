@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { summariseHarnessEvents } from '../../src/episode/harness-events.js';
+import { summariseHarnessEvents } from '../../src/harness/harness-events.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 const directory = temporaryDirectory();

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { serveEvaluation } from '../../src/evaluate/serve-evaluation.js';
+import { modelKind } from '../../src/hosting/model-kind.js';
 
 describe('serving an evaluation’s judges', () => {
   it('gives each judge the settings its own provider accepts, not the executor’s vLLM settings', async () => {
@@ -28,9 +29,8 @@ describe('serving an evaluation’s judges', () => {
     const judges = config.evaluation!.judges.map(({ name, ...endpoint }) => ({
       name: name!,
       endpoint,
-      toy: false,
     }));
-    const served = await serveEvaluation(config, [], judges, { selfJudge: false });
+    const served = await serveEvaluation(config, modelKind(config).host, [], judges, { selfJudge: false });
     try {
       const [claude, vllm] = served.judges;
       expect(claude!.sampling).toEqual({

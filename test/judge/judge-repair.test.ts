@@ -6,7 +6,7 @@ import { judgePair, PairwiseJudgmentRecord, type WorkspaceBundle } from '../../s
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import type { LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
-import { step, type Step } from '../../src/testing/steps.js';
+import { step, type Step } from '../../src/toy/steps.js';
 import {
   bundleOf,
   removeScratchDirectories,

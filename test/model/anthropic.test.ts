@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { AnthropicModel, anthropicTurns } from '../../src/model/anthropic.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
-import { step } from '../../src/testing/steps.js';
+import { step } from '../../src/toy/steps.js';
 
 let server: ScriptedServer;
 afterEach(() => server.close());

@@ -9,7 +9,7 @@ import {
   type ScriptedServer,
   type ScriptedServerOptions,
 } from '../../src/testing/scripted-server.js';
-import { step } from '../../src/testing/steps.js';
+import { step } from '../../src/toy/steps.js';
 import { unusedPort } from '../support/fixtures.js';
 
 const fastRetries = { initialDelayMs: 5, maxDelayMs: 20, maxAttempts: 4 };

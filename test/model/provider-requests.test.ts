@@ -15,7 +15,7 @@ import {
   type ScriptedServer,
   type ScriptedServerOptions,
 } from '../../src/testing/scripted-server.js';
-import { step } from '../../src/testing/steps.js';
+import { step } from '../../src/toy/steps.js';
 import { strictRejection } from '../../src/testing/strict-requests.js';
 import { optimizerInput, replyFor, smallImprovement } from '../optimizer/support.js';
 

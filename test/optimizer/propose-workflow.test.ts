@@ -8,7 +8,7 @@ import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { buildOptimizerPrompt } from '../../src/optimizer/optimizer-prompt.js';
 import { proposeWorkflow, type ProposeWorkflowOptions } from '../../src/optimizer/propose-workflow.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
-import { step, type Step } from '../../src/testing/steps.js';
+import { step, type Step } from '../../src/toy/steps.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { smallTeam } from '../workflow/support.js';
 import { designWithCritic, optimizerInput, replyFor, smallImprovement } from './support.js';

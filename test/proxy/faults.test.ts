@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
 import { startScriptedServer } from '../../src/testing/scripted-server.js';
-import { step } from '../../src/testing/steps.js';
+import { step } from '../../src/toy/steps.js';
 import {
   postCompletion,
   readProxyLog,

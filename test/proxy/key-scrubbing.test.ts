@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { isRecord } from '../../src/model/stream-accumulator.js';
 import { startRecordingProxy, type RecordingProxy } from '../../src/proxy/recording-proxy.js';
-import { step } from '../../src/testing/steps.js';
+import { step } from '../../src/toy/steps.js';
 import {
   postCompletion,
   scriptedServerBehindProxy,

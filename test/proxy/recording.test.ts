@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 
-import { step } from '../../src/testing/steps.js';
+import { step } from '../../src/toy/steps.js';
 import {
   postCompletion,
   scriptedServerBehindProxy,

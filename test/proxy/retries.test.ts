@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
 import { upstreamRetryDelayMs, type UpstreamRetryPolicy } from '../../src/proxy/upstream-retry.js';
 import { startScriptedServer } from '../../src/testing/scripted-server.js';
-import { step, type Step } from '../../src/testing/steps.js';
+import { step, type Step } from '../../src/toy/steps.js';
 import {
   postCompletion,
   readProxyLog,

@@ -16,7 +16,7 @@ import { temporaryDirectory } from '../support/fixtures.js';
 /**
  * What a worker checks of a job before anything of it runs: its signature, its form field by field, what the worker's
  * command line allows, and where its files are. The same checks against a real Redis and worker are in
- * worker-refusals.test.ts.
+ * worker-refusals.e2e.test.ts.
  */
 const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
 const secret = new QueueSecret('a-test-secret-of-at-least-32-characters');

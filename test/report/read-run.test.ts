@@ -5,14 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
-import { runMass } from '../support/cli.js';
+import { html } from '../../src/html/html.js';
 import { renderSvg } from '../../src/report/chart.js';
-import { html } from '../../src/report/html.js';
-import { assertInertSvg } from '../../src/report/inert-svg.js';
 import { readRunForReport, renderReport, writeReport } from '../../src/report/index.js';
+import { assertInertSvg } from '../../src/report/inert-svg.js';
+import { winRatePoints } from '../../src/report/sections/evaluation-section.js';
 import { iterationVerdict } from '../../src/report/sections/inner-loop-section.js';
 import { rankedRuns } from '../../src/report/sections/outer-loop-section.js';
-import { winRatePoints } from '../../src/report/sections/evaluation-section.js';
 import { HOSTILE_EPISODE, HOSTILE_TASK, PAYLOADS, PLAIN_TASK, writeSyntheticRun } from './synthetic-run.js';
 
 let root: string;
@@ -101,16 +100,6 @@ describe('the report reads a run directory through its record schemas', () => {
     expect(page).toContain('This run has no finished evaluation');
     expect(page).toContain('No generation is registered yet');
   });
-
-  it('mass report writes the file and prints its path', async () => {
-    const out = join(root, 'cli', 'report.html');
-    const written = await runMass(['report', run, '--out', out]);
-    expect(written.code, written.stderr).toBe(0);
-    expect(written.stdout.trim()).toBe(out);
-    expect(written.stderr).toContain('1 file(s) missing or unreadable, listed under "Not shown"');
-    const page = await readFile(out, 'utf8');
-    expect(page).toMatch(/^<!doctype html>/);
-  }, 120_000);
 
   it('refuses a path that is not a directory with a clear error', async () => {
     await expect(writeReport(join(root, 'nowhere'))).rejects.toThrow(UserError);

@@ -459,10 +459,10 @@ async function writeEvaluation(run: string): Promise<void> {
     name: 'final',
     settings: {},
     models: [
-      { name: 'L0', servedAs: 'base-model', parent: null, toy: false },
-      { name: 'L1', servedAs: 'base-model-L1', parent: 'L0', toy: false },
+      { name: 'L0', servedAs: 'base-model', parent: null, standIn: null },
+      { name: 'L1', servedAs: 'base-model-L1', parent: 'L0', standIn: null },
     ],
-    judges: [{ name: judge, model: 'judge-model', toy: false }],
+    judges: [{ name: judge, model: 'judge-model', standIn: null }],
     tasks,
     conditions: ['workflow'],
     comparisons: [{ candidate: 'L1', baseline: 'L0' }],

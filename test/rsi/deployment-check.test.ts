@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseRunConfig, RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { UserError } from '../../src/errors.js';
-import { checkDeploymentFits } from '../../src/rsi/deployment-check.js';
+import { modelKind } from '../../src/hosting/model-kind.js';
+import { deploySetting } from '../../src/config/rsi-settings.js';
 import { runGenerations } from '../../src/rsi/run-generations.js';
 import { openRun } from '../../src/store/run-store.js';
 import { temporaryDirectory } from '../support/fixtures.js';
@@ -31,7 +32,7 @@ describe('deployment by runtime LoRA loading', () => {
 
   it('is refused at the start of a loop of two rounds, naming deploy: restart, before anything runs', async () => {
     const config = configuration();
-    expect(config.rsi.deploy.kind).toBe('lora');
+    expect(deploySetting(config.rsi).kind).toBe('lora');
     const run = openRun({
       runsDirectory: directory.path,
       name: config.name,
@@ -56,9 +57,9 @@ describe('deployment by runtime LoRA loading', () => {
   });
 
   it('is accepted for one round, and a restart command for any number', () => {
-    expect(() => checkDeploymentFits(configuration(), 1)).not.toThrow();
+    expect(() => modelKind(configuration()).host.checkRounds(1)).not.toThrow();
     const restart = configuration({ kind: 'restart', argv: ['systemctl', 'restart', 'vllm'] });
-    expect(() => checkDeploymentFits(restart, 5)).not.toThrow();
-    expect(() => checkDeploymentFits(configuration(), 3)).toThrow(/For --rounds 3/);
+    expect(() => modelKind(restart).host.checkRounds(5)).not.toThrow();
+    expect(() => modelKind(configuration()).host.checkRounds(3)).toThrow(/For --rounds 3/);
   });
 });

@@ -8,6 +8,7 @@ import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { UserError } from '../../src/errors.js';
 import { runGenerations } from '../../src/rsi/run-generations.js';
 import { trainingTokenizer } from '../../src/rsi/training-tokenizer.js';
+import { modelKind } from '../../src/hosting/model-kind.js';
 import { openRun } from '../../src/store/run-store.js';
 import { emptyMetrics } from '../../src/train/training-metrics.js';
 import { ModelRegistry } from '../../src/train/registry.js';
@@ -18,20 +19,14 @@ describe('the tokenizer of a generation’s training data', () => {
   const directory = temporaryDirectory('mass-rsi-tokenizer-');
   afterAll(() => directory.remove());
 
-  const configuration = (name: string, rsi: Record<string, unknown> = {}, provider?: string) =>
+  const configuration = (name: string, rsi: Record<string, unknown> = {}) =>
     parseRunConfig(
       {
         name,
         suite: DEMO_SUITE,
         tasks: ['demo-volatility'],
         // Nothing listens on the port, and nothing must try to reach it.
-        roles: {
-          executor: {
-            baseUrl: 'http://127.0.0.1:9/v1',
-            model: provider === 'toy' ? 'mass-toy' : 'Qwen/Qwen3.6-27B',
-            ...(provider ? { provider } : {}),
-          },
-        },
+        roles: { executor: { baseUrl: 'http://127.0.0.1:9/v1', model: 'Qwen/Qwen3.6-27B' } },
         rsi,
       },
       'rsi.yaml',
@@ -52,7 +47,9 @@ describe('the tokenizer of a generation’s training data', () => {
     const run = join(directory.path, 'runs', 'own-weights');
     const registry = await ModelRegistry.open(run);
     // Before the base is registered: the configured base model.
-    expect((await trainingTokenizer(config, registry, 'L0')).modelDirectory).toBe(base);
+    expect(
+      (await trainingTokenizer(config, registry, 'L0', modelKind(config).anyTokenizer)).modelDirectory,
+    ).toBe(base);
     await registry.addBase({ model: base, servedAs: 'Qwen/Qwen3.6-27B' });
     const merged = weights('runs/own-weights/train/L1/merged');
     await registry.addTrained({
@@ -62,22 +59,27 @@ describe('the tokenizer of a generation’s training data', () => {
       servedAs: 'own-weights-L1',
       result: { mergedPath: merged, logFile: join(run, 'train.log'), metrics: emptyMetrics() },
     });
-    expect(await trainingTokenizer(config, registry, 'L1')).toEqual({
+    expect(await trainingTokenizer(config, registry, 'L1', modelKind(config).anyTokenizer)).toEqual({
       modelDirectory: merged,
       // L1 is served under the run's name: the base model's name is the one with a family.
       servedModel: 'Qwen/Qwen3.6-27B',
       allowTokenizerMismatch: false,
     });
     const configured = configuration('own-weights', { baseModel: base, modelDirectory: '/models/tokenizer' });
-    expect((await trainingTokenizer(configured, registry, 'L1')).modelDirectory).toBe('/models/tokenizer');
-    const toy = configuration('toy', { trainer: { kind: 'toy' }, deploy: { kind: 'toy' } }, 'toy');
-    expect(await trainingTokenizer(toy, await ModelRegistry.open(join(directory.path, 'toy')), 'L0')).toEqual(
-      {
-        modelDirectory: undefined,
-        servedModel: 'mass-toy',
-        allowTokenizerMismatch: true,
-      },
+    expect(
+      (await trainingTokenizer(configured, registry, 'L1', modelKind(configured).anyTokenizer))
+        .modelDirectory,
+    ).toBe('/models/tokenizer');
+    const toy = parseRunConfig(
+      { name: 'toy', suite: DEMO_SUITE, model: { kind: 'toy' }, roles: { executor: { model: 'mass-toy' } } },
+      'toy.yaml',
     );
+    const toyRegistry = await ModelRegistry.open(join(directory.path, 'toy'));
+    expect(await trainingTokenizer(toy, toyRegistry, 'L0', modelKind(toy).anyTokenizer)).toEqual({
+      modelDirectory: undefined,
+      servedModel: 'mass-toy',
+      allowTokenizerMismatch: true,
+    });
   });
 
   it('refuses a loop on a Qwen3.6 with Qwen3’s files (the default) before anything runs, saying what to set', async () => {

@@ -9,7 +9,7 @@ import {
 import { finalError } from '../../src/model/retry.js';
 import { ChatMessage, type ChatModel, type ChatRequest } from '../../src/model/types.js';
 import type { ScriptedRequest } from '../../src/testing/scripted-server.js';
-import { step, type Step } from '../../src/testing/steps.js';
+import { step, type Step } from '../../src/toy/steps.js';
 
 export const tasksDir = fileURLToPath(new URL('../fixtures/tasks', import.meta.url));
 

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const entry = fileURLToPath(new URL('./mass-cli.ts', import.meta.url));
+// The CLI as installed: bin/mass.js runs the compiled dist/, which the end-to-end tier's global setup builds
+// (test/support/build-dist.ts).
+const entry = fileURLToPath(new URL('../../bin/mass.js', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface CliResult {
@@ -10,12 +12,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `mass <args>` from source; the caller waits on it with `finished`. */
+/** Starts `mass <args>` (bin/mass.js, on dist/); the caller waits on it with `finished`. */
 export function startMass(
   args: string[],
   environment: NodeJS.ProcessEnv = {},
 ): { child: ChildProcess; finished: Promise<CliResult> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, [entry, ...args], {
     cwd: root,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
-import { ModelRegistry, REGISTRY_FILE } from '../../src/train/registry.js';
+import { runFiles } from '../../src/store/run-paths.js';
+import { ModelRegistry } from '../../src/train/registry.js';
 import { emptyMetrics, type TrainingResult } from '../../src/train/training-metrics.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
@@ -78,7 +79,7 @@ describe('the model registry', () => {
       metrics: null,
     });
 
-    const stored = JSON.parse(readFileSync(join(run, REGISTRY_FILE), 'utf8')) as {
+    const stored = JSON.parse(readFileSync(join(run, runFiles.registry), 'utf8')) as {
       schemaVersion: number;
       kind: string;
       generations: Array<{ adapterPath?: string; mergedPath?: string }>;
@@ -153,11 +154,11 @@ describe('the model registry', () => {
 
   it('refuses a damaged or foreign file with the advice of the record store', async () => {
     mkdirSync(join(run, 'train'), { recursive: true });
-    writeFileSync(join(run, REGISTRY_FILE), JSON.stringify({ schemaVersion: 1, kind: 'episode' }));
+    writeFileSync(join(run, runFiles.registry), JSON.stringify({ schemaVersion: 1, kind: 'episode' }));
     await expect(ModelRegistry.open(run)).rejects.toThrow(
       /holds a "episode" record where a "model-registry"/,
     );
-    writeFileSync(join(run, REGISTRY_FILE), JSON.stringify({ schemaVersion: 2, kind: 'model-registry' }));
+    writeFileSync(join(run, runFiles.registry), JSON.stringify({ schemaVersion: 2, kind: 'model-registry' }));
     await expect(ModelRegistry.open(run)).rejects.toThrow(/written by a newer mass/);
   });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { trainerSetting } from '../../src/config/rsi-settings.js';
 import { parseRunConfig } from '../../src/config/run-config.js';
 import { defaultTrainerPython, TRAINER_VENV } from '../../src/train/trainer-python.js';
 
@@ -31,7 +32,7 @@ describe("the trainer's Python", () => {
       suite: 'suites/research-12',
       roles: { executor: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen3-8B' } },
     };
-    expect(parseRunConfig(minimal, 'c.yaml').rsi.trainer).toEqual({ kind: 'python' });
+    expect(trainerSetting(parseRunConfig(minimal, 'c.yaml').rsi)).toEqual({ kind: 'python' });
     const named = { ...minimal, rsi: { trainer: { kind: 'python', python: '/usr/bin/python3' } } };
     expect(parseRunConfig(named, 'c.yaml').rsi.trainer).toEqual({
       kind: 'python',

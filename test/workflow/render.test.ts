@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { episodePrompt, TEACHER_DIRECTIVE } from '../../src/episode/prompt.js';
-import { readPrompt } from '../../src/testing/toy-model/workflow-reading.js';
+import { readPrompt } from '../../src/toy/workflow-reading.js';
 import { renderWorkflow } from '../../src/workflow/render.js';
 import { smallTeam } from './support.js';
 

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 
 import { episodeSettings } from '../../config/episode-settings.js';
+import { modelKind } from '../../hosting/model-kind.js';
 import { loadRunConfig, roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
 import { recognisedProvider } from '../../model/create-model.js';
 import { judgeAndOptimizerSampling } from '../../search/search-config.js';
@@ -24,17 +25,20 @@ export function registerConfig(program: Command): void {
     .argument('<file>', 'the YAML configuration')
     .action(async (file: string) => {
       const loaded = await loadRunConfig(file);
+      // The settings the model's kind cannot honour are refused here too, not only when a command starts.
+      modelKind(loaded);
       const roles = roleEndpoints(loaded);
       console.log(JSON.stringify(loaded, null, 2));
       console.error(
-        `${file}: valid. executor ${roles.executor.model}, judge ${roles.judge.model}, optimizer ${roles.optimizer.model}`,
+        `${file}: valid. model ${loaded.model.kind}; executor ${roles.executor.model}, judge ${roles.judge.model}, optimizer ${roles.optimizer.model}`,
       );
       // What each role's provider will be sent, so a setting it refuses or lacks shows here rather than mid-run.
       const sampling = { executor: episodeSettings(loaded).sampling, ...judgeAndOptimizerSampling(loaded) };
       for (const role of ['executor', 'judge', 'optimizer'] as const) {
         const { provider, baseUrl } = roles[role];
-        const speaks = provider === 'toy' ? provider : recognisedProvider(provider, baseUrl);
-        console.error(`  ${role} (${speaks}): ${JSON.stringify(sampling[role])}`);
+        const speaks = recognisedProvider(provider, baseUrl);
+        const where = baseUrl === undefined && speaks === 'openai-compatible' ? ', served by mass' : '';
+        console.error(`  ${role} (${speaks}${where}): ${JSON.stringify(sampling[role])}`);
       }
     });
 }

@@ -10,8 +10,8 @@ import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun } from '../../evaluate/evaluate-run.js';
 import type { EvaluationSummary } from '../../evaluate/evaluation-records.js';
 import { openRun, type Run } from '../../store/run-store.js';
-import { FAULT_KINDS, FaultPlan } from '../../testing/fault-injection.js';
-import { loadToyWeights, TOY_BEHAVIOURS } from '../../testing/toy-model/weights.js';
+import { FAULT_KINDS, FaultPlan } from '../../config/fault-plan.js';
+import { loadToyWeights, TOY_BEHAVIOURS } from '../../toy/weights.js';
 import { writeReport } from '../../report/index.js';
 import { ModelRegistry } from '../../train/registry.js';
 import { evaluationProgressLine } from './eval.js';
@@ -87,10 +87,12 @@ function parseFaultRate(text: string): number {
 }
 
 function openDemoRun(out: string, faultRate?: number): Run<RunConfig> {
-  const config = demoConfig(basename(out));
-  if (faultRate !== undefined) {
-    config.roles.executor.faults = FaultPlan.parse({ rate: faultRate, kinds: [...FAULT_KINDS], seed: 1 });
-  }
+  const config = demoConfig(
+    basename(out),
+    faultRate === undefined
+      ? undefined
+      : FaultPlan.parse({ rate: faultRate, kinds: [...FAULT_KINDS], seed: 1 }),
+  );
   try {
     return openRun({
       runsDirectory: dirname(out),

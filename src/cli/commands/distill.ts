@@ -2,18 +2,17 @@ import { basename } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { fitRunConfig } from '../../config/context-fit.js';
 import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
-import { checkTrainingTokenizer } from '../../distill/tokenizer-family.js';
-import { loadTokenCounter } from '../../model/token-counter.js';
 import { episodeBackendFor } from '../../queue/backend-from-config.js';
 import type { EpisodeBackend } from '../../queue/episode-backend.js';
-import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
-import { trainingTokenizer } from '../../rsi/training-tokenizer.js';
+import type { ServedGeneration } from '../../train/model-host.js';
+import { modelKind } from '../../hosting/model-kind.js';
+import { prepareStage } from '../../rsi/prepare-stage.js';
 import { dataSeeds } from '../../config/data-seeds.js';
-import { searchRoles, searchTaskDirs } from '../../search/search-config.js';
+import { searchTaskDirs } from '../../search/search-config.js';
 import { TaskSearchRecord } from '../../search/search-records.js';
+import { searchResultPath } from '../../store/run-paths.js';
 import { ModelRegistry } from '../../train/registry.js';
 import { openConfiguredRun } from '../configured-run.js';
 import { RsiProgressDisplay } from '../rsi-progress-display.js';
@@ -51,7 +50,7 @@ export function registerDistill(program: Command): void {
         const { config } = run;
         const winners = [];
         for (const taskDir of await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config))) {
-          const file = run.path('search', flags.generation, basename(taskDir), 'result.json');
+          const file = run.path(searchResultPath(flags.generation, basename(taskDir)));
           const result = await TaskSearchRecord.readIfPresent(file);
           if (!result) {
             throw new UserError(
@@ -67,27 +66,19 @@ export function registerDistill(program: Command): void {
             `no search of generation ${flags.generation} beat its reference: there is nothing to distil`,
           );
         }
-        const tokenizer = await trainingTokenizer(
-          config,
-          await ModelRegistry.open(run.directory),
-          flags.generation,
-        );
+        const kind = modelKind(config);
         // Refused before any episode when the training data's tokenizer cannot be the model's.
-        await checkTrainingTokenizer({
-          modelDirectory: tokenizer.modelDirectory,
-          servedModels: [tokenizer.servedModel],
-          allowMismatch: tokenizer.allowTokenizerMismatch,
-        });
-        // The toy model is served by this process; other models are used where they are.
-        served = await serveConfiguredModel(config);
-        const tokenCounter = await loadTokenCounter(tokenizer.modelDirectory);
-        const fitted = await fitRunConfig(
+        const stage = await prepareStage({
           config,
-          served.endpoints,
-          winners.map((winner) => winner.taskDir),
-          tokenCounter,
-        );
-        const roles = searchRoles(fitted, served.endpoints);
+          kind,
+          registry: await ModelRegistry.open(run.directory),
+          generation: flags.generation,
+          taskDirs: winners.map((winner) => winner.taskDir),
+          serve: () => kind.host.serveBase(),
+          makesTrainingData: true,
+        });
+        served = stage.served;
+        const { fitted, tokenCounter, tokenizer, roles } = stage;
         const display = new RsiProgressDisplay(winners.length * config.distill.runs);
         const result = await distillGeneration({
           run,

@@ -5,7 +5,6 @@ import type { Command } from 'commander';
 
 import { checkedBaseUrlFlag } from '../../config/base-url.js';
 import { harnessWindow, servedContextLength } from '../../config/context-fit.js';
-import { UserError } from '../../errors.js';
 import { assertEpisodeDirectory } from '../../episode/episode-directory.js';
 import { runEpisode } from '../../episode/run-episode.js';
 import {
@@ -13,6 +12,7 @@ import {
   DEFAULT_PROCESS_LIMIT,
   THREADS_PER_PROCESS,
 } from '../../episode/sandbox-limits.js';
+import { UserError } from '../../errors.js';
 import {
   DEFAULT_CONTEXT_WINDOW,
   DEFAULT_HARNESS_PROFILE,
@@ -21,9 +21,10 @@ import {
   type HarnessProfile,
 } from '../../harness/qwen-settings.js';
 import { apiKeyFrom } from '../../model/create-model.js';
+import { episodeFiles } from '../../store/run-paths.js';
+import { loadTask } from '../../tasks/load-task.js';
 import { parseWorkflow } from '../../workflow/parse-workflow.js';
 import type { Workflow } from '../../workflow/workflow.js';
-import { loadTask } from '../../tasks/load-task.js';
 import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
 import { parseSizeBytes } from '../size.js';
 
@@ -161,7 +162,8 @@ export function registerEpisode(program: Command): void {
         );
         if (record.integrity.tampered)
           console.log(`  protected files changed: ${record.integrity.tamperedPaths.join(', ')}`);
-        console.log(`  ${out}/ workspace/, requests.jsonl, threads.jsonl, events.jsonl, episode.json`);
+        const { workspace, proxyLog, threads, harnessEvents, record: recordFile } = episodeFiles;
+        console.log(`  ${out}/ ${workspace}/, ${proxyLog}, ${threads}, ${harnessEvents}, ${recordFile}`);
       }
       if (record.status === 'failure') process.exitCode = 1;
     });

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
 
-import { fitRunConfig } from '../../config/context-fit.js';
 import { SystemError } from '../../errors.js';
-import { loadTokenCounter } from '../../model/token-counter.js';
-import { serveConfiguredModel, type ServedGeneration } from '../../rsi/generation-serving.js';
-import { trainingTokenizer } from '../../rsi/training-tokenizer.js';
+import type { ServedGeneration } from '../../train/model-host.js';
+import { modelKind } from '../../hosting/model-kind.js';
+import { prepareStage } from '../../rsi/prepare-stage.js';
 import { dataSeeds } from '../../config/data-seeds.js';
-import { searchRoles, searchSettings, searchTaskDirs } from '../../search/search-config.js';
+import { searchSettings, searchTaskDirs } from '../../search/search-config.js';
 import { episodeBackendFor } from '../../queue/backend-from-config.js';
 import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
 import { ModelRegistry } from '../../train/registry.js';
@@ -69,26 +68,28 @@ export function registerSearch(program: Command): void {
       try {
         const { config } = run;
         const taskDirs = await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config));
-        // The toy model is served by this process; other models are used where they are.
-        served = await serveConfiguredModel(config);
+        const kind = modelKind(config);
+        // Budgets are counted with the model's own tokenizer, the one its training data is made with.
+        const stage = await prepareStage({
+          config,
+          kind,
+          registry: await ModelRegistry.open(run.directory),
+          generation: flags.generation,
+          taskDirs,
+          serve: () => kind.host.serveBase(),
+          makesTrainingData: false,
+        });
+        served = stage.served;
+        const { fitted, tokenCounter } = stage;
         process.stderr.write(
           `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
         );
-        // Budgets are counted with the model's own tokenizer, the one its training data is made with.
-        const tokenizer = await trainingTokenizer(
-          config,
-          await ModelRegistry.open(run.directory),
-          flags.generation,
-        );
-        const tokenCounter = await loadTokenCounter(tokenizer.modelDirectory);
-        // The budgets fitted to the context the models are served with (or refused, before any episode).
-        const fitted = await fitRunConfig(config, served.endpoints, taskDirs, tokenCounter);
         summary = await searchTasks({
           run,
           generation: flags.generation,
           taskDirs,
           concurrency: config.concurrency,
-          ...searchRoles(fitted, served.endpoints),
+          ...stage.roles,
           settings: searchSettings(fitted),
           tokenCounter,
           hiddenDirectories: [run.directory],

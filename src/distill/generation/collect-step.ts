@@ -3,7 +3,8 @@ import { basename, join, relative } from 'node:path';
 import { taskDataSeed } from '../../config/data-seeds.js';
 import { EpisodeRecord } from '../../episode/episode-record.js';
 import { runEpisode, type EpisodeOptions } from '../../episode/run-episode.js';
-import { modelsEndpointProbe, OutageGate, runEpisodeThroughOutages } from '../../search/outage-gate.js';
+import { outageGateFor, runEpisodeThroughOutages } from '../../search/outage-gate.js';
+import { episodePath, outerLoopFiles, runFiles } from '../../store/run-paths.js';
 import { workflowHash } from '../../workflow/render.js';
 import { collectChampionRuns } from '../collect.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
@@ -20,17 +21,11 @@ export async function collectStep(
   onEpisodeFinished?: () => void,
 ): Promise<CollectionRecord> {
   const { run, settings, executor } = context;
-  const file = join(task.base, 'collection.json');
+  const file = join(task.base, outerLoopFiles.collection);
   return run.step(
     `${task.base}/collect`,
     async () => {
-      const outages = new OutageGate({
-        probe: modelsEndpointProbe(executor.baseUrl, executor.apiKey),
-        budgetMs: settings.outages.budgetSeconds * 1000,
-        probeIntervalMs: settings.outages.probeSeconds * 1000,
-        server: executor.baseUrl,
-        logFile: run.path('outages.jsonl'),
-      });
+      const outages = outageGateFor(executor, settings.outages, run.path(runFiles.outages));
       let collection;
       try {
         collection = await collectChampionRuns({
@@ -45,7 +40,7 @@ export async function collectStep(
             dataSeed: taskDataSeed(settings.dataSeeds, task.id),
             hiddenDirectories: context.hiddenDirectories,
           },
-          outDir: run.path('episodes'),
+          outDir: run.path(runFiles.episodes),
           prefix: `${context.generation}-distill-${task.id}`,
           runs: settings.collection.runs,
           needed: settings.collection.needed,
@@ -74,7 +69,7 @@ export async function collectStep(
         const record =
           episode.status === 'error'
             ? undefined
-            : await EpisodeRecord.readIfPresent(join(episode.dir, 'episode.json'));
+            : await EpisodeRecord.readIfPresent(episodePath(episode.dir, 'record'));
         episodes.push({
           episodeId: episode.episodeId,
           dir: relative(run.directory, episode.dir),

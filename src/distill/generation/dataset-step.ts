@@ -1,6 +1,5 @@
-import { join } from 'node:path';
-
 import { UserError } from '../../errors.js';
+import { datasetPath } from '../../store/run-paths.js';
 import type { Selection } from '../selection.js';
 import { writeTrainingData, type WriteTrainingDataOptions } from '../write-training-data.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
@@ -28,7 +27,7 @@ export async function datasetStep(
   tokenizer: Pick<WriteTrainingDataOptions, 'modelDirectory' | 'servedModel' | 'allowTokenizerMismatch'>,
 ): Promise<DatasetSummary> {
   const { run, settings } = context;
-  const dir = join('distill', context.generation, 'dataset');
+  const dir = datasetPath(context.generation);
   const episodes = datasetEpisodes(selected);
   const summary = await run.step(
     `distill/${context.generation}/dataset`,

@@ -1,7 +1,9 @@
 import { UserError } from '../../errors.js';
 import { Semaphore } from '../../model/concurrency.js';
-import type { EpisodeBackend } from '../../queue/episode-backend.js';
+import type { ExecutorEndpoint, RoleModel } from '../../model/role-endpoint.js';
 import type { TokenCounter } from '../../model/token-counter.js';
+import type { EpisodeBackend } from '../../queue/episode-backend.js';
+import { distillTaskPath } from '../../store/run-paths.js';
 import type { Run } from '../../store/run-store.js';
 import { loadTask } from '../../tasks/load-task.js';
 import type { Workflow } from '../../workflow/workflow.js';
@@ -9,12 +11,7 @@ import type { Selection } from '../selection.js';
 import { collectStep } from './collect-step.js';
 import { datasetStep } from './dataset-step.js';
 import type { DistillSettings } from './distill-settings.js';
-import type {
-  DistillExecutor,
-  DistillJudge,
-  GenerationContext,
-  GenerationTask,
-} from './generation-context.js';
+import type { GenerationContext, GenerationTask } from './generation-context.js';
 import type {
   CollectionRecord,
   DatasetSummary,
@@ -38,8 +35,9 @@ export interface DistillGenerationOptions {
   /** The generation whose model plays every role (`L0`, `L1`…): part of every step key, path and episode id. */
   generation: string;
   tasks: readonly DistillTask[];
-  executor: DistillExecutor;
-  judge: DistillJudge;
+  executor: ExecutorEndpoint;
+  /** The evaluator role: the generation's own model, judging pairs of its workspaces. */
+  judge: RoleModel;
   settings: DistillSettings;
   /** The judge model's tokenizer, for the bundles' budgets. */
   tokenCounter: TokenCounter;
@@ -152,7 +150,7 @@ async function loadTasks(generation: string, inputs: readonly DistillTask[]): Pr
     if (tasks.some((other) => other.id === id)) {
       throw new UserError(`generation ${generation}: task "${id}" is given twice; give each task once`);
     }
-    tasks.push({ task, id, championWorkflow: input.championWorkflow, base: `distill/${generation}/${id}` });
+    tasks.push({ task, id, championWorkflow: input.championWorkflow, base: distillTaskPath(generation, id) });
   }
   return tasks;
 }

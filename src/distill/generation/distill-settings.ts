@@ -1,9 +1,10 @@
 import { dataSeeds, type DataSeeds } from '../../config/data-seeds.js';
-import { faultTolerance } from '../../config/fault-tolerance.js';
+import { outageSettings } from '../../config/fault-tolerance.js';
 import type { RunConfig } from '../../config/run-config.js';
 import { episodeSettings, type EpisodeSettings } from '../../config/episode-settings.js';
 import type { BundleBudget } from '../../judge/bundle.js';
 import type { JudgeMode } from '../../judge/judgment-record.js';
+import type { OutageSettings } from '../../config/fault-tolerance.js';
 import type { WindowLimits } from '../pack-windows.js';
 
 export type ScheduleKind = 'ring' | 'round-robin' | 'adaptive';
@@ -58,7 +59,7 @@ export interface DistillSettings {
   };
   episode: EpisodeSettings;
   /** How long collection waits out a model server that is down before the command stops (exit 3). */
-  outages: { budgetSeconds: number; probeSeconds: number };
+  outages: OutageSettings;
 }
 
 /** The outer loop's settings as the run configuration gives them. */
@@ -81,10 +82,7 @@ export function distillSettings(config: RunConfig): DistillSettings {
     windows: { windowTokens: distill.windowTokens, maxContextTokens: distill.maxContextTokens },
     seed: config.seed,
     dataSeeds: dataSeeds(config),
-    outages: {
-      budgetSeconds: faultTolerance(config).outageSeconds,
-      probeSeconds: faultTolerance(config).probeSeconds,
-    },
+    outages: outageSettings(config),
     concurrency: { episodes: config.concurrency.episodes, judgments: config.concurrency.judgments },
     episode: episodeSettings(config),
   };

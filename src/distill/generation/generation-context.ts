@@ -1,7 +1,7 @@
 import type { Semaphore } from '../../model/concurrency.js';
+import type { ExecutorEndpoint, RoleModel } from '../../model/role-endpoint.js';
 import type { EpisodeBackend } from '../../queue/episode-backend.js';
 import type { TokenCounter } from '../../model/token-counter.js';
-import type { ChatModel, SamplingParams } from '../../model/types.js';
 import type { Run } from '../../store/run-store.js';
 import type { LoadedTask } from '../../tasks/load-task.js';
 import type { Workflow } from '../../workflow/workflow.js';
@@ -9,31 +9,13 @@ import type { DistillSettings } from './distill-settings.js';
 import type { DistillProgressEvent } from './generation-records.js';
 import type { WorkGate } from './work-gate.js';
 
-/** Where the team's episodes send their calls (each through its own recording proxy). */
-export interface DistillExecutor {
-  model: string;
-  /** OpenAI style, ending in `/v1`. */
-  baseUrl: string;
-  apiKey?: string;
-  /** The variable the key came from: what a queue sends its workers instead of the key. */
-  apiKeyEnv?: string;
-}
-
-/** The evaluator role: the generation's own model, judging pairs of its workspaces. */
-export interface DistillJudge {
-  model: ChatModel;
-  /** The name the server serves the model under. */
-  modelName: string;
-  /** Default: the official judge settings (`DEFAULT_JUDGE_SAMPLING`). */
-  sampling?: SamplingParams;
-}
-
 /** What every stage of one generation shares. */
 export interface GenerationContext {
   run: Run<unknown>;
   generation: string;
-  executor: DistillExecutor;
-  judge: DistillJudge;
+  executor: ExecutorEndpoint;
+  /** The evaluator role: the generation's own model, judging pairs of its workspaces. */
+  judge: RoleModel;
   settings: DistillSettings;
   tokenCounter: TokenCounter;
   /** Hidden from the agents: the run directory always, and whatever the caller adds. */

@@ -11,5 +11,4 @@ export {
   type DistillSettings,
   type ScheduleKind,
 } from './distill-settings.js';
-export type { DistillExecutor, DistillJudge } from './generation-context.js';
 export * from './generation-records.js';

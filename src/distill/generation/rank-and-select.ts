@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fitBradleyTerry } from '../../ranking/bradley-terry.js';
 import { tallyRecords } from '../../ranking/matches.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
+import { outerLoopFiles } from '../../store/run-paths.js';
 import { Selection, selectEpisodes } from '../selection.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
 import { TaskRankingRecord, type CollectionRecord, type MatchOutcome } from './generation-records.js';
@@ -19,8 +20,8 @@ export async function fitStep(
   outcomes: readonly MatchOutcome[],
 ): Promise<TaskRankingRecord> {
   const { run, settings } = context;
-  const rankingFile = join(task.base, 'ranking.json');
-  const matchesFile = join(task.base, 'matches.jsonl');
+  const rankingFile = join(task.base, outerLoopFiles.ranking);
+  const matchesFile = join(task.base, outerLoopFiles.matches);
   return run.step(
     `${task.base}/fit`,
     async () => {
@@ -73,7 +74,7 @@ export async function selectStep(
   ranking: TaskRankingRecord,
 ): Promise<Selection> {
   const { run, settings } = context;
-  const file = join(task.base, 'selection.json');
+  const file = join(task.base, outerLoopFiles.selection);
   return run.step(
     `${task.base}/select`,
     async () => {

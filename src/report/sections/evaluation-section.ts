@@ -1,7 +1,7 @@
 import type { ComparisonWinRates } from '../../evaluate/statistics/figures-schema.js';
+import { html, type SafeHtml } from '../../html/html.js';
 import { chart } from '../chart.js';
 import { formatCount, formatInterval, formatNumber, formatPercent } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import type { ReportEvaluation, RunReportData } from '../read-run.js';
 
 /** The evaluations' figures (`evaluation/<name>/summary.json`); a run without one says so. */
@@ -202,9 +202,9 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
       ${formatCount(summary.counts.judgments)} judgments (${formatCount(summary.counts.failedJudgments)}
       failed, left out), ${formatCount(summary.counts.grades)} oracle grades
       (${formatCount(summary.counts.failedGrades)} failed); models
-      ${summary.models.map((model) => `${model.name} (${model.servedAs}${model.toy ? ', toy' : ''})`).join(', ')};
+      ${summary.models.map((model) => `${model.name} (${model.servedAs}${model.standIn ? `, ${model.standIn}` : ''})`).join(', ')};
       judges
-      ${summary.judges.map((judge) => `${judge.name}${judge.toy ? ' (toy)' : ''}`).join(', ') || 'none'};
+      ${summary.judges.map((judge) => `${judge.name}${judge.standIn ? ` (${judge.standIn})` : ''}`).join(', ') || 'none'};
       tasks ${summary.tasks.join(', ')}.
     </p>
     <h4>Win rates</h4>

@@ -1,7 +1,7 @@
+import { html, type SafeHtml } from '../../html/html.js';
 import type { SearchIteration, TaskSearchResult } from '../../search/search-records.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatPercent } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import type { RunReportData } from '../read-run.js';
 
 export type IterationVerdict = 'won' | 'lost' | 'tie' | 'failed';

@@ -1,7 +1,8 @@
+import type { TaskOuterLoop } from '../../distill/generation/task-outer-loop.js';
+import { html, type SafeHtml } from '../../html/html.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatNumber } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
-import type { RunReportData, TaskOuterLoop } from '../read-run.js';
+import type { RunReportData } from '../read-run.js';
 
 /** The report's names for the selection's reasons: `below-cut` is what the issue calls excluded. */
 const placeNames: Record<string, string> = {

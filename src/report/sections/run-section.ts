@@ -1,8 +1,9 @@
 import YAML from 'yaml';
 
+import { html, type SafeHtml } from '../../html/html.js';
+import { datasetPath } from '../../store/run-paths.js';
 import { chart, dataTable } from '../chart.js';
 import { displayUrl, formatCount, formatDuration, withoutUrlCredentials } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import type { RunReportData } from '../read-run.js';
 
 /** The run: its configuration, the generations L0 → L1 → L2, the wall time and the tokens each role used. */
@@ -34,10 +35,13 @@ function configuration(data: RunReportData): SafeHtml {
       role,
       endpoint.model,
       endpoint.provider,
-      endpoint.provider === 'toy' ? 'built in' : displayUrl(endpoint.baseUrl),
+      endpoint.baseUrl === undefined && endpoint.provider === 'openai-compatible'
+        ? `served by mass (model ${value.model.kind})`
+        : displayUrl(endpoint.baseUrl),
     ];
   });
   const settings: Array<[string, string]> = [
+    ['model', value.model.kind],
     ['suite', value.suite],
     ['tasks', value.tasks?.join(', ') ?? 'every train task of the suite'],
     ['seed', String(value.seed)],
@@ -64,9 +68,7 @@ function generations(data: RunReportData): SafeHtml {
   const datasets = new Map(
     data.rsiSummary?.generations.map((entry) => [entry.dataset?.dir, entry.dataset]) ?? [],
   );
-  const statsOf = new Map(
-    data.datasets.map((dataset) => [`distill/${dataset.generation}/dataset`, dataset.stats]),
-  );
+  const statsOf = new Map(data.datasets.map((dataset) => [datasetPath(dataset.generation), dataset.stats]));
   const rows = data.generations.map((generation) => {
     const stats = generation.datasetId ? statsOf.get(generation.datasetId) : undefined;
     const summary = generation.datasetId ? datasets.get(generation.datasetId) : undefined;

@@ -1,6 +1,6 @@
+import { html, type SafeHtml } from '../../html/html.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import type { GenerationDataset, RunReportData } from '../read-run.js';
 
 const roles = ['orchestrator', 'subagent', 'auxiliary'] as const;

@@ -21,7 +21,7 @@ the language model's linear layers whose names `loraTargetModules` lists.
 
 Sampling is the TypeScript sampler's (src/distill/window-sampler.ts), ported draw for draw: the same mulberry32
 generator from the same seed, tasks in the same order, the same three draws per window (task, pool, window), so
-`sample_windows` here and `sampleWindows` there choose the same windows (test/train/python-script.test.ts checks
+`sample_windows` here and `sampleWindows` there choose the same windows (test/train/python-script.e2e.test.ts checks
 it).
 
 Written to the output directory:

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import { EpisodeRecord } from '../../episode/episode-record.js';
 import { JudgmentRow } from '../../evaluate/evaluation-records.js';
+import { escapeHtml, html, trustedMarkup, type SafeHtml } from '../../html/html.js';
 import { unifiedDiff } from '../../judge/line-diff.js';
-import { escapeHtml, html, trustedMarkup, type SafeHtml } from '../../report/html.js';
-import { RunFiles } from '../../report/run-files.js';
+import { RunFiles } from '../../store/run-files.js';
+import { episodePath, evaluationPath, runFiles } from '../../store/run-paths.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
 import { link, page, table } from '../layout.js';
 import { generationNames, searchJudgments, tournamentJudgments, type StoredJudgment } from '../run-index.js';
@@ -58,8 +58,8 @@ export async function comparePage(root: string, x: EpisodeLocation, y: EpisodeLo
 
 async function readSide(files: RunFiles, location: EpisodeLocation): Promise<Side> {
   const dir = location.segments.join('/');
-  const record = await files.record(EpisodeRecord, join(dir, 'episode.json'), 'the episode did not finish');
-  const listing = await listWorkspace(files.path(join(dir, 'workspace')));
+  const record = await files.record(EpisodeRecord, episodePath(dir, 'record'), 'the episode did not finish');
+  const listing = await listWorkspace(files.path(episodePath(dir, 'workspace')));
   if (!listing.exists) files.notes.push(`${dir}/workspace is missing`);
   return { location, dir, record, entries: listing.entries };
 }
@@ -138,10 +138,11 @@ async function evaluationVerdicts(
   sides: [Side, Side],
 ): Promise<Array<{ row: JudgmentRow; candidateIsX: boolean }>> {
   const [x, y] = sides;
-  if (x.location.segments[0] !== 'evaluation' || x.location.segments[1] !== y.location.segments[1]) return [];
+  if (x.location.segments[0] !== runFiles.evaluation || x.location.segments[1] !== y.location.segments[1])
+    return [];
   const rows = await files.jsonLines(
     JudgmentRow,
-    join('evaluation', x.location.segments[1]!, 'judgments.jsonl'),
+    evaluationPath(x.location.segments[1]!, 'judgments'),
     'an evaluation judgment',
   );
   return rows
@@ -189,8 +190,8 @@ async function fileDiffs(files: RunFiles, sides: [Side, Side]): Promise<SafeHtml
       continue;
     }
     const [before, after] = await Promise.all([
-      readFile(files.path(join(x.dir, 'workspace', path))),
-      readFile(files.path(join(y.dir, 'workspace', path))),
+      readFile(files.path(episodePath(x.dir, 'workspace', path))),
+      readFile(files.path(episodePath(y.dir, 'workspace', path))),
     ]);
     if (before.equals(after)) rows.push(html`<li>${path}: identical</li>`);
     else if (!looksLikeText(before) || !looksLikeText(after))

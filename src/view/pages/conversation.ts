@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 import type { Thread } from '../../episode/threads.js';
 import { contentText, DELEGATION_TOOL, firstUserMessage, userPromptText } from '../../harness/qwen-code.js';
+import { html, type SafeHtml } from '../../html/html.js';
 import type { ChatMessage, MessageContent, ToolCall } from '../../model/types.js';
 import type { ProxyLogRow } from '../../proxy/log-row.js';
-import { html, type SafeHtml } from '../../report/html.js';
 
 /** What the proxy log says of one model call: how long it took and what it cost. */
 export interface CallFacts {

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-
-import { html, type SafeHtml } from '../../report/html.js';
-import { RunFiles } from '../../report/run-files.js';
 import { EvaluationSummaryRecord, JudgmentRow } from '../../evaluate/evaluation-records.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { RunFiles } from '../../store/run-files.js';
+import { evaluationPath, runFiles } from '../../store/run-paths.js';
 import { link, page, table } from '../layout.js';
 import { compareUrl, folderNames } from '../run-index.js';
 import { encodePath } from '../view-paths.js';
@@ -11,19 +10,19 @@ import { runCrumbs } from './crumbs.js';
 /** Every episode folder of the run (or of one evaluation), by name only: thousands list at once. */
 export async function episodeListPage(root: string, evaluation?: string): Promise<string> {
   const files = new RunFiles(root);
-  const relative = evaluation ? join('evaluation', evaluation, 'episodes') : 'episodes';
+  const relative = evaluation ? evaluationPath(evaluation, 'episodes') : runFiles.episodes;
   const names = await folderNames(root, relative);
   const prefix = evaluation ? `/evaluation/${encodePath([evaluation])}/episodes/` : '/episodes/';
   const summary = evaluation
     ? await files.record(
         EvaluationSummaryRecord,
-        join('evaluation', evaluation, 'summary.json'),
+        evaluationPath(evaluation, 'summary'),
         'the evaluation has not finished',
       )
     : undefined;
   const body = html`<section>
       <h2>${names.length} episodes</h2>
-      ${summary ? html`<p class="muted">The evaluation finished: its figures are in ${join('evaluation', evaluation!, 'summary.json')} and in the report (mass report).</p>` : ''}
+      ${summary ? html`<p class="muted">The evaluation finished: its figures are in ${evaluationPath(evaluation!, 'summary')} and in the report (mass report).</p>` : ''}
       <ul>
         ${names.map((name) => html`<li>${link(`${prefix}${encodePath([name])}/`, name)}</li>`)}
       </ul>
@@ -37,7 +36,7 @@ export async function episodeListPage(root: string, evaluation?: string): Promis
 async function judgedPairs(files: RunFiles, evaluation: string): Promise<SafeHtml> {
   const rows = await files.jsonLines(
     JudgmentRow,
-    join('evaluation', evaluation, 'judgments.jsonl'),
+    evaluationPath(evaluation, 'judgments'),
     'an evaluation judgment',
   );
   const pairs = new Map<string, { candidate: string; baseline: string; task: string; outcomes: string[] }>();

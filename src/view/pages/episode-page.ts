@@ -3,11 +3,11 @@ import { join } from 'node:path';
 
 import { EpisodeRecord } from '../../episode/episode-record.js';
 import { buildThreads, Thread } from '../../episode/threads.js';
+import { html, type SafeHtml } from '../../html/html.js';
 import { ProxyLogRow } from '../../proxy/log-row.js';
-import { html, type SafeHtml } from '../../report/html.js';
-import { RunFiles } from '../../report/run-files.js';
-import { readJsonLines } from '../bounded-json-lines.js';
 import type { LineLimits } from '../../store/bounded-lines.js';
+import { RunFiles } from '../../store/run-files.js';
+import { episodePath } from '../../store/run-paths.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
 import { page, table } from '../layout.js';
 import { renderMarkdown } from '../markdown.js';
@@ -49,11 +49,11 @@ export async function episodePage(root: string, location: EpisodeLocation): Prom
   const base = join(...location.segments);
   const record = await files.record(
     EpisodeRecord,
-    join(base, 'episode.json'),
+    episodePath(base, 'record'),
     'the episode did not finish, or it is still running',
   );
   const { threads, facts } = await readConversation(files, base);
-  const workspace = await listWorkspace(files.path(join(base, 'workspace')));
+  const workspace = await listWorkspace(files.path(episodePath(base, 'workspace')));
   if (!workspace.exists)
     files.notes.push(`${base}/workspace is missing: the episode has no workspace on disk`);
 
@@ -112,33 +112,26 @@ async function readConversation(
   base: string,
 ): Promise<{ threads: Thread[]; facts: Map<number, CallFacts> }> {
   let threads: Thread[] = [];
-  const threadFile = join(base, 'threads.jsonl');
+  const threadFile = episodePath(base, 'threads');
   const add = (thread: Thread): void => void threads.push(thread);
-  if (!(await readJsonLines(files, Thread, threadFile, 'a thread', THREAD_LIMITS, add))) threads = [];
+  if (!(await files.eachJsonLine(Thread, threadFile, 'a thread', THREAD_LIMITS, add))) threads = [];
   const facts = new Map<number, CallFacts>();
   let rows: ProxyLogRow[] | undefined = threads.length === 0 ? [] : undefined;
   let keptBytes = 0;
-  const log = join(base, 'requests.jsonl');
-  const logRead = await readJsonLines(
-    files,
-    ProxyLogRow,
-    log,
-    'a proxy log row',
-    LOG_LIMITS,
-    (row, bytes) => {
-      facts.set(row.seq, callFactOf(row));
-      if (rows === undefined) return;
-      keptBytes += bytes;
-      if (keptBytes <= REBUILD_BYTES) rows.push(row);
-      else {
-        rows = undefined;
-        files.notes.push(
-          `${threadFile} has no thread to show, and ${log} is too large to rebuild the conversation from ` +
-            'here: read the log from the run directory',
-        );
-      }
-    },
-  );
+  const log = episodePath(base, 'proxyLog');
+  const logRead = await files.eachJsonLine(ProxyLogRow, log, 'a proxy log row', LOG_LIMITS, (row, bytes) => {
+    facts.set(row.seq, callFactOf(row));
+    if (rows === undefined) return;
+    keptBytes += bytes;
+    if (keptBytes <= REBUILD_BYTES) rows.push(row);
+    else {
+      rows = undefined;
+      files.notes.push(
+        `${threadFile} has no thread to show, and ${log} is too large to rebuild the conversation from ` +
+          'here: read the log from the run directory',
+      );
+    }
+  });
   if (!logRead) return { threads, facts: new Map() };
   if (threads.length === 0 && rows !== undefined && rows.length > 0) threads = buildThreads(rows);
   return { threads, facts };
@@ -210,7 +203,7 @@ async function renderReports(
   for (const entry of entries) {
     if (!isOpenableFile(entry) || entry.path.includes('/')) continue;
     if (/\.md$/i.test(entry.path) && entry.bytes <= INLINE_REPORT_BYTES) {
-      const text = await readFile(files.path(join(base, 'workspace', entry.path)), 'utf8').catch(
+      const text = await readFile(files.path(episodePath(base, 'workspace', entry.path)), 'utf8').catch(
         () => undefined,
       );
       if (text === undefined) continue;

@@ -1,7 +1,8 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
-import { html } from '../../report/html.js';
+import { html } from '../../html/html.js';
+import { episodePath } from '../../store/run-paths.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';
 import { highlightCode } from '../highlight.js';
 import { page } from '../layout.js';
@@ -29,7 +30,7 @@ async function workspaceFile(
   location: EpisodeLocation,
   segments: readonly string[],
 ): Promise<string | undefined> {
-  const resolved = await resolveInside(join(root, ...location.segments, 'workspace'), segments);
+  const resolved = await resolveInside(episodePath(join(root, ...location.segments), 'workspace'), segments);
   if (resolved === undefined) return undefined;
   const stats = await stat(resolved).catch(() => undefined);
   return stats?.isFile() ? resolved : undefined;

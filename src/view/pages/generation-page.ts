@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-
 import { CollectionRecord } from '../../distill/generation/generation-records.js';
-import { html } from '../../report/html.js';
-import { RunFiles } from '../../report/run-files.js';
+import { html } from '../../html/html.js';
+import { RunFiles } from '../../store/run-files.js';
+import { distillTaskPath, outerLoopFiles } from '../../store/run-paths.js';
 import { link, page, table } from '../layout.js';
 import { readSearch, taskNames } from '../run-index.js';
 import { encodePath } from '../view-paths.js';
@@ -16,7 +15,7 @@ export async function generationPage(root: string, generation: string): Promise<
     const search = await readSearch(files, generation, task);
     const collection = await files.record(
       CollectionRecord,
-      join('distill', generation, task, 'collection.json'),
+      distillTaskPath(generation, task, outerLoopFiles.collection),
     );
     rows.push([
       link(`/generations/${encodePath([generation, task])}/`, task),

@@ -1,4 +1,4 @@
-import { html } from '../../report/html.js';
+import { html } from '../../html/html.js';
 import { page } from '../layout.js';
 import { htmlResponse, type ViewerResponse } from '../response.js';
 import { runCrumbs } from './crumbs.js';

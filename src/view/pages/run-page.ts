@@ -1,9 +1,9 @@
-import { html } from '../../report/html.js';
-import { RunFiles } from '../../report/run-files.js';
-import { runFileNames } from '../../store/run-store.js';
-import { ModelRegistry, REGISTRY_FILE } from '../../train/registry.js';
-import type { ModelGeneration } from '../../train/model-generation.js';
 import { errorMessage } from '../../errors.js';
+import { html } from '../../html/html.js';
+import { RunFiles } from '../../store/run-files.js';
+import { evaluationPath, runFiles } from '../../store/run-paths.js';
+import type { ModelGeneration } from '../../train/model-generation.js';
+import { ModelRegistry } from '../../train/registry.js';
 import { link, page, table } from '../layout.js';
 import { folderNames, generationNames, taskNames } from '../run-index.js';
 import { encodePath } from '../view-paths.js';
@@ -12,10 +12,7 @@ import { runCrumbs } from './crumbs.js';
 /** The run's first page: its generations and their tasks, the evaluations, and how many episodes it holds. */
 export async function runPage(root: string): Promise<string> {
   const files = new RunFiles(root);
-  const config = await files.text(
-    runFileNames.config,
-    'this is not a run directory, or the run never started',
-  );
+  const config = await files.text(runFiles.config, 'this is not a run directory, or the run never started');
   const registered = await readGenerations(files);
   const generations = await generationNames(files);
   const byName = new Map(registered.map((generation) => [generation.name, generation]));
@@ -33,13 +30,13 @@ export async function runPage(root: string): Promise<string> {
         : html`<span class="muted">no search or outer loop</span>`,
     ]);
   }
-  const episodes = await folderNames(root, 'episodes');
-  const evaluations = await folderNames(root, 'evaluation');
+  const episodes = await folderNames(root, runFiles.episodes);
+  const evaluations = await folderNames(root, runFiles.evaluation);
   const evaluationRows = [];
   for (const name of evaluations) {
     evaluationRows.push([
       link(`/evaluation/${encodePath([name])}/`, name),
-      (await folderNames(root, `evaluation/${name}/episodes`)).length,
+      (await folderNames(root, evaluationPath(name, 'episodes'))).length,
     ]);
   }
   const body = html` <section id="generations">
@@ -58,9 +55,9 @@ export async function runPage(root: string): Promise<string> {
       <h2>Configuration</h2>
       ${
         config === undefined
-          ? html`<p class="empty">no ${runFileNames.config}</p>`
+          ? html`<p class="empty">no ${runFiles.config}</p>`
           : html`<details>
-              <summary>${runFileNames.config}</summary>
+              <summary>${runFiles.config}</summary>
               <pre>${config}</pre>
             </details>`
       }
@@ -77,7 +74,7 @@ async function readGenerations(files: RunFiles): Promise<ModelGeneration[]> {
   try {
     return (await ModelRegistry.open(files.directory)).list();
   } catch (error) {
-    files.notes.push(`${REGISTRY_FILE} was left out: ${errorMessage(error)}`);
+    files.notes.push(`${runFiles.registry} was left out: ${errorMessage(error)}`);
     return [];
   }
 }

@@ -1,11 +1,10 @@
-import { join } from 'node:path';
-
+import { html, type SafeHtml } from '../../html/html.js';
 import {
   OptimizerCallRecord,
   type OptimizerCallRecord as OptimizerCall,
 } from '../../optimizer/optimizer-outcome.js';
-import { html, type SafeHtml } from '../../report/html.js';
-import { RunFiles } from '../../report/run-files.js';
+import { RunFiles } from '../../store/run-files.js';
+import { searchTaskPath, searchVersionPath } from '../../store/run-paths.js';
 import { diffWorkflows, renderWorkflowDiff, workflowChangeSize } from '../../workflow/workflow-diff.js';
 import { Workflow } from '../../workflow/workflow.js';
 import { link, page, table } from '../layout.js';
@@ -15,19 +14,23 @@ import { taskCrumbs } from './crumbs.js';
 /** A task's design versions, oldest first: each one's diff from the one before and the optimizer's stated reasons. */
 export async function searchPage(root: string, generation: string, task: string): Promise<string> {
   const files = new RunFiles(root);
-  const base = join('search', generation, task);
   const search = await readSearch(files, generation, task);
-  const versions = (await files.folders(base)).filter((name) => /^v\d+$/.test(name)).sort(compareNames);
+  const versions = (await files.folders(searchTaskPath(generation, task)))
+    .filter((name) => /^v\d+$/.test(name))
+    .sort(compareNames);
   const judgments = await searchJudgments(files, generation, task);
   const sections: SafeHtml[] = [];
   let previous: { version: string; design: Workflow } | undefined;
   for (const version of versions) {
     const design = await files.json(
       Workflow,
-      join(base, version, 'workflow.json'),
+      searchVersionPath(generation, task, version, 'workflow'),
       version === 'v0' ? 'the task has no design' : undefined,
     );
-    const optimizer = await files.record(OptimizerCallRecord, join(base, version, 'optimizer.json'));
+    const optimizer = await files.record(
+      OptimizerCallRecord,
+      searchVersionPath(generation, task, version, 'optimizer'),
+    );
     const diff =
       design && previous
         ? html`<h3>
@@ -36,7 +39,9 @@ export async function searchPage(root: string, generation: string, task: string)
             </h3>
             <pre>${renderWorkflowDiff(diffWorkflows(previous.design, design))}</pre>`
         : '';
-    const verdicts = judgments.filter((judgment) => judgment.file.startsWith(join(base, version) + '/'));
+    const verdicts = judgments.filter((judgment) =>
+      judgment.file.startsWith(searchVersionPath(generation, task, version) + '/'),
+    );
     const iteration = search?.iterations.find((item) => item.version === version);
     sections.push(
       html`<section id="${version}">
@@ -69,7 +74,7 @@ export async function searchPage(root: string, generation: string, task: string)
     );
     if (design) previous = { version, design };
   }
-  const body = html`${sections.length > 0 ? sections : html`<section><p class="empty">No design versions under ${base}.</p></section>`}`;
+  const body = html`${sections.length > 0 ? sections : html`<section><p class="empty">No design versions under ${searchTaskPath(generation, task)}.</p></section>`}`;
   return page({
     title: `Search ${task} · ${generation}`,
     crumbs: [...taskCrumbs(generation, task), ['design versions', '']],

@@ -1,10 +1,9 @@
-import { join } from 'node:path';
-
-import { html, type SafeHtml } from '../../report/html.js';
-import { readTaskOuterLoop } from '../../report/read-run.js';
-import { RunFiles } from '../../report/run-files.js';
+import { readTaskOuterLoop } from '../../distill/generation/task-outer-loop.js';
+import { html, type SafeHtml } from '../../html/html.js';
 import { Match } from '../../ranking/matches.js';
 import type { TaskSearchResult } from '../../search/search-records.js';
+import { RunFiles } from '../../store/run-files.js';
+import { distillTaskPath, outerLoopFiles } from '../../store/run-paths.js';
 import { episodeLocationOfDir, episodeUrl } from '../episode-location.js';
 import { link, page, table } from '../layout.js';
 import { compareUrl, readSearch, searchLabelDir } from '../run-index.js';
@@ -15,9 +14,10 @@ import { taskCrumbs } from './crumbs.js';
 export async function taskPage(root: string, generation: string, task: string): Promise<string> {
   const files = new RunFiles(root);
   const search = await readSearch(files, generation, task);
-  const base = join('distill', generation, task);
   const { collection, ranking, selection } = await readTaskOuterLoop(files, generation, task);
-  const matches = collection ? await files.jsonLines(Match, join(base, 'matches.jsonl'), 'a match') : [];
+  const matches = collection
+    ? await files.jsonLines(Match, distillTaskPath(generation, task, outerLoopFiles.matches), 'a match')
+    : [];
 
   const decisions = new Map(selection?.decisions.map((decision) => [decision.episodeId, decision]) ?? []);
   const runs = (collection?.episodes ?? []).map((run) => {

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 -m unittest discover -s test/train/python
 
-test/train/python-script.test.ts runs them with MASS_TRAIN_DATASET set to a dataset that our own writeTrainingData
+test/train/python-script.e2e.test.ts runs them with MASS_TRAIN_DATASET set to a dataset that our own writeTrainingData
 built; without it, the tests that need one are skipped.
 """
 

@@ -1,4 +1,4 @@
-"""Tiny random models for the trainer's torch tests (test/train/python-torch.test.ts); needs the trainer's venv.
+"""Tiny random models for the trainer's torch tests (test/train/python-torch.e2e.test.ts); needs the trainer's venv.
 
     python tiny_models.py build <directory>
         writes <directory>/qwen3 and <directory>/qwen3_5: a Qwen3 and a Qwen3.5/3.6 (transformers' `qwen3_5`:

@@ -1,4 +1,4 @@
-// Run by viewer-memory.test.ts in a process of its own: asks the viewer for episode pages and prints, as one JSON
+// Run by viewer-memory.e2e.test.ts in a process of its own: asks the viewer for episode pages and prints, as one JSON
 // line, the process's peak resident memory before and after, so the figure is this request's and nothing else's.
 import { respond } from '../../../src/view/respond.js';
 

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/** How a real model's generations are trained and deployed (`mass rsi`), and the names they are served under. */
+
+const Trainer = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('python'),
+      python: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'a Python with src/train/python/requirements.txt; default: MASS_TRAINER_PYTHON, else the .venv-trainer/ that scripts/install-trainer.sh made, else python3',
+        ),
+      env: z.record(z.string(), z.string()).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('command'),
+      argv: z.array(z.string()).min(1).describe('program and arguments with placeholders ({train}, {out}…)'),
+      cwd: z.string().optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      adapterPath: z.string().optional().describe('where the command leaves an adapter, e.g. {out}/adapter'),
+      mergedPath: z.string().optional().describe('where the command leaves merged weights'),
+    })
+    .strict(),
+]);
+
+const Deploy = z.discriminatedUnion('kind', [
+  z
+    .object({ kind: z.literal('lora') })
+    .strict()
+    .describe("vLLM's runtime LoRA loading"),
+  z
+    .object({
+      kind: z.literal('restart'),
+      argv: z.array(z.string()).min(1).describe('restarts the server on {model_path} as {served_as}'),
+      timeoutSeconds: z.number().positive().default(900),
+    })
+    .strict(),
+]);
+
+export const Rsi = z
+  .object({
+    baseModel: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "L0's full weights for the trainer (a model directory or hub id); default: the executor's model",
+      ),
+    modelDirectory: z
+      .string()
+      .optional()
+      .describe(
+        'chat template and tokenizer for the training data (tokenizer_config.json); default: the generation’s own weights directory when it holds them, else Qwen3’s for a Qwen3 model',
+      ),
+    allowTokenizerMismatch: z
+      .boolean()
+      .optional()
+      .describe(
+        'build training data with a tokenizer not known to be the served model’s (they share one vocabulary)',
+      ),
+    trainer: Trainer.optional().describe('default: python (model.kind toy: the toy trains itself)'),
+    hyperparameters: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('changes to the paper’s training recipe (src/train/hyperparameters.ts)'),
+    deploy: Deploy.optional().describe('default: lora (model.kind toy: mass serves each generation itself)'),
+    servedAs: z
+      .string()
+      .regex(/\{generation\}/, 'must contain {generation}')
+      .default('{run}-{generation}')
+      .describe('the name each trained generation is served under'),
+  })
+  .strict();
+export type Rsi = z.output<typeof Rsi>;
+export type TrainerSetting = z.output<typeof Trainer>;
+export type DeploySetting = z.output<typeof Deploy>;
+
+/** The trainer of a served model's generations: the configured one, else the Python LoRA trainer. */
+export function trainerSetting(rsi: Rsi): TrainerSetting {
+  return rsi.trainer ?? { kind: 'python' };
+}
+
+/** How a served model's trained generations are deployed: the configured way, else vLLM's runtime LoRA. */
+export function deploySetting(rsi: Rsi): DeploySetting {
+  return rsi.deploy ?? { kind: 'lora' };
+}

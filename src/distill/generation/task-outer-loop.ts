@@ -1,0 +1,41 @@
+import type { RunFiles } from '../../store/run-files.js';
+import { distillTaskPath, outerLoopFiles } from '../../store/run-paths.js';
+import { Selection } from '../selection.js';
+import {
+  CollectionRecord,
+  TaskRankingRecord,
+  type CollectionRecord as Collection,
+  type TaskRankingRecord as Ranking,
+} from './generation-records.js';
+
+/** A task's outer loop in one generation: whichever of its files exist. */
+export interface TaskOuterLoop {
+  generation: string;
+  task: string;
+  collection: Collection | undefined;
+  ranking: Ranking | undefined;
+  selection: Selection | undefined;
+}
+
+/** One task's outer loop in one generation: collection, ranking and selection, each as far as it got. */
+export async function readTaskOuterLoop(
+  files: RunFiles,
+  generation: string,
+  task: string,
+): Promise<TaskOuterLoop> {
+  const collection = await files.record(
+    CollectionRecord,
+    distillTaskPath(generation, task, outerLoopFiles.collection),
+  );
+  const ranking = await files.record(
+    TaskRankingRecord,
+    distillTaskPath(generation, task, outerLoopFiles.ranking),
+    collection ? 'the tournament has not finished' : undefined,
+  );
+  const selection = await files.json(
+    Selection,
+    distillTaskPath(generation, task, outerLoopFiles.selection),
+    ranking ? 'the selection has not been made yet' : undefined,
+  );
+  return { generation, task, collection, ranking, selection };
+}

@@ -1,0 +1,196 @@
+import { realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+import { CapturedOutputFile } from './captured-output.js';
+import {
+  guardedHarnessNode,
+  harnessGuardOptions,
+  writeHarnessGuard,
+  type GuardedHarnessNode,
+} from './guarded-node.js';
+import { MAX_EVENT_LINE_BYTES, MAX_EVENT_LOG_BYTES } from './harness-events.js';
+import { harnessNode, type HarnessNode } from './harness-node.js';
+import { packageDirectories } from './package-directories.js';
+import { DELEGATION_TOOL } from './qwen-code.js';
+import {
+  DEFAULT_SAMPLING,
+  qwenSettings,
+  type HarnessProfile,
+  type QwenSamplingSettings,
+} from './qwen-settings.js';
+import { episodePath } from '../store/run-paths.js';
+
+/**
+ * How qwen-code is started for an episode: its Node (guarded in a sandbox), its settings file, its command line and
+ * environment, and the files its output is captured into. Where it runs (the sandbox, the proxy it calls) is the
+ * caller's: it hands in a `HarnessPlace` and starts the command it gets back.
+ */
+
+const require = createRequire(import.meta.url);
+const HARNESS_KEY_VARIABLE = 'MASS_PROXY_KEY';
+/** What the harness sends to the proxy: a placeholder, the proxy holds the real key. */
+const HARNESS_KEY_PLACEHOLDER = 'mass-episode-proxy';
+/** The harness's standard error: diagnostics only, kept short. */
+const STDERR_LIMITS = { maxLineBytes: 64 * 1024, maxFileBytes: 16 * 1024 ** 2 };
+
+/** qwen-code ready to start: the Node it runs on and the executable it starts from. */
+export interface QwenCodeInstallation {
+  node: HarnessNode;
+  /** The executable started: a run-only copy of `node` when guarded, else `node` itself. */
+  executable: GuardedHarnessNode;
+  /** Started from the guarded copy (in a bubblewrap sandbox). */
+  guarded: boolean;
+  /** Host folders the harness must be able to read: its package and dependencies, its Node and the executable. */
+  readableDirectories: string[];
+}
+
+/**
+ * The harness's Node (`node`, default `harnessNode()`) and, when `guarded` (in a sandbox), the copy of it that agent
+ * code running as the same user cannot take over (see `guardedHarnessNode`); without a sandbox nothing is isolated
+ * anyway.
+ */
+export async function prepareQwenCode(options: {
+  node?: HarnessNode;
+  guarded: boolean;
+}): Promise<QwenCodeInstallation> {
+  const node = options.node ?? (await harnessNode(harnessCliPath()));
+  const executable = options.guarded ? guardedHarnessNode(node) : { path: node.path, closesInspector: false };
+  return {
+    node,
+    executable,
+    guarded: options.guarded,
+    readableDirectories: [
+      // The harness and the packages it loads (node-pty for its shell), never the checkout that holds them.
+      ...packageDirectories(harnessPackageDirectory()),
+      dirname(process.execPath),
+      dirname(node.path),
+      dirname(executable.path),
+      ...(node.compileCacheDirectory === null ? [] : [node.compileCacheDirectory]),
+    ],
+  };
+}
+
+/** Where the harness runs, as the caller's sandbox lays it out. */
+export interface HarnessPlace {
+  /** The harness's home on the host, where `settings.json` is written. */
+  homeDirectory: string;
+  /** The same home as the harness sees it (`QWEN_HOME`). */
+  homeInside: string;
+  /** The episode's proxy as the harness reaches it, without `/v1`. */
+  proxyBaseUrl: string;
+  /** The harness runs isolated (bubblewrap): only then is the read-only compile cache given. */
+  isolated: boolean;
+  /** A host folder the harness may read but not write, for the guard's preload (used when guarded). */
+  guardDirectory: string;
+  /** A host path as the harness sees it. */
+  pathInside(hostPath: string): string;
+}
+
+export interface QwenCodeRunSettings {
+  model: string;
+  /** The sampling seed of every call. */
+  seed: number;
+  sampling?: Partial<Omit<QwenSamplingSettings, 'seed' | 'maxTokens'>>;
+  /** Completion tokens per model call (default `DEFAULT_SAMPLING.maxTokens`). */
+  maxOutputTokens?: number;
+  /** The wall-clock limit of the run: bounds each model call and each shell command. */
+  timeoutSeconds: number;
+  contextWindowSize?: number;
+  /** Without the delegation tool: the orchestrator cannot delegate. */
+  singleAgent?: boolean;
+  profile: HarnessProfile;
+}
+
+/** What to start: the executable, its arguments and its whole environment. */
+export interface QwenCodeCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** Writes the harness's `settings.json` into its home and returns the command that starts it there. */
+export async function qwenCodeCommand(
+  installation: QwenCodeInstallation,
+  place: HarnessPlace,
+  settings: QwenCodeRunSettings,
+): Promise<QwenCodeCommand> {
+  const { node, executable } = installation;
+  const qwen = qwenSettings({
+    model: settings.model,
+    baseUrl: `${place.proxyBaseUrl}/v1`,
+    apiKeyEnv: HARNESS_KEY_VARIABLE,
+    sampling: {
+      ...DEFAULT_SAMPLING,
+      ...settings.sampling,
+      maxTokens: settings.maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
+      seed: settings.seed,
+    },
+    requestTimeoutMs: settings.timeoutSeconds * 1000,
+    contextWindowSize: settings.contextWindowSize ?? 262_144,
+    shellTimeoutMs: Math.min(600_000, settings.timeoutSeconds * 1000),
+    ...(settings.singleAgent ? { disabledTools: [DELEGATION_TOOL] } : {}),
+    profile: settings.profile,
+  });
+  await writeFile(join(place.homeDirectory, 'settings.json'), `${JSON.stringify(qwen, null, 2)}\n`);
+  return {
+    command: executable.path,
+    args: [
+      harnessCliPath(),
+      '--model',
+      settings.model,
+      '--approval-mode',
+      'yolo',
+      '--output-format',
+      'stream-json',
+    ],
+    env: {
+      // Read-only inside: Node reads the warm cache and silently skips writing what it lacks. Without a sandbox
+      // it would be written from a run of agent code: not given then.
+      ...(node.compileCacheDirectory === null || !place.isolated
+        ? {}
+        : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
+      ...(installation.guarded
+        ? harnessGuardOptions(
+            executable,
+            place.pathInside(writeHarnessGuard(realpathSync(place.guardDirectory))),
+          )
+        : {}),
+      QWEN_HOME: place.homeInside,
+      QWEN_TELEMETRY_ENABLED: 'false',
+      QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+      // qwen-code otherwise starts a second copy of itself to raise the heap limit: a second start-up on every
+      // episode. The watchdog bounds memory instead.
+      QWEN_CODE_NO_RELAUNCH: 'true',
+      [HARNESS_KEY_VARIABLE]: HARNESS_KEY_PLACEHOLDER,
+    },
+  };
+}
+
+/**
+ * The files the harness's output goes to: its event stream (`events.jsonl`) and its standard error
+ * (`harness-stderr.log`) in `directory`, each bounded. Pipes read here, never files the harness holds: agent code
+ * reaches the harness's descriptors via /proc.
+ */
+export function captureQwenCodeOutput(directory: string): {
+  events: CapturedOutputFile;
+  stderr: CapturedOutputFile;
+} {
+  return {
+    events: new CapturedOutputFile(episodePath(directory, 'harnessEvents'), {
+      maxLineBytes: MAX_EVENT_LINE_BYTES,
+      maxFileBytes: MAX_EVENT_LOG_BYTES,
+    }),
+    stderr: new CapturedOutputFile(episodePath(directory, 'harnessStderr'), STDERR_LIMITS),
+  };
+}
+
+/** qwen-code, run on its own Node (`harnessNode`). */
+function harnessPackageDirectory(): string {
+  return dirname(require.resolve('@qwen-code/qwen-code/package.json'));
+}
+
+function harnessCliPath(): string {
+  return require.resolve('@qwen-code/qwen-code/cli-entry.js');
+}

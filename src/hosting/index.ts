@@ -1,0 +1,2 @@
+export * from './model-kind.js';
+export * from './served-host.js';

@@ -1,0 +1,133 @@
+import type { Exchange } from './exchange.js';
+import { JsonlAppender } from './jsonl-appender.js';
+import { redact } from './log-redaction.js';
+import type { ProxyLogRow, ProxyRefusal } from './log-row.js';
+import type { ParsedJson } from './sse-recorder.js';
+
+/** A request as it began, until its row is written. */
+export interface CallStart {
+  seq: number;
+  startedAt: number;
+  started: number;
+  method: string;
+  path: string;
+  /** Every credential the call carried (and the proxy's own key), scrubbed from its row. */
+  secrets: string[];
+  recorded: boolean;
+}
+
+/** What a row says beyond the request line; what is left out was not known (refused before the body was read). */
+export interface RowFacts {
+  exchange: Exchange;
+  requestBytes?: Buffer;
+  parsed?: ParsedJson;
+  /** Bytes received, when the body was not kept (over the bound). */
+  requestByteCount?: number;
+  model?: string | null;
+  stream?: boolean;
+  usageInjected?: boolean;
+  refusal?: ProxyRefusal | null;
+}
+
+export interface ProxyLogWriterOptions {
+  /** The key the proxy holds: scrubbed from every row. */
+  upstreamApiKey?: string;
+  /** Called with each row once it is written, without its request (`request: null`). */
+  onRow?: (row: ProxyLogRow) => void;
+}
+
+/** The proxy's JSONL request log: one row per call, numbered in the order calls began, every secret scrubbed. */
+export class ProxyLogWriter {
+  private sequence = 0;
+  private readonly log: JsonlAppender;
+
+  constructor(
+    logFile: string,
+    private readonly options: ProxyLogWriterOptions,
+  ) {
+    this.log = new JsonlAppender(logFile);
+  }
+
+  get path(): string {
+    return this.log.path;
+  }
+
+  /** Set when a row could not be written (a full disk, say): the log is then incomplete. */
+  get error(): Error | null {
+    return this.log.error;
+  }
+
+  /** A call as it begins: its number, its start and the secrets its row must not show. */
+  begin(method: string, path: string, secrets: string[]): CallStart {
+    if (this.options.upstreamApiKey) secrets.push(this.options.upstreamApiKey);
+    return {
+      seq: this.sequence++,
+      startedAt: Date.now(),
+      started: performance.now(),
+      method,
+      path,
+      secrets,
+      recorded: false,
+    };
+  }
+
+  /** Writes the call's row (once), with every secret the call carried scrubbed, and hands it to `onRow`. */
+  async record(call: CallStart, facts: RowFacts): Promise<void> {
+    if (call.recorded) return;
+    const { exchange } = facts;
+    const requestBytes = facts.requestBytes ?? Buffer.alloc(0);
+    const parsed: ParsedJson = facts.parsed ?? { ok: false };
+    const row: Omit<ProxyLogRow, 'request'> = {
+      schemaVersion: 1,
+      seq: call.seq,
+      startedAt: new Date(call.startedAt).toISOString(),
+      endedAt: new Date().toISOString(),
+      durationMs: roundMs(performance.now() - call.started),
+      method: call.method,
+      path: call.path,
+      status: exchange.status,
+      model: facts.model ?? null,
+      stream: facts.stream ?? false,
+      requestIsJson: parsed.ok,
+      response: exchange.response,
+      bytes: { request: facts.requestByteCount ?? requestBytes.length, response: exchange.responseBytes },
+      clientDisconnected: exchange.clientDisconnected,
+      usageInjected: facts.usageInjected ?? false,
+      error: exchange.error,
+      attempts: exchange.attempts ?? [],
+      refusal: facts.refusal ?? null,
+    };
+    const line = redact(serializeRow(row, requestBytes, parsed), call.secrets);
+    call.recorded = true;
+    await this.log.append(line);
+    if (this.options.onRow) {
+      // The row's figures as the log has them, its request left out (it can be megabytes: the log holds it).
+      this.options.onRow({ ...row, request: null, error: row.error && redact(row.error, call.secrets) });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.log.close();
+  }
+}
+
+/** Milliseconds to the microsecond, as rows give them. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/**
+ * The row as one JSON line. A JSON request body is spliced in as the client sent it when that keeps the line one
+ * line: request bodies are the bulk of a log (whole conversations), and serialising them again would double the cost.
+ */
+function serializeRow(row: Omit<ProxyLogRow, 'request'>, requestBytes: Buffer, parsed: ParsedJson): string {
+  if (!parsed.ok) {
+    return JSON.stringify({
+      ...row,
+      request: requestBytes.length === 0 ? null : requestBytes.toString('utf8'),
+    });
+  }
+  const text = requestBytes.toString('utf8');
+  const requestJson = /[\r\n]/.test(text) ? JSON.stringify(parsed.value) : text;
+  return `${JSON.stringify(row).slice(0, -1)},"request":${requestJson}}`;
+}

@@ -1,0 +1,11 @@
+export * from './toy-model.js';
+export * from './weights.js';
+export * from './toy-trainer.js';
+export * from './toy-marker.js';
+export { isJudgeSystemPrompt, scoreBundle, type BundleScore } from './toy-judge.js';
+export { isOptimizerSystemPrompt } from './toy-optimizer.js';
+export * from './reply-server.js';
+export * from './steps.js';
+export * from './fault-injection.js';
+export * from './toy-host.js';
+export { toyTrainer, trainToyModel, TOY_WEIGHTS_FILE } from './train-toy-model.js';

@@ -1,0 +1,82 @@
+import type { ChatMessage } from '../model/types.js';
+import { contentText } from '../harness/qwen-code.js';
+import { step, type Step } from './steps.js';
+import { TOY_OUTPUT_MARKER } from './toy-marker.js';
+
+/**
+ * The toy judge: compares the two workspace bundles of a pairwise judgment by fixed, documented rules and answers
+ * with the verdict JSON. Points per workspace:
+ * - 10 per deliverable the preflight finds ok, 4 per incomplete one (present but short of the task);
+ * - 2 per validation check reported as passed in the workspace's files (a `"checks": {...}` object), at most 10
+ *   checks, and minus 1 per failed one;
+ * - minus 50 when protected files were changed.
+ * More points wins; equal points is a tie. The order A/B carries no weight.
+ */
+
+/** Whether a system prompt is the judge's (`judgeSystemPrompt`): its opening and its answer format. */
+export function isJudgeSystemPrompt(system: string): boolean {
+  return (
+    system.includes('Two attempts at the same research task each left a workspace') &&
+    system.includes('{"winner": "A" | "B" | "tie", "rationale": "..."}')
+  );
+}
+
+export interface BundleScore {
+  deliverables: Array<{ path: string; status: string }>;
+  checksPassed: number;
+  checksFailed: number;
+  tampered: boolean;
+  points: number;
+}
+
+export function scoreBundle(bundle: string): BundleScore {
+  const deliverables = [...bundle.matchAll(/^- \[(ok|[A-Z]+)\] `([^`]+)`/gm)].map((match) => ({
+    path: match[2]!,
+    status: match[1]!.toLowerCase(),
+  }));
+  let checksPassed = 0;
+  let checksFailed = 0;
+  for (const object of bundle.matchAll(/"checks":\s*\{([^{}]*)\}/g)) {
+    for (const check of object[1]!.matchAll(/"[A-Za-z_][A-Za-z0-9_]*":\s*(true|false)/g)) {
+      if (check[1] === 'true') checksPassed++;
+      else checksFailed++;
+    }
+  }
+  const tampered = bundle.includes('Protected files were changed.');
+  const ok = deliverables.filter((item) => item.status === 'ok').length;
+  const incomplete = deliverables.filter((item) => item.status === 'incomplete').length;
+  const points =
+    10 * ok + 4 * incomplete + 2 * Math.min(checksPassed, 10) - checksFailed - (tampered ? 50 : 0);
+  return { deliverables, checksPassed, checksFailed, tampered, points };
+}
+
+export function judgeTurn(messages: ChatMessage[]): Step {
+  const user = messages.find((message) => message.role === 'user');
+  const text = user ? contentText(user.content) : '';
+  const bundleOf = (name: 'A' | 'B') =>
+    new RegExp(`<workspace name="${name}">\\n([\\s\\S]*?)\\n</workspace>`).exec(text)?.[1] ?? '';
+  const a = scoreBundle(bundleOf('A'));
+  const b = scoreBundle(bundleOf('B'));
+  const winner = a.points > b.points ? 'A' : b.points > a.points ? 'B' : 'tie';
+  const decided =
+    winner === 'tie'
+      ? `Both score ${a.points} points by the toy judge's rules, so they are comparable.`
+      : `Workspace ${winner} wins, ${Math.max(a.points, b.points)} points to ${Math.min(a.points, b.points)}.`;
+  const rationale = `${describe('A', a)} ${describe('B', b)} ${decided} ${TOY_OUTPUT_MARKER}`;
+  return step.text(JSON.stringify({ winner, rationale }), {
+    reasoning: `Count the preflight results and the reported checks of each workspace. ${TOY_OUTPUT_MARKER}`,
+  });
+}
+
+function describe(name: string, score: BundleScore): string {
+  const ok = score.deliverables.filter((item) => item.status === 'ok').length;
+  const short = score.deliverables
+    .filter((item) => item.status !== 'ok')
+    .map((item) => `${item.path} ${item.status}`);
+  const parts = [
+    `Workspace ${name}: ${ok} of ${score.deliverables.length} deliverables pass the preflight${short.length > 0 ? ` (${short.join(', ')})` : ''}`,
+    `${score.checksPassed} validation checks passed and ${score.checksFailed} failed in its files`,
+  ];
+  if (score.tampered) parts.push('protected files were changed');
+  return `${parts.join('; ')}.`;
+}

@@ -1,0 +1,259 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js';
+import { Thread } from '../../src/episode/threads.js';
+import { HARNESS_NODE_FOLDER } from '../../src/harness/harness-node.js';
+import { firstUserMessage, userPromptText, contentText } from '../../src/harness/qwen-code.js';
+import { LEAN_DISABLED_TOOLS } from '../../src/harness/qwen-settings.js';
+import type { ChatMessage } from '../../src/model/types.js';
+import { loadTask } from '../../src/tasks/load-task.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
+import { scriptedTeam } from '../../src/testing/scripted-team.js';
+import { step } from '../../src/toy/steps.js';
+import { readProxyLog, temporaryDirectory } from '../support/fixtures.js';
+
+const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+// Outside /tmp (the sandbox has its own): a key file the configuration hides (`sandboxHide`).
+const keyDirectory = fileURLToPath(
+  new URL(`../../node_modules/.cache/mass-episode-key-${process.pid}`, import.meta.url),
+);
+const keyFile = join(keyDirectory, 'credentials');
+
+describe('an episode: real qwen-code, sandboxed, a scripted team delegating to two subagents', () => {
+  const directory = temporaryDirectory();
+  const outDir = join(directory.path, 'episodes', 'e0');
+  let server: ScriptedServer;
+  let result: EpisodeResult;
+  let team: ReturnType<typeof scriptedTeam>;
+
+  beforeAll(async () => {
+    // The agents see the workspace at /workspace, wherever the episode directory is.
+    const workspace = '/workspace';
+    team = scriptedTeam({
+      orchestrator: [
+        step.toolCall(
+          'agent',
+          {
+            description: 'compute',
+            prompt: 'COMPUTE: run simulate.py and write results/metrics.json',
+            subagent_type: 'general-purpose',
+            run_in_background: false,
+          },
+          { reasoning: 'First the computation.' },
+        ),
+        step.toolCall(
+          'agent',
+          {
+            description: 'check',
+            prompt: 'CHECK: verify results/metrics.json against simulate.py',
+            subagent_type: 'general-purpose',
+            run_in_background: false,
+          },
+          { reasoning: 'Now the check.' },
+        ),
+        step.text('Done: total = 10, checked.', { reasoning: 'Both reports agree.' }),
+      ],
+      subagents: [
+        {
+          task: 'COMPUTE:',
+          steps: [
+            step.toolCall('run_shell_command', {
+              command:
+                `pwd; echo "home=$HOME"; echo "root=$(ls -A /root | wc -l)"; echo "key=$(cat ${keyFile})"; ` +
+                // The harness's Node (this shell's parent: its /proc/<pid>/exe is closed to agent code, its command
+                // line is not), and whether agent code could write its compile cache.
+                `echo "harness-node=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | head -1)"; ` +
+                `echo "exe=$(readlink /proc/$PPID/exe || echo closed)"; echo "cache-dir=$NODE_COMPILE_CACHE"; ` +
+                `touch "$NODE_COMPILE_CACHE/tampered" 2>/dev/null && echo cache=writable || echo cache=read-only`,
+              description: 'where am I',
+            }),
+            step.toolCall(
+              'run_shell_command',
+              { command: 'python3 simulate.py', description: 'sum' },
+              { reasoning: 'Run it.' },
+            ),
+            step.toolCall('write_file', {
+              file_path: `${workspace}/results/metrics.json`,
+              content: '{"total": 10}\n',
+            }),
+            step.text('total = 10, written to results/metrics.json'),
+          ],
+        },
+        {
+          task: 'CHECK:',
+          steps: [
+            step.toolCall('run_shell_command', {
+              command: `python3 -c "import json; assert json.load(open('results/metrics.json'))['total'] == 10; print('ok')"`,
+              description: 'check',
+            }),
+            step.text('approved: true'),
+          ],
+        },
+      ],
+    });
+    mkdirSync(keyDirectory, { recursive: true });
+    writeFileSync(keyFile, 'sk-host-KEY-11');
+    server = await startScriptedServer({ responder: team.responder, models: ['team-model'] });
+    const task = await loadTask(taskDir);
+    result = await runEpisode({
+      taskDir,
+      workflow: task.manifest.workflow,
+      teacher: true,
+      model: 'team-model',
+      baseUrl: server.baseUrl,
+      apiKey: 'sk-upstream-SECRET-7',
+      seed: 3,
+      outDir,
+      timeoutSeconds: 120,
+      sandboxHide: [keyFile],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server.close();
+    directory.remove();
+    rmSync(keyDirectory, { recursive: true, force: true });
+  });
+
+  it('succeeds, and the workspace holds what the team wrote', () => {
+    expect(team.problems).toEqual([]);
+    expect(result.ran).toBe(true);
+    expect(result.record.failure).toBeNull();
+    expect(result.record.status).toBe('success');
+    expect(JSON.parse(readFileSync(join(outDir, 'workspace', 'results', 'metrics.json'), 'utf8'))).toEqual({
+      total: 10,
+    });
+    expect(result.record.sandbox).toMatchObject({ enabled: true, exitCode: 0, limitExceeded: null });
+  });
+
+  it('records one orchestrator and two subagent threads with their tool calls and results', () => {
+    const threads = readFileSync(join(outDir, 'threads.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => Thread.parse(JSON.parse(line)));
+    expect(threads.map((thread) => thread.role)).toEqual(['orchestrator', 'subagent', 'subagent']);
+    const toolNames = (thread: Thread) =>
+      thread.segments
+        .flatMap((segment) =>
+          segment.messages.flatMap((message) =>
+            message.role === 'assistant' ? (message.tool_calls ?? []) : [],
+          ),
+        )
+        .map((call) => call.function.name);
+    expect(toolNames(threads[0]!)).toEqual(['agent', 'agent']);
+    expect(toolNames(threads[1]!)).toEqual(['run_shell_command', 'run_shell_command', 'write_file']);
+    const [whereResult, shellResult] = threads[1]!.segments[0]!.messages.filter(
+      (message) => message.role === 'tool',
+    );
+    expect(JSON.stringify(shellResult?.content)).toContain('10');
+    // The agents work in /workspace with HOME /home/agent, see nothing of the host's /root, nor the hidden key.
+    const where = JSON.stringify(whereResult?.content);
+    for (const line of ['/workspace', 'home=/home/agent', 'root=0', 'key=']) expect(where).toContain(line);
+    expect(where).not.toContain('KEY-11');
+    expect(result.record.sandbox).toMatchObject({ workspacePath: '/workspace', homePath: '/home/agent' });
+    // Nothing the model was sent names the episode's host directory.
+    expect(readFileSync(join(outDir, 'requests.jsonl'), 'utf8')).not.toContain(directory.path);
+    expect(
+      JSON.stringify(threads[2]!.segments[0]!.messages.filter((message) => message.role === 'tool')),
+    ).toContain('ok');
+  });
+
+  it('runs the lean harness on its own Node 22 with a read-only compile cache, offering no removed tool or skill', () => {
+    const requests = readProxyLog(join(outDir, 'requests.jsonl')).map(
+      (row) => row.request as { messages: ChatMessage[]; tools?: Array<{ function: { name: string } }> },
+    );
+    const offered = new Set(
+      requests.flatMap((request) => (request.tools ?? []).map((tool) => tool.function.name)),
+    );
+    for (const kept of [
+      'agent',
+      'run_shell_command',
+      'read_file',
+      'write_file',
+      'edit',
+      'glob',
+      'grep_search',
+    ])
+      expect(offered).toContain(kept);
+    for (const removed of LEAN_DISABLED_TOOLS) expect(offered).not.toContain(removed);
+    for (const { messages } of requests) {
+      const firstUser = contentText(firstUserMessage(messages)!.content);
+      expect(firstUser).not.toContain('<available_skills>');
+      for (const removed of ['web_fetch', 'monitor', 'loop_wakeup', 'zoom_image'])
+        expect(firstUser).not.toContain(`"${removed}"`);
+      expect(userPromptText(firstUserMessage(messages)!.content ?? '').length).toBeGreaterThan(0);
+    }
+    expect(result.record.harness.profile).toBe('lean');
+    const where = readFileSync(join(outDir, 'requests.jsonl'), 'utf8');
+    if (process.platform === 'linux' && process.arch === 'x64') {
+      // scripts/install.sh installs it; the harness runs from its run-only copy, never from this process's Node.
+      expect(result.record.harness.nodeVersion).toMatch(/^22\./);
+      const node = join(HARNESS_NODE_FOLDER, 'guarded', `node-${result.record.harness.nodeVersion}`);
+      expect(where).toContain(`harness-node=${node}`);
+      expect(where).toContain('exe=closed');
+      const cache = join(HARNESS_NODE_FOLDER, 'compile-cache');
+      expect(where).toContain(`cache-dir=${cache}`);
+      expect(where).toContain('cache=read-only');
+      expect(existsSync(join(cache, 'tampered'))).toBe(false);
+    }
+    expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);
+  });
+
+  it('writes a record whose usage adds up to the proxy log', () => {
+    const rows = readProxyLog(join(outDir, 'requests.jsonl'));
+    const completion = rows.reduce(
+      (sum, row) =>
+        sum +
+        (row.response?.kind === 'completion' ? (row.response.completion.usage?.completion_tokens ?? 0) : 0),
+      0,
+    );
+    const { record } = result;
+    expect(record.modelCalls).toBe(rows.length);
+    expect(record.modelCalls).toBe(9);
+    expect(record.failedModelCalls).toBe(0);
+    expect(record.delegations).toBe(2);
+    expect(record.usage.total.completionTokens).toBe(completion);
+    expect(record.usage.perThread.map((thread) => thread.calls)).toEqual([3, 4, 2]);
+    expect(record.integrity).toMatchObject({ tampered: false, tamperedPaths: [] });
+    expect(record.integrity.assets.map((asset) => asset.path)).toEqual(['simulate.py']);
+    expect(record.workflowHash).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('sends the workflow and the teacher directive, and keeps the upstream key out of the sandbox and the files', () => {
+    const prompt = readFileSync(join(outDir, 'prompt.md'), 'utf8');
+    expect(prompt).toContain('## Team workflow');
+    expect(prompt).toContain('run_in_background: false');
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-upstream-SECRET-7');
+    for (const file of [
+      'requests.jsonl',
+      'events.jsonl',
+      'episode.json',
+      'threads.jsonl',
+      'home/settings.json',
+    ]) {
+      expect(readFileSync(join(outDir, file), 'utf8')).not.toContain('SECRET-7');
+    }
+  });
+
+  it('does nothing when run again on the finished directory', async () => {
+    const again = await runEpisode({
+      taskDir,
+      workflow: (await loadTask(taskDir)).manifest.workflow,
+      teacher: true,
+      model: 'team-model',
+      baseUrl: server.baseUrl,
+      seed: 3,
+      outDir,
+    });
+    expect(again.ran).toBe(false);
+    expect(again.record).toEqual(result.record);
+    await expect(
+      runEpisode({ taskDir, model: 'team-model', baseUrl: server.baseUrl, seed: 4, outDir }),
+    ).rejects.toThrow(/holds a finished episode with sampling seed 3, not 4, data seed 3, not 4/);
+    expect(existsSync(join(outDir, 'workspace', 'results', 'metrics.json'))).toBe(true);
+  });
+});

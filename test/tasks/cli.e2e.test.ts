@@ -1,0 +1,90 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { runMass } from '../support/cli.js';
+import { suiteDir } from './support.js';
+import { minimalManifest, removeScratch, scratch, writeToyTask } from './toy-task.js';
+
+afterAll(removeScratch);
+
+// Each `mass` call starts Node on the built dist/ (about a second); allow for a busy machine.
+const CLI_TIMEOUT_MS = 90_000;
+
+describe('mass tasks', { timeout: CLI_TIMEOUT_MS }, () => {
+  it('lists a suite', async () => {
+    const result = await runMass(['tasks', 'list', suiteDir, '--json']);
+    expect(result.code).toBe(0);
+    const listing = JSON.parse(result.stdout) as {
+      suite: string;
+      tasks: Array<{ id: string; split: string }>;
+    };
+    expect(listing.suite).toBe('research-12');
+    expect(listing.tasks).toHaveLength(12);
+    expect(listing.tasks.filter((task) => task.split === 'test').map((task) => task.id)).toEqual([
+      'finance-min-variance',
+      'pharmacy-treatment-effects',
+      'robotics-state-estimation',
+    ]);
+  });
+
+  it('validates a suite, and exits with 2 naming the file and field of a broken task', async () => {
+    const good = await runMass(['tasks', 'validate', suiteDir]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain('research-12: 12 tasks valid');
+
+    const manifest = minimalManifest();
+    (manifest.deliverables as Array<Record<string, unknown>>)[1]!.requiredKeys = [];
+    const dir = await writeToyTask(manifest);
+    const bad = await runMass(['tasks', 'validate', path.dirname(dir)]);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toContain(`${path.join(dir, 'task.yaml')}: field "deliverables[1].requiredKeys"`);
+    expect(bad.stderr).toContain('1 problem found');
+  });
+
+  it('checks that generators are deterministic', async () => {
+    const dir = await writeToyTask();
+    const result = await runMass(['tasks', 'validate', dir, '--generators', '--seed', '4']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/✓ toy-task \(generator deterministic, 2 files/);
+  });
+
+  it('shows the prompt exactly as the team sees it', async () => {
+    const result = await runMass([
+      'tasks',
+      'show',
+      path.join(suiteDir, 'robotics-push-planning'),
+      '--prompt',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('# Pushing a puck around walls');
+    expect(result.stdout).toContain('## Protected files');
+    expect(result.stdout).not.toContain('oracle');
+  });
+
+  it('materialises a workspace and grades it with the seed it was made with', async () => {
+    const task = await writeToyTask();
+    const workspace = path.join(await scratch(), 'workspace');
+    const made = await runMass(['tasks', 'materialize', task, workspace, '--seed', '9', '--json']);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({
+      taskId: 'toy-task',
+      seed: 9,
+      files: ['data/values.csv', 'sim/sim.py'],
+    });
+    await mkdir(path.join(workspace, 'results'));
+    await writeFile(path.join(workspace, 'results', 'metrics.json'), '{"answer": 42}');
+
+    const graded = await runMass(['tasks', 'grade', task, workspace, '--seed', '9']);
+    expect(graded.code).toBe(0);
+    expect(graded.stdout).toContain('toy-task (seed 9): 100.0 / 100');
+
+    const noSeed = await runMass(['tasks', 'grade', task, workspace]);
+    expect(noSeed.code).not.toBe(0);
+    expect(noSeed.stderr).toContain("required option '--seed <n>' not specified");
+    const badSeed = await runMass(['tasks', 'grade', task, workspace, '--seed', 'seven']);
+    expect(badSeed.code).toBe(2);
+    expect(badSeed.stderr).toContain('--seed "seven": use a non-negative integer');
+  });
+});

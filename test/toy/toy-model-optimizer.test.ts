@@ -1,0 +1,107 @@
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { episodePrompt } from '../../src/episode/prompt.js';
+import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import { proposeWorkflow, type OptimizerInput, type PairwiseComparison } from '../../src/optimizer/index.js';
+import { loadTask, renderTaskPrompt, type LoadedTask } from '../../src/tasks/index.js';
+import type { ReplyServer } from '../../src/toy/reply-server.js';
+import { BASE_TOY_WEIGHTS, startToyModel, TOY_OUTPUT_MARKER } from '../../src/toy/index.js';
+import { readPrompt } from '../../src/toy/workflow-reading.js';
+import { renderWorkflow } from '../../src/workflow/render.js';
+import { Workflow } from '../../src/workflow/workflow.js';
+
+const taskDir = fileURLToPath(new URL('../../suites/demo/demo-potency', import.meta.url));
+
+describe('the toy optimizer through proposeWorkflow', () => {
+  let task: LoadedTask;
+  let server: ReplyServer;
+  let model: OpenAICompatibleModel;
+
+  beforeAll(async () => {
+    task = await loadTask(taskDir);
+    server = await startToyModel({ weights: BASE_TOY_WEIGHTS, modelName: 'mass-toy', seed: 1 });
+    model = new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  function input(current: Workflow, label: string, history: PairwiseComparison[]): OptimizerInput {
+    return {
+      task: { id: task.manifest.id, prompt: renderTaskPrompt(task) },
+      current: { label, design: current },
+      original: task.manifest.workflow,
+      history,
+    };
+  }
+
+  it('returns a valid, changed design on the first call, with every member of the reply', async () => {
+    const outcome = await proposeWorkflow(model, input(task.manifest.workflow, 'v0', []), {
+      modelName: 'mass-toy',
+    });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.attempts).toHaveLength(1);
+    expect(Workflow.parse(outcome.proposal.design)).toEqual(outcome.proposal.design);
+    expect(outcome.proposal.design).not.toEqual(task.manifest.workflow);
+    expect(outcome.proposal.changes).toHaveLength(1);
+    expect(outcome.proposal.why).toContain(TOY_OUTPUT_MARKER);
+    expect(outcome.changeFraction).toBeGreaterThan(0);
+    expect(outcome.changeFraction).toBeLessThanOrEqual(0.25);
+  });
+
+  it('keeps improving over iterations: more checks, more fields, a conditional return hop the toy team can read', async () => {
+    let current = task.manifest.workflow;
+    const history: PairwiseComparison[] = [];
+    const changes: string[] = [];
+    for (let version = 1; version <= 6; version++) {
+      const outcome = await proposeWorkflow(model, input(current, `v${version - 1}`, history), {
+        modelName: 'mass-toy',
+        maxChangeFraction: 0.3,
+      });
+      expect(outcome.ok, JSON.stringify(outcome.ok ? null : outcome.errors)).toBe(true);
+      if (!outcome.ok) return;
+      expect(outcome.attempts).toHaveLength(1);
+      history.push({
+        candidate: { label: `v${version}`, design: outcome.proposal.design },
+        opponent: { label: `v${version - 1}`, design: current },
+        winner: 'candidate',
+        rationale: `Workspace A reports more validation checks than B. ${TOY_OUTPUT_MARKER}`,
+      });
+      changes.push(...outcome.proposal.changes);
+      current = outcome.proposal.design;
+    }
+    expect(changes.some((change) => /new check/.test(change))).toBe(true);
+    expect(changes.some((change) => /new hop reporter → analyst, only if/.test(change))).toBe(true);
+    expect(changes.some((change) => /new contract field/.test(change))).toBe(true);
+    const checks = current.agents.flatMap((agent) => agent.contract?.checks ?? []);
+    expect(checks.length).toBeGreaterThan(
+      task.manifest.workflow.agents.flatMap((agent) => agent.contract?.checks ?? []).length,
+    );
+
+    // What the orchestrator will read: the rendered design in an episode prompt.
+    const prompt = episodePrompt({
+      task: renderTaskPrompt(task),
+      workflow: renderWorkflow(current),
+      teacher: true,
+    });
+    const read = readPrompt(prompt);
+    expect(read.task).toBe(renderTaskPrompt(task).trimEnd());
+    expect(read.workflow?.orchestratorId).toBe('lead');
+    expect(read.workflow?.hops).toEqual(current.hops);
+    for (const agent of current.agents) {
+      const seen = read.workflow!.agents.find((candidate) => candidate.id === agent.id)!;
+      expect(seen.role).toBe(agent.role);
+      expect(seen.instruction).toBe(agent.instruction);
+      expect(seen.checks.map((check) => check.name)).toEqual(
+        agent.contract?.checks.map((check) => check.name) ?? [],
+      );
+      expect(seen.fields.map((field) => field.name)).toEqual(
+        agent.contract?.fields.map((field) => field.name) ?? [],
+      );
+    }
+  });
+});
