@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 
 import { loadRunConfig, parseRunConfig, RunConfig } from '../config/run-config.js';
+import { modelKind } from '../hosting/model-kind.js';
 import { openRun, type Run } from '../store/run-store.js';
 
 export interface ConfiguredRunOptions {
@@ -23,6 +24,8 @@ export interface ConfiguredRun {
 export async function openConfiguredRun(options: ConfiguredRunOptions): Promise<ConfiguredRun> {
   const loaded = await loadRunConfig(options.configFile);
   const config = parseRunConfig(options.adjust ? options.adjust(loaded) : loaded, options.configFile);
+  // What the model's kind cannot honour is refused naming the file, before the run directory is touched.
+  modelKind(config, options.configFile);
   const run = openRun({
     runsDirectory: options.runsDirectory ?? 'runs',
     name: config.name,

@@ -35,6 +35,14 @@ export const Endpoint = z
   .strict();
 export type Endpoint = z.infer<typeof Endpoint>;
 
+/**
+ * An endpoint on an OpenAI-compatible server that gives no address: the run's model host serves it (the toy model).
+ * OpenAI's and Anthropic's endpoints without one use those providers' own APIs.
+ */
+export function isUnaddressed(endpoint: Pick<Endpoint, 'provider' | 'baseUrl'>): boolean {
+  return endpoint.baseUrl === undefined && endpoint.provider === 'openai-compatible';
+}
+
 export const ROLES = ['executor', 'judge', 'optimizer'] as const;
 export type Role = (typeof ROLES)[number];
 export type RoleEndpoints = Record<Role, Endpoint>;

@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { isUnaddressed } from '../config/endpoint.js';
 import type { Endpoint, RunConfig } from '../config/run-config.js';
 import type { ModelHost } from '../train/model-host.js';
 import { apiKeyFrom } from '../model/create-model.js';
@@ -83,9 +84,7 @@ export async function serveEvaluation(
 
 /** An endpoint the host serves (one without an address of its own) is what the host's model stands in as. */
 function standInOf(host: ModelHost, configured: Endpoint): string | null {
-  return configured.baseUrl === undefined && configured.provider === 'openai-compatible'
-    ? host.standIn
-    : null;
+  return isUnaddressed(configured) ? host.standIn : null;
 }
 
 /** Where the model's episodes go, and the endpoint it answers on. */

@@ -1,8 +1,7 @@
-import type { Endpoint } from '../config/endpoint.js';
+import { isUnaddressed, type Endpoint } from '../config/endpoint.js';
 import type { RunConfig } from '../config/run-config.js';
 import { trainerSetting } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
-import { recognisedProvider } from '../model/create-model.js';
 import { toyHost } from '../toy/toy-host.js';
 import { toyTrainer } from '../toy/train-toy-model.js';
 import { commandTrainer } from '../train/command-trainer.js';
@@ -25,10 +24,12 @@ export interface ModelKind {
  * by `rsi.trainer`, deployed by `rsi.deploy`) or the built-in toy model (served in this process, training itself).
  * Refuses a configuration whose settings the kind cannot honour, every problem on its own line.
  */
-export function modelKind(config: RunConfig): ModelKind {
+export function modelKind(config: RunConfig, source = 'the run configuration'): ModelKind {
   const problems = kindProblems(config);
   if (problems.length > 0) {
-    throw new UserError(`the configuration is not valid:\n  ${problems.join('\n  ')}`);
+    throw new UserError(
+      `the configuration is not valid:\n  ${problems.map((problem) => `${source}: ${problem}`).join('\n  ')}`,
+    );
   }
   const { model } = config;
   switch (model.kind) {
@@ -102,11 +103,6 @@ function unaddressedEndpoints(config: RunConfig): string[] {
     ]),
   ];
   return endpoints
-    .filter(
-      ([, endpoint]) =>
-        endpoint !== undefined &&
-        endpoint.baseUrl === undefined &&
-        recognisedProvider(endpoint.provider, endpoint.baseUrl) === 'openai-compatible',
-    )
+    .filter(([, endpoint]) => endpoint !== undefined && isUnaddressed(endpoint))
     .map(([field]) => field);
 }

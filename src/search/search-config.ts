@@ -5,6 +5,7 @@ import { UserError } from '../errors.js';
 import { resolveSampling } from '../config/role-sampling.js';
 import { apiKeyFrom, createChatModel, recognisedProvider } from '../model/create-model.js';
 import type { SamplingParams } from '../model/types.js';
+import { isUnaddressed } from '../config/endpoint.js';
 import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
 import type { ExecutorEndpoint, RoleModel } from '../model/role-endpoint.js';
@@ -45,7 +46,7 @@ export function roleSampling(
 }
 
 export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutSeconds: number): RoleModel {
-  if (endpoint.baseUrl === undefined && endpoint.provider === 'openai-compatible') throw notPlaced(endpoint);
+  if (isUnaddressed(endpoint)) throw notPlaced(endpoint);
   return {
     model: createChatModel({ ...endpoint, timeoutMs: timeoutSeconds * 1000 }),
     modelName: endpoint.model,
@@ -66,7 +67,7 @@ export function searchRoles(
   optimizer: RoleModel;
 } {
   const { executor } = endpoints;
-  if (executor.baseUrl === undefined && executor.provider === 'openai-compatible') throw notPlaced(executor);
+  if (isUnaddressed(executor)) throw notPlaced(executor);
   if (
     executor.provider !== 'openai-compatible' ||
     !executor.baseUrl ||

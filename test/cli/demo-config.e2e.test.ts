@@ -13,7 +13,7 @@ import { temporaryDirectory } from '../support/fixtures.js';
 describe('the demo configuration', () => {
   it('is a valid run configuration for the toy model, over the demo suite’s train tasks', async () => {
     const config = RunConfig.parse(demoConfig('demo'));
-    expect(config.roles.executor.provider).toBe('toy');
+    expect(config.model.kind).toBe('toy');
     expect(config.distill.needed).toBeGreaterThanOrEqual(config.distill.train + config.distill.validation);
     const tasks = await searchTaskDirs(DEMO_SUITE, config.tasks);
     expect(tasks.map((dir) => dir.split('/').at(-1))).toEqual(['demo-potency', 'demo-volatility']);
@@ -43,7 +43,7 @@ describe('the demo configuration', () => {
     const wrong = await runMass(['demo', '--out', out, '--faults', '2']);
     directory.remove();
     expect(faulty.code).toBe(2);
-    expect(faulty.stderr).toContain('(it differs in roles.executor.faults)');
+    expect(faulty.stderr).toContain('(it differs in model.faults)');
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--faults 2: give the share of requests to fail, between 0 and 1');
   });

@@ -5,12 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { describeEvaluation } from '../../src/evaluate/describe-evaluation.js';
 import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
 
-/** The summary.json of a real `mass demo` run: L0, L1 and L2 on the demo tasks, the toy standing in as judge. */
+/**
+ * The summary.json of a real `mass demo` run: L0, L1 and L2 on the demo tasks, the toy standing in as judge. Written by
+ * an earlier version (record version 1, which marked the toy's models and judges `toy: true`).
+ */
 const demoSummary = fileURLToPath(new URL('../fixtures/evaluation/demo-summary.json', import.meta.url));
 
 describe('the terminal summary of an evaluation', () => {
   it('shows every comparison and figure of the demo, and no agreement between evaluators who judged nothing in common', async () => {
     const summary = await EvaluationSummaryRecord.read(demoSummary);
+    // Version 1's `toy: true` is read as version 2's stand-in label.
+    expect(summary.models.map((model) => model.standIn)).toEqual(['toy', 'toy', 'toy']);
+    expect(summary.judges.find((judge) => judge.name === 'toy-judge')!.standIn).toBe('toy');
     const emptyRows = summary.figures.agreement.filter((agreement) => agreement.items === 0);
     // Each self-judge judges only its own generation's pairs: self:L1 and self:L2 share none.
     expect(emptyRows.map((agreement) => agreement.evaluators)).toEqual([['self:L1', 'self:L2']]);

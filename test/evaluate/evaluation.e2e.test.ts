@@ -186,7 +186,7 @@ describe('mass eval on the toy model', () => {
     expect(summary.judges.find((judge) => judge.name === 'self:L1')).toEqual({
       name: 'self:L1',
       model: 'toy-L1',
-      toy: true,
+      standIn: 'toy',
     });
     const pairs = summary.figures.agreement
       .filter((entry) => entry.sample === 'evaluation')

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 
 import type { Command } from 'commander';
 
+import { isUnaddressed } from '../../config/endpoint.js';
 import { episodeSettings } from '../../config/episode-settings.js';
 import { modelKind } from '../../hosting/model-kind.js';
 import { loadRunConfig, roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
@@ -26,7 +27,7 @@ export function registerConfig(program: Command): void {
     .action(async (file: string) => {
       const loaded = await loadRunConfig(file);
       // The settings the model's kind cannot honour are refused here too, not only when a command starts.
-      modelKind(loaded);
+      modelKind(loaded, file);
       const roles = roleEndpoints(loaded);
       console.log(JSON.stringify(loaded, null, 2));
       console.error(
@@ -36,9 +37,10 @@ export function registerConfig(program: Command): void {
       const sampling = { executor: episodeSettings(loaded).sampling, ...judgeAndOptimizerSampling(loaded) };
       for (const role of ['executor', 'judge', 'optimizer'] as const) {
         const { provider, baseUrl } = roles[role];
-        const speaks = recognisedProvider(provider, baseUrl);
-        const where = baseUrl === undefined && speaks === 'openai-compatible' ? ', served by mass' : '';
-        console.error(`  ${role} (${speaks}${where}): ${JSON.stringify(sampling[role])}`);
+        const where = isUnaddressed(roles[role]) ? ', served by mass' : '';
+        console.error(
+          `  ${role} (${recognisedProvider(provider, baseUrl)}${where}): ${JSON.stringify(sampling[role])}`,
+        );
       }
     });
 }

@@ -1,5 +1,6 @@
 import YAML from 'yaml';
 
+import { isUnaddressed } from '../../config/endpoint.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { datasetPath } from '../../store/run-paths.js';
 import { chart, dataTable } from '../chart.js';
@@ -35,9 +36,7 @@ function configuration(data: RunReportData): SafeHtml {
       role,
       endpoint.model,
       endpoint.provider,
-      endpoint.baseUrl === undefined && endpoint.provider === 'openai-compatible'
-        ? `served by mass (model ${value.model.kind})`
-        : displayUrl(endpoint.baseUrl),
+      isUnaddressed(endpoint) ? `served by mass (model ${value.model.kind})` : displayUrl(endpoint.baseUrl),
     ];
   });
   const settings: Array<[string, string]> = [
