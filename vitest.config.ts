@@ -15,6 +15,8 @@ const E2E = 'test/**/*.e2e.test.ts';
  * otherwise (a fresh CI checkout); these go first either way.
  */
 const LONGEST_FIRST = [
+  // The trainer's torch tests: a dozen training runs of a tiny model, one and two processes, about 3 minutes.
+  'test/train/python-training.e2e.test.ts',
   'test/cli/rsi.e2e.test.ts',
   'test/cli/search.e2e.test.ts',
   'test/tasks/grading.e2e.test.ts',

@@ -8,6 +8,7 @@ import { benchQueue } from './queue.bench.js';
 import { benchRanking } from './ranking.bench.js';
 import { benchView } from './view.bench.js';
 import { benchReport } from './report.bench.js';
+import { benchTrain } from './train.bench.js';
 
 const only = process.argv[2];
 const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -23,10 +24,12 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   report: () => benchReport(),
   // Not in the default set (a Redis and worker processes, minutes of episodes): `npm run bench queue`.
   queue: () => benchQueue(),
+  // Not in the default set (the trainer's venv, a few minutes of CPU training): `npm run bench train`.
+  train: () => benchTrain(),
 };
 
 for (const [name, run] of Object.entries(benchmarks)) {
-  if (only ? only !== name : name === 'eval' || name === 'report' || name === 'queue') continue;
+  if (only ? only !== name : ['eval', 'report', 'queue', 'train'].includes(name)) continue;
   console.error(`bench: ${name}…`);
   console.log(JSON.stringify({ benchmark: name, ...(await run()) }, null, 2));
 }

@@ -6,9 +6,12 @@
 #   bash scripts/install-trainer.sh
 #
 # CUDA machines: the pinned torch is resolved from the configured package index, which on a machine without a GPU
-# (this project's CI) is the CPU build. For a GPU, give pip the CUDA wheel index that matches the driver, e.g.
-#   MASS_TRAINER_PIP_ARGS="--extra-index-url https://download.pytorch.org/whl/cu128" bash scripts/install-trainer.sh
-# and check with: .venv-trainer/bin/python -c 'import torch; print(torch.cuda.is_available())'
+# (this project's CI) is the CPU build. For a GPU, give pip the CUDA wheel index that matches the driver, and ask for
+# the flash-linear-attention kernels (src/train/python/requirements-cuda.txt; Qwen3.5/3.6's linear attention runs on
+# transformers' much slower reference implementation without them), e.g.
+#   MASS_TRAINER_CUDA=1 MASS_TRAINER_PIP_ARGS="--extra-index-url https://download.pytorch.org/whl/cu128" \
+#     bash scripts/install-trainer.sh
+# and check with: .venv-trainer/bin/python -c 'import torch, fla; print(torch.cuda.is_available())'
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,10 +50,15 @@ if [ ! -x "$venv/bin/python" ]; then
   "$base" -m venv "$venv"
 fi
 # shellcheck disable=SC2086 # MASS_TRAINER_PIP_ARGS is a list of pip options
-"$venv/bin/python" -m pip install --no-input --disable-pip-version-check -r "$requirements" ${MASS_TRAINER_PIP_ARGS:-}
+cuda_requirements=()
+[ "${MASS_TRAINER_CUDA:-0}" = "1" ] && cuda_requirements=(-r src/train/python/requirements-cuda.txt)
+"$venv/bin/python" -m pip install --no-input --disable-pip-version-check -r "$requirements" "${cuda_requirements[@]}" \
+  ${MASS_TRAINER_PIP_ARGS:-}
 "$venv/bin/python" - <<'EOF'
 import torch, transformers, peft
 from transformers.models.qwen3_5 import modeling_qwen3_5  # the paper's model class (Qwen3.5/3.6) must load
+import importlib.util
+kernels = "installed" if importlib.util.find_spec("fla") else "not installed (MASS_TRAINER_CUDA=1 adds them)"
 print(f"install-trainer: torch {torch.__version__} (cuda: {torch.cuda.is_available()}), "
-      f"transformers {transformers.__version__}, peft {peft.__version__}")
+      f"transformers {transformers.__version__}, peft {peft.__version__}, flash-linear-attention {kernels}")
 EOF

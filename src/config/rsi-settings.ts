@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { TrainLaunch } from './train-launch.js';
+
 /** How a real model's generations are trained and deployed (`mass rsi`), and the names they are served under. */
 
 const Trainer = z.discriminatedUnion('kind', [
@@ -13,7 +15,17 @@ const Trainer = z.discriminatedUnion('kind', [
         .describe(
           'a Python with src/train/python/requirements.txt; default: MASS_TRAINER_PYTHON, else the .venv-trainer/ that scripts/install-trainer.sh made, else python3',
         ),
+      script: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'the training script; default: the bundled src/train/python/train_lora.py (a copy of your own must keep its command line and records)',
+        ),
       env: z.record(z.string(), z.string()).optional(),
+      launch: TrainLaunch.optional().describe(
+        'processes, machines and GPUs per replica (torchrun); default: the script chooses from the GPUs it sees',
+      ),
     })
     .strict(),
   z
@@ -69,6 +81,12 @@ export const Rsi = z
       .optional()
       .describe('changes to the paper’s training recipe (src/train/hyperparameters.ts)'),
     deploy: Deploy.optional().describe('default: lora (model.kind toy: mass serves each generation itself)'),
+    lineage: z
+      .enum(['merged', 'adapters'])
+      .optional()
+      .describe(
+        "default: merged (the paper's): each generation's adapter is merged into its parent, and the next trains a fresh LoRA over those weights; adapters: every generation is one adapter over L0's weights, trained from its parent's adapter, so runtime LoRA deployment serves any number of rounds",
+      ),
     servedAs: z
       .string()
       .regex(/\{generation\}/, 'must contain {generation}')
@@ -79,6 +97,7 @@ export const Rsi = z
 export type Rsi = z.output<typeof Rsi>;
 export type TrainerSetting = z.output<typeof Trainer>;
 export type DeploySetting = z.output<typeof Deploy>;
+export type Lineage = NonNullable<Rsi['lineage']>;
 
 /** The trainer of a served model's generations: the configured one, else the Python LoRA trainer. */
 export function trainerSetting(rsi: Rsi): TrainerSetting {
@@ -88,4 +107,9 @@ export function trainerSetting(rsi: Rsi): TrainerSetting {
 /** How a served model's trained generations are deployed: the configured way, else vLLM's runtime LoRA. */
 export function deploySetting(rsi: Rsi): DeploySetting {
   return rsi.deploy ?? { kind: 'lora' };
+}
+
+/** How generations follow each other: the configured lineage, else the paper's (merged). */
+export function lineageSetting(rsi: Rsi): Lineage {
+  return rsi.lineage ?? 'merged';
 }

@@ -72,6 +72,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
   const settings = episodeSettings(config);
   const served = await serveEvaluation(config, modelKind(config).host, plan.models, plan.judges, {
     selfJudge: evaluation.selfJudge,
+    registry,
   });
   const outageGates = new Map<string, OutageGate>();
   const runner: EvaluationEpisodeRunner = {

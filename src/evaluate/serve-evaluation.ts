@@ -2,6 +2,7 @@ import { UserError } from '../errors.js';
 import { isUnaddressed } from '../config/endpoint.js';
 import type { Endpoint, RunConfig } from '../config/run-config.js';
 import type { ModelHost } from '../train/model-host.js';
+import type { ModelRegistry } from '../train/registry.js';
 import { apiKeyFrom } from '../model/create-model.js';
 import type { ExecutorEndpoint, RoleModel } from '../model/role-endpoint.js';
 import { roleModel, roleSampling } from '../search/search-config.js';
@@ -32,7 +33,8 @@ export interface ServedEvaluation {
 
 /**
  * Puts every model and judge of an evaluation where it can be reached. A generation is reached through the run's
- * model host, without deploying anything (the toy model: started here with the generation's weights); a named model
+ * model host, without restarting anything (the toy model: started here with the generation's weights; an adapter
+ * the server no longer holds: loaded again); a named model
  * or judge is used where it is configured, and one without an address is served by the host. Every model is checked
  * to answer under its name before anything runs.
  */
@@ -41,7 +43,11 @@ export async function serveEvaluation(
   host: ModelHost,
   models: readonly EvaluatedModel[],
   judges: readonly EvaluationJudge[],
-  options: { selfJudge: boolean },
+  options: {
+    selfJudge: boolean;
+    /** The run's generations: an adapter generation the server no longer holds is loaded again over its base. */
+    registry?: ModelRegistry;
+  },
 ): Promise<ServedEvaluation> {
   const closers: Array<() => Promise<void>> = [];
   const close = async () => {
@@ -55,7 +61,7 @@ export async function serveEvaluation(
     const served = new Map<string, ServedModel>();
     const selfJudges = new Map<string, ServedJudge>();
     for (const model of models) {
-      const { endpoint, ...reached } = await serveModel(host, model, closers);
+      const { endpoint, ...reached } = await serveModel(host, model, closers, options.registry);
       served.set(model.name, reached);
       if (options.selfJudge) {
         selfJudges.set(model.name, {
@@ -92,11 +98,12 @@ async function serveModel(
   host: ModelHost,
   model: EvaluatedModel,
   closers: Array<() => Promise<void>>,
+  registry: ModelRegistry | undefined,
 ): Promise<ServedModel & { endpoint: Endpoint }> {
   let endpoint: Endpoint;
   let standIn: string | null;
   if (model.generation) {
-    const reached = await host.reach(model.generation);
+    const reached = await host.reach(model.generation, registry);
     closers.push(reached.close);
     endpoint = reached.endpoints.executor;
     standIn = host.standIn;

@@ -1,6 +1,6 @@
 import { isUnaddressed, type Endpoint } from '../config/endpoint.js';
 import type { RunConfig } from '../config/run-config.js';
-import { trainerSetting } from '../config/rsi-settings.js';
+import { trainerSetting, type TrainerSetting } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
 import { toyHost } from '../toy/toy-host.js';
 import { toyTrainer } from '../toy/train-toy-model.js';
@@ -41,10 +41,19 @@ export function modelKind(config: RunConfig, source = 'the run configuration'): 
 }
 
 function configuredTrainer(config: RunConfig): Trainer {
-  const trainer = trainerSetting(config.rsi);
+  return trainerFromSetting(trainerSetting(config.rsi));
+}
+
+/** The trainer an `rsi.trainer` setting names (`mass rsi`, and `mass train --config`). */
+export function trainerFromSetting(trainer: TrainerSetting): Trainer {
   switch (trainer.kind) {
     case 'python':
-      return pythonTrainer({ python: trainer.python, env: trainer.env });
+      return pythonTrainer({
+        python: trainer.python,
+        script: trainer.script,
+        env: trainer.env,
+        launch: trainer.launch,
+      });
     case 'command':
       return commandTrainer({
         argv: trainer.argv,
@@ -71,6 +80,11 @@ function kindProblems(config: RunConfig): string[] {
           `rsi.${setting}: model.kind toy is ${setting === 'trainer' ? 'trained' : 'served'} by mass itself: remove rsi.${setting}`,
         );
       }
+    }
+    if (config.rsi.lineage === 'adapters') {
+      problems.push(
+        'rsi.lineage: model.kind toy trains full weights, not adapters: remove rsi.lineage (or set it to merged)',
+      );
     }
     if (config.execution?.backend === 'queue') {
       problems.push(

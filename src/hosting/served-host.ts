@@ -2,17 +2,18 @@ import { join } from 'node:path';
 
 import { generationEndpoints, roleEndpoints, type Endpoint } from '../config/endpoint.js';
 import type { RunConfig } from '../config/run-config.js';
-import { deploySetting } from '../config/rsi-settings.js';
+import { deploySetting, lineageSetting } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
-import { deployGeneration } from '../train/deploy.js';
-import { checkServedModel } from '../train/inference-server.js';
-import type { ModelGeneration } from '../train/model-generation.js';
+import { deployGeneration, loadLoraAdapter, type DeployMethod } from '../train/deploy.js';
+import { checkServedModel, listServedModels } from '../train/inference-server.js';
+import { adapterBaseOf, type ModelGeneration } from '../train/model-generation.js';
 import type { ModelHost, ServedGeneration } from '../train/model-host.js';
 
 /**
  * A model the user serves (vLLM or any OpenAI-compatible server at `roles.executor.baseUrl`): L0 must already answer
- * there; each trained generation is deployed onto that server by `rsi.deploy`, vLLM's runtime LoRA loading or a
- * command that restarts it on the merged weights.
+ * there; each trained generation is deployed onto that server by `rsi.deploy`, vLLM's runtime LoRA loading (the
+ * previous generation's adapter unloaded once the new one answers) or a command that restarts it on the merged
+ * weights.
  */
 export function servedHost(config: RunConfig): ModelHost {
   const deploy = deploySetting(config.rsi);
@@ -24,43 +25,64 @@ export function servedHost(config: RunConfig): ModelHost {
     endpoints: generationEndpoints(config, generation.servedAs),
     close: async () => {},
   });
+  const method = (generation: ModelGeneration, runDirectory: string): DeployMethod =>
+    deploy.kind === 'restart'
+      ? {
+          kind: 'restart',
+          argv: deploy.argv,
+          logFile: join(runDirectory, 'train', generation.name, 'deploy.log'),
+          timeoutMs: deploy.timeoutSeconds * 1000,
+        }
+      : { kind: 'lora' };
   return {
     standIn: null,
     checkRounds(rounds) {
-      // vLLM applies a runtime adapter to the weights it was started with, the base model's; from L2 on, each
-      // generation's adapter is trained over its parent's merged weights, which that server does not hold.
-      if (deploy.kind !== 'lora' || rounds < 2) return;
+      // vLLM applies a runtime adapter to the weights it was started with, the base model's; in the paper's lineage,
+      // from L2 on each generation's adapter is trained over its parent's merged weights, which that server does not
+      // hold. Adapters over the base (rsi.lineage: adapters) are served for any number of rounds.
+      if (deploy.kind !== 'lora' || rounds < 2 || lineageSetting(config.rsi) === 'adapters') return;
       throw new UserError(
         `rsi.deploy.kind lora can serve only the first trained generation, L1 (an adapter over the base model the ` +
           `server was started with): from L2 on each generation is trained over its parent's merged weights. For ` +
           `--rounds ${rounds}, deploy with \`rsi.deploy: { kind: restart, argv: [...] }\`, a command that restarts ` +
-          'the server on {model_path} as {served_as} (docs/outer-loop-and-training.md), or run --rounds 1',
+          'the server on {model_path} as {served_as} (docs/outer-loop-and-training.md), or keep every generation an ' +
+          "adapter over the base model, trained from its parent's adapter, with `rsi.lineage: adapters`, or run --rounds 1",
       );
     },
     baseWeights: async () => config.rsi.baseModel ?? config.roles.executor.model,
     serveBase: async () => ({ endpoints: roleEndpoints(config), close: async () => {} }),
     async serve(generation, registry, runDirectory) {
-      if (generation.parent === null) {
+      const base = adapterBaseOf(generation);
+      if (base === null) {
         await checkServedModel(server, generation.servedAs);
       } else {
         await deployGeneration({
           server,
           generation,
-          parent: registry.require(generation.parent),
-          method:
-            deploy.kind === 'restart'
-              ? {
-                  kind: 'restart',
-                  argv: deploy.argv,
-                  logFile: join(runDirectory, 'train', generation.name, 'deploy.log'),
-                  timeoutMs: deploy.timeoutSeconds * 1000,
-                }
-              : { kind: 'lora' },
+          base: registry.require(base),
+          // The server keeps its base model and the latest generation: every other adapter of the run goes.
+          replaces: registry
+            .list()
+            .filter((other) => other.name !== generation.name && other.parent !== null),
+          method: method(generation, runDirectory),
         });
       }
       return served(generation);
     },
-    async reach(generation) {
+    async reach(generation, registry) {
+      const base = adapterBaseOf(generation);
+      // An adapter the server no longer holds (an older generation, or a restarted server) is loaded again.
+      if (deploy.kind === 'lora' && base !== null && registry && generation.adapterPath !== undefined) {
+        const models = await listServedModels(server);
+        if (!models.some((model) => model.id === generation.servedAs)) {
+          await loadLoraAdapter({
+            server,
+            generation,
+            base: registry.require(base),
+            method: { kind: 'lora' },
+          });
+        }
+      }
       await checkServedModel(server, generation.servedAs);
       return served(generation);
     },

@@ -3,7 +3,8 @@ import { basename, join, relative } from 'node:path';
 import { z } from 'zod';
 
 import type { RunConfig } from '../config/run-config.js';
-import { SystemError } from '../errors.js';
+import { lineageSetting } from '../config/rsi-settings.js';
+import { SystemError, UserError } from '../errors.js';
 import { distillGeneration, distillSettings } from '../distill/generation/index.js';
 import type { DistillProgressEvent } from '../distill/generation/generation-records.js';
 import { dataSeeds } from '../config/data-seeds.js';
@@ -14,6 +15,8 @@ import { episodeBackendFor } from '../queue/backend-from-config.js';
 import { searchTasks } from '../search/search-tasks.js';
 import type { Run } from '../store/run-store.js';
 import { runFiles } from '../store/run-paths.js';
+import { nextTraining } from '../train/lineage.js';
+import type { ModelGeneration } from '../train/model-generation.js';
 import { TrainingMetrics } from '../train/training-metrics.js';
 import { ModelRegistry } from '../train/registry.js';
 import type { Trainer } from '../train/trainer.js';
@@ -169,28 +172,15 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
 
     const next = `L${round + 1}`;
     report({ kind: 'stage', generation: next, stage: 'train', detail: trainer.kind });
-    const trained = await run.step(
-      `rsi/${next}/train`,
-      async () =>
-        trainer.train({
-          dataset: dataset!,
-          parent: generation,
-          outDir: run.path('train', next),
-          seed: config.seed + round,
-          hyper: config.rsi.hyperparameters,
-        }),
-      { output: TrainStepOutput, dir: join('train', next) },
-    );
-    if (!registry.get(next)) {
-      await registry.addTrained({
-        name: next,
-        parent: name,
-        datasetId: relative(run.directory, dataset!),
-        servedAs: servedName(config, next),
-        result: trained,
-      });
-    }
-    summary.trained = { generation: next, servedAs: servedName(config, next), metrics: trained.metrics };
+    const trained = await trainGeneration({
+      run,
+      registry,
+      trainer,
+      parent: generation,
+      dataset: dataset!,
+      round,
+    });
+    summary.trained = { generation: next, servedAs: trained.generation.servedAs, metrics: trained.metrics };
     generations.push(summary);
     report({ kind: 'stage', generation: name, stage: 'done' });
   }
@@ -214,6 +204,68 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
   };
   await RsiSummaryRecord.write(run.path(runFiles.rsiSummary), summary);
   return summary;
+}
+
+export interface TrainGenerationOptions {
+  run: Run<RunConfig>;
+  registry: ModelRegistry;
+  trainer: Trainer;
+  /** The generation trained from, L<round>. */
+  parent: ModelGeneration;
+  /** Its training data (`distill/L<round>/dataset`). */
+  dataset: string;
+  round: number;
+}
+
+/**
+ * Trains the next generation, L<round + 1>, and registers it: the step `rsi/L<k>/train`, in `train/L<k>`, over the
+ * weights and from the adapter that `rsi.lineage` names. A training killed or failed midway is redone from the resume
+ * state it left there when its trainer `resumes` (the folder is kept and the trainer told to resume; a configuration
+ * changed since then trains afresh), and from an emptied folder otherwise.
+ */
+export async function trainGeneration(
+  options: TrainGenerationOptions,
+): Promise<{ generation: ModelGeneration; metrics: TrainingMetrics }> {
+  const { run, registry, trainer, parent, dataset, round } = options;
+  const { config } = run;
+  const next = `L${round + 1}`;
+  const lineage = nextTraining(lineageSetting(config.rsi), registry, parent);
+  const trained = await run.step(
+    `rsi/${next}/train`,
+    async ({ attempt }) => {
+      const result = await trainer.train({
+        dataset,
+        parent,
+        base: lineage.base,
+        initAdapter: lineage.initAdapter,
+        outDir: run.path('train', next),
+        seed: config.seed + round,
+        hyper: config.rsi.hyperparameters,
+        resume: attempt > 1,
+        restartIfChanged: true,
+      });
+      if (lineage.adapterBase !== undefined && result.adapterPath === undefined) {
+        throw new UserError(
+          `rsi.lineage adapters: the ${trainer.kind} trainer left no adapter for ${next}, only merged weights, and ` +
+            'each generation is served and trained on as an adapter: make the trainer leave its adapter ' +
+            '(rsi.trainer.adapterPath for a command), or use rsi.lineage merged',
+        );
+      }
+      return result;
+    },
+    { output: TrainStepOutput, dir: join('train', next), keepDirOnRedo: trainer.resumes === true },
+  );
+  const generation =
+    registry.get(next) ??
+    (await registry.addTrained({
+      name: next,
+      parent: parent.name,
+      datasetId: relative(run.directory, dataset),
+      servedAs: servedName(config, next),
+      result: trained,
+      adapterBase: lineage.adapterBase,
+    }));
+  return { generation, metrics: trained.metrics };
 }
 
 /** The name a trained generation is served under: `rsi.servedAs` with `{run}` and `{generation}` filled in. */

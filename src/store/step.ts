@@ -37,10 +37,16 @@ export interface StepContext {
 interface StepCleanupOptions {
   /**
    * The folder the step writes into (relative paths are inside the run directory). It is removed before
-   * every attempt, so nothing half-written by an earlier attempt survives; and if it is missing when the
-   * step is asked for again, the step is redone.
+   * every attempt (unless `keepDirOnRedo`), so nothing half-written by an earlier attempt survives; and if it
+   * is missing when the step is asked for again, the step is redone.
    */
   dir?: string;
+  /**
+   * Keep `dir` when the step is redone (it is still removed before a first attempt): for a step that continues from
+   * what an interrupted attempt left there, such as a training's resume state. Its `fn` must tell a redo
+   * (`attempt` > 1) and go on from that folder's contents, or clear what it cannot use.
+   */
+  keepDirOnRedo?: boolean;
   /** Further files or folders the step writes; a done step is redone if any of them has gone missing. */
   produces?: readonly string[];
   /**
@@ -130,7 +136,8 @@ export class StepRunner {
     this.inFlight.add(key);
     try {
       if (previousRecord !== undefined) await options.onRedo?.(previousRecord);
-      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+      const keep = options.keepDirOnRedo === true && previousRecord !== undefined;
+      if (dir !== undefined && !keep) await rm(dir, { recursive: true, force: true });
       return await this.attempt(key, fn, options);
     } finally {
       this.inFlight.delete(key);

@@ -10,7 +10,7 @@ import { checkArgvTemplate, fillArgvTemplate } from './argv-template.js';
 import { readDatasetFiles } from './dataset-files.js';
 import { resolveHyperparameters } from './hyperparameters.js';
 import { logTail, runLoggedProcess } from './logged-process.js';
-import { parentWeightsOf, type Trainer, type TrainOptions } from './trainer.js';
+import { checkInitAdapter, trainingWeightsOf, type Trainer, type TrainOptions } from './trainer.js';
 import { emptyMetrics, TrainingMetrics, type TrainingResult } from './training-metrics.js';
 
 /** What a training command's argv (and output templates) may name. */
@@ -27,10 +27,12 @@ export const COMMAND_PLACEHOLDERS = [
   'conversations',
   'validation_conversations',
   'out',
-  /** The parent's full weights. */
+  /** The full weights the LoRA goes over: the parent's, or L0's when every generation is an adapter over it. */
   'base_model',
+  /** The PEFT adapter to start from (the parent's, with `rsi.lineage: adapters`); empty for a fresh LoRA. */
+  'init_adapter',
   'seed',
-  /** `config.json` in `out`: parent, seed and every resolved hyperparameter. */
+  /** `config.json` in `out`: weights, seed, every resolved hyperparameter and the adapter to start from. */
   'config',
   'steps',
   'batch_size',
@@ -91,11 +93,21 @@ export function commandTrainer(options: CommandTrainerOptions): Trainer {
       const dataset = await readDatasetFiles(train.dataset);
       const outDir = path.resolve(train.outDir);
       const hyper = resolveHyperparameters(train.hyper);
-      const baseModel = parentWeightsOf(train.parent);
+      const baseModel = trainingWeightsOf(train);
+      const initAdapter = train.initAdapter === undefined ? null : await checkInitAdapter(train.initAdapter);
+      if (
+        initAdapter !== null &&
+        !options.argv.some((argument) => /\{(config|init_adapter)\}/.test(argument))
+      ) {
+        throw new UserError(
+          `${what} is to start from the adapter ${initAdapter}, but its argv names neither {init_adapter} nor ` +
+            '{config} (whose initAdapter holds it): pass one of them to the command, which must load that adapter',
+        );
+      }
       const configFile = path.join(outDir, COMMAND_TRAINER_FILES.config);
       await writeFileAtomic(
         configFile,
-        `${JSON.stringify({ parentModel: baseModel, seed: train.seed, hyper }, null, 2)}\n`,
+        `${JSON.stringify({ parentModel: baseModel, seed: train.seed, hyper, initAdapter }, null, 2)}\n`,
       );
       const values: Record<(typeof COMMAND_PLACEHOLDERS)[number], string> = {
         dataset: dataset.directory,
@@ -107,6 +119,7 @@ export function commandTrainer(options: CommandTrainerOptions): Trainer {
         validation_conversations: dataset.validation.conversations,
         out: outDir,
         base_model: baseModel,
+        init_adapter: initAdapter ?? '',
         seed: String(train.seed),
         config: configFile,
         steps: String(hyper.steps),

@@ -30,8 +30,17 @@ export type DeployMethod =
 export interface DeployOptions {
   server: InferenceServer;
   generation: ModelGeneration;
-  /** For `lora`: the generation the adapter was trained over; the server must be serving it. */
-  parent?: ModelGeneration;
+  /**
+   * For `lora`: the generation whose full weights the adapter applies to (its `adapterBase`, else its parent); the
+   * server must serve it as a base model, not as an adapter.
+   */
+  base?: ModelGeneration;
+  /**
+   * For `lora`: generations whose adapters this one takes the place of (the previous generation's): each that the
+   * server serves as an adapter is unloaded once the new generation answers, so that the server holds its base
+   * model and the latest adapter.
+   */
+  replaces?: readonly ModelGeneration[];
   method: DeployMethod;
   signal?: AbortSignal;
 }
@@ -41,6 +50,8 @@ export interface Deployment {
   method: DeployMethod['kind'];
   /** True when the server already served this generation and nothing was loaded or restarted. */
   alreadyServed: boolean;
+  /** The served names of the adapters unloaded after it answered (`replaces`); absent when none was. */
+  unloaded?: string[];
 }
 
 const LORA_SETUP =
@@ -56,62 +67,104 @@ export function deployGeneration(options: DeployOptions): Promise<Deployment> {
 
 /**
  * `POST /v1/load_lora_adapter` with `{lora_name: servedAs, lora_path: adapterPath}` (the path as the server's
- * machine sees it), then the check that the server answers under that name. Loading the same adapter under the
- * same name again is a no-op, so a resumed run can call this again.
+ * machine sees it), then the check that the server answers under that name, then `POST /v1/unload_lora_adapter` for
+ * each adapter it `replaces`. The server must serve the adapter's base generation as a base model. Loading the same
+ * adapter under the same name again loads nothing, and an adapter already unloaded is not asked for again, so a
+ * resumed run can call this again.
  */
 export async function loadLoraAdapter(options: DeployOptions): Promise<Deployment> {
-  const { server, generation, parent, signal } = options;
+  const { server, generation, base, signal } = options;
   if (generation.adapterPath === undefined) {
     throw new UserError(
       `generation ${generation.name} has no adapter, only merged weights: deploy it with a restart command`,
     );
   }
   const models = await listServedModels(server, signal);
-  if (parent && !models.some((model) => model.id === parent.servedAs)) {
+  const baseEntry = base && models.find((model) => model.id === base.servedAs);
+  if (base && !baseEntry) {
     throw new UserError(
-      `${serverRoot(server.baseUrl)} serves ${namesOf(models)}, not ${parent.servedAs} (generation ` +
-        `${parent.name}), whose weights ${generation.name}'s adapter was trained over: serve ${parent.name} there first`,
+      `${serverRoot(server.baseUrl)} serves ${namesOf(models)}, not ${base.servedAs} (generation ` +
+        `${base.name}), whose weights ${generation.name}'s adapter was trained over: serve ${base.name} there first`,
     );
   }
-  const parentEntry = parent && models.find((model) => model.id === parent.servedAs);
-  if (parentEntry?.parent) {
+  if (base && baseEntry?.parent) {
     throw new UserError(
-      `${parent!.servedAs} (generation ${parent!.name}) is itself an adapter over ${parentEntry.parent} on ` +
+      `${base.servedAs} (generation ${base.name}) is itself an adapter over ${baseEntry.parent} on ` +
         `${serverRoot(server.baseUrl)}, and vLLM applies every adapter to its base weights, not to another adapter: ` +
-        `${generation.name}'s adapter, trained over ${parent!.name}'s merged weights, would run on the wrong weights. ` +
-        'Deploy later generations with a restart command on the merged weights (rsi.deploy.kind: restart)',
+        `${generation.name}'s adapter, trained over ${base.name}'s merged weights, would run on the wrong weights. ` +
+        'Deploy later generations with a restart command on the merged weights (rsi.deploy.kind: restart), or ' +
+        'train every generation as an adapter over the base model the server was started with (rsi.lineage: adapters)',
     );
   }
   const existing = models.find((model) => model.id === generation.servedAs);
-  if (existing) {
-    if (sameAdapter(existing, generation.adapterPath)) {
-      await checkServedModel(server, generation.servedAs, signal);
-      return { servedAs: generation.servedAs, method: 'lora', alreadyServed: true };
-    }
+  if (existing && !sameAdapter(existing, generation.adapterPath)) {
     throw new UserError(
       `${serverRoot(server.baseUrl)} already serves a model named ${generation.servedAs}` +
         `${existing.root ? ` (from ${existing.root})` : ''}: unload it (POST /v1/unload_lora_adapter) or give ` +
         `generation ${generation.name} another served name`,
     );
   }
-  const reply = await requestServer(server, 'POST', '/v1/load_lora_adapter', {
-    body: { lora_name: generation.servedAs, lora_path: generation.adapterPath },
-    signal,
-  });
-  if (reply.status === 404) {
+  if (existing && base && existing.parent && existing.parent !== base.servedAs) {
     throw new UserError(
-      `POST ${reply.url} answered 404: this server does not load LoRA adapters at runtime; ${LORA_SETUP}`,
+      `${serverRoot(server.baseUrl)} serves ${generation.servedAs} as an adapter over ${existing.parent}, not over ` +
+        `${base.servedAs} (generation ${base.name}), whose weights it was trained over: unload it ` +
+        '(POST /v1/unload_lora_adapter) and serve it over the right base model',
     );
   }
+  if (!existing) {
+    const reply = await requestServer(server, 'POST', '/v1/load_lora_adapter', {
+      body: { lora_name: generation.servedAs, lora_path: generation.adapterPath },
+      signal,
+    });
+    if (reply.status === 404) {
+      throw new UserError(
+        `POST ${reply.url} answered 404: this server does not load LoRA adapters at runtime; ${LORA_SETUP}`,
+      );
+    }
+    if (reply.status < 200 || reply.status >= 300) {
+      throw replyError(
+        reply,
+        'POST',
+        `\n(loading ${generation.adapterPath}; the server needs to ${LORA_SETUP})`,
+      );
+    }
+  }
+  await checkServedModel(server, generation.servedAs, signal);
+  const unloaded: string[] = [];
+  for (const replaced of options.replaces ?? []) {
+    const entry = models.find((model) => model.id === replaced.servedAs);
+    // Only adapters: a base model is never unloaded, nor the generation just deployed or its base.
+    if (!entry?.parent || replaced.servedAs === generation.servedAs || replaced.servedAs === base?.servedAs) {
+      continue;
+    }
+    await unloadLoraAdapter(server, replaced, signal);
+    unloaded.push(replaced.servedAs);
+  }
+  return {
+    servedAs: generation.servedAs,
+    method: 'lora',
+    alreadyServed: existing !== undefined,
+    ...(unloaded.length > 0 ? { unloaded } : {}),
+  };
+}
+
+/** `POST /v1/unload_lora_adapter` with `{lora_name: servedAs}`. */
+async function unloadLoraAdapter(
+  server: InferenceServer,
+  generation: ModelGeneration,
+  signal?: AbortSignal,
+): Promise<void> {
+  const reply = await requestServer(server, 'POST', '/v1/unload_lora_adapter', {
+    body: { lora_name: generation.servedAs },
+    signal,
+  });
   if (reply.status < 200 || reply.status >= 300) {
     throw replyError(
       reply,
       'POST',
-      `\n(loading ${generation.adapterPath}; the server needs to ${LORA_SETUP})`,
+      `\n(unloading ${generation.servedAs}, generation ${generation.name}'s adapter, which the newer one replaces)`,
     );
   }
-  await checkServedModel(server, generation.servedAs, signal);
-  return { servedAs: generation.servedAs, method: 'lora', alreadyServed: false };
 }
 
 /**

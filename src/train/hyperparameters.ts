@@ -68,6 +68,16 @@ export const TrainingHyperparameters = z
     evalEvery: PositiveInteger.default(150),
     /** An adapter checkpoint every this many steps, and after the last; a multiple of `evalEvery`. */
     checkpointEvery: PositiveInteger.default(150),
+    /**
+     * Labelled positions per chunk of the chunked cross-entropy: the loss is computed over this many positions at a
+     * time, so the logits of a whole window (tokens × vocabulary) are never held at once. Changes memory, not the loss.
+     */
+    lossChunkSize: PositiveInteger.default(512),
+    /**
+     * Steps between resume states (optimizer, scheduler, sampler position, adapter): a training killed between two
+     * is continued from the last one (`--resume`, and the redo of `mass rsi`'s training step).
+     */
+    resumeEvery: PositiveInteger.default(50),
     /** Merge the lowest-validation-loss checkpoint into the parent (the paper's recipe: a fresh LoRA each round). */
     mergeIntoParent: z.boolean().default(true),
     gradientCheckpointing: z.boolean().default(true),

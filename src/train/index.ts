@@ -5,6 +5,7 @@ export * from './deploy.js';
 export * from './hyperparameters.js';
 export * from './inference-server.js';
 export * from './injected-trainer.js';
+export * from './lineage.js';
 export {
   logTail,
   runLoggedProcess,

@@ -1,10 +1,10 @@
 import { appendFile, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
-import { SystemError, errorMessage } from '../errors.js';
+import { SystemError, UserError, errorMessage } from '../errors.js';
 import { describeIssues } from '../store/describe-issues.js';
 import { readDatasetFiles } from './dataset-files.js';
-import { parentWeightsOf, type Trainer } from './trainer.js';
+import { trainingWeightsOf, type Trainer } from './trainer.js';
 import { emptyMetrics, TrainingMetrics } from './training-metrics.js';
 
 /**
@@ -25,7 +25,13 @@ export function injectedTrainer(trainWeights: TrainWeights, kind = 'injected'): 
     kind,
     async train(train) {
       const dataset = await readDatasetFiles(train.dataset);
-      const parentWeights = parentWeightsOf(train.parent);
+      if (train.initAdapter !== undefined) {
+        throw new UserError(
+          `the ${kind} trainer makes full weights and cannot start from an adapter (${train.initAdapter}): ` +
+            'train it with rsi.lineage merged',
+        );
+      }
+      const parentWeights = trainingWeightsOf(train);
       const outDir = path.resolve(train.outDir);
       await mkdir(outDir, { recursive: true });
       const logFile = path.join(outDir, INJECTED_TRAINER_LOG);

@@ -6,8 +6,8 @@ export const GENERATION_NAME = /^[A-Za-z0-9._-]+$/;
 
 /**
  * One generation of the model: L0 is the base, each later one the parent fine-tuned on the parent's own best team
- * runs. Its weights are full weights (`mergedPath`: the base model, or the parent with an adapter merged in), a LoRA
- * adapter over the parent's full weights (`adapterPath`), or both.
+ * runs. Its weights are full weights (`mergedPath`: the base model, or an adapter merged into the weights it goes
+ * over), a LoRA adapter over the full weights of its parent or of `adapterBase` (`adapterPath`), or both.
  */
 export const ModelGeneration = z
   .object({
@@ -15,6 +15,11 @@ export const ModelGeneration = z
     /** The generation it was trained from; `null` for the base. */
     parent: z.string().nullable(),
     adapterPath: z.string().min(1).optional(),
+    /**
+     * The generation whose full weights `adapterPath` applies to: L0 when every generation is an adapter over the
+     * base (`rsi.lineage: adapters`). Absent: its parent (the paper's lineage, and registries written before).
+     */
+    adapterBase: z.string().regex(GENERATION_NAME).optional(),
     /** For the base: a model directory, or a model id that the trainer's loader resolves. */
     mergedPath: z.string().min(1).optional(),
     /** The training data it was trained on (e.g. `distill/L0/dataset`); `null` for the base. */
@@ -29,3 +34,8 @@ export const ModelGeneration = z
     path: ['mergedPath'],
   });
 export type ModelGeneration = z.infer<typeof ModelGeneration>;
+
+/** The name of the generation whose full weights a generation's adapter applies to; null for the base. */
+export function adapterBaseOf(generation: ModelGeneration): string | null {
+  return generation.adapterBase ?? generation.parent;
+}

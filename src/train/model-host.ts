@@ -37,8 +37,12 @@ export interface ModelHost {
     registry: ModelRegistry,
     runDirectory: string,
   ): Promise<ServedGeneration>;
-  /** Where a generation deployed earlier answers, checked, without deploying anything (`mass eval`). */
-  reach(generation: ModelGeneration): Promise<ServedGeneration>;
+  /**
+   * Where a generation deployed earlier answers, checked (`mass eval`). Nothing is restarted; with the registry, an
+   * adapter the server no longer holds (an older generation's, unloaded when a newer one was deployed) is loaded
+   * again over its base model.
+   */
+  reach(generation: ModelGeneration, registry?: ModelRegistry): Promise<ServedGeneration>;
   /** An endpoint of the configuration put where it answers: one without an address is served by this host. */
   place(endpoint: Endpoint): Promise<PlacedEndpoint>;
 }

@@ -24,6 +24,8 @@ export interface NewGeneration {
   /** `null` for the base. */
   parent: string | null;
   adapterPath?: string;
+  /** The generation whose full weights the adapter applies to, when not the parent (`rsi.lineage: adapters`). */
+  adapterBase?: string;
   mergedPath?: string;
   datasetId: string | null;
   metrics?: TrainingMetrics | null;
@@ -102,6 +104,8 @@ export class ModelRegistry {
     datasetId: string;
     servedAs: string;
     result: TrainingResult;
+    /** The generation whose full weights the adapter applies to, when not the parent. */
+    adapterBase?: string;
     createdAt?: Date;
   }): Promise<ModelGeneration> {
     const { result, ...rest } = options;
@@ -131,10 +135,26 @@ export class ModelRegistry {
     if (generation.parent === null && (generation.mergedPath === undefined || generation.adapterPath)) {
       throw new UserError(`${where}: a base generation (no parent) is a full model: give mergedPath only`);
     }
+    if (generation.adapterBase !== undefined) {
+      const base = this.get(generation.adapterBase);
+      if (generation.adapterPath === undefined) {
+        throw new UserError(
+          `${where}: adapterBase ${generation.adapterBase} is given, but it has no adapter`,
+        );
+      }
+      if (!base)
+        throw new UserError(`${where}: unknown adapterBase ${generation.adapterBase}; ${this.known()}`);
+      if (base.mergedPath === undefined) {
+        throw new UserError(
+          `${where}: its adapter is over ${base.name}'s full weights, but ${base.name} has only an adapter`,
+        );
+      }
+    }
     const entry = ModelGeneration.safeParse({
       name: generation.name,
       parent: generation.parent,
       adapterPath: generation.adapterPath && (await this.weightsPath(generation.adapterPath, where, true)),
+      adapterBase: generation.adapterBase,
       mergedPath:
         generation.mergedPath &&
         (await this.weightsPath(generation.mergedPath, where, generation.parent !== null)),

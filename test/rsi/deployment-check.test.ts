@@ -14,14 +14,16 @@ import { temporaryDirectory } from '../support/fixtures.js';
 import { rejection } from '../train/support.js';
 
 // A real model's configuration; nothing listens on the port, and nothing must try to reach it.
-const configuration = (deploy?: object) =>
+const configuration = (deploy?: object, lineage?: string) =>
   parseRunConfig(
     {
       name: 'lora-two-rounds',
       suite: DEMO_SUITE,
       tasks: ['demo-volatility'],
       roles: { executor: { baseUrl: 'http://127.0.0.1:9/v1', model: 'Qwen/Qwen3.6-27B' } },
-      ...(deploy ? { rsi: { deploy } } : {}),
+      ...(deploy || lineage
+        ? { rsi: { ...(deploy ? { deploy } : {}), ...(lineage ? { lineage } : {}) } }
+        : {}),
     },
     'rsi.yaml',
   );
@@ -61,5 +63,15 @@ describe('deployment by runtime LoRA loading', () => {
     const restart = configuration({ kind: 'restart', argv: ['systemctl', 'restart', 'vllm'] });
     expect(() => modelKind(restart).host.checkRounds(5)).not.toThrow();
     expect(() => modelKind(configuration()).host.checkRounds(3)).toThrow(/For --rounds 3/);
+    expect(() => modelKind(configuration()).host.checkRounds(3)).toThrow(
+      /or keep every generation an adapter over the base model.*`rsi\.lineage: adapters`/,
+    );
+  });
+
+  it('is accepted for any number of rounds when every generation is an adapter over the base (lineage adapters)', () => {
+    expect(() => modelKind(configuration(undefined, 'adapters')).host.checkRounds(3)).not.toThrow();
+    expect(() => modelKind(configuration({ kind: 'lora' }, 'merged')).host.checkRounds(2)).toThrow(
+      /For --rounds 2/,
+    );
   });
 });

@@ -35,6 +35,36 @@ describe('a step', () => {
     expect(run.getStep('episode/e1')?.error).toBeUndefined();
   });
 
+  it('with keepDirOnRedo finds on a redo what the interrupted attempt left, and starts a first attempt clean', async () => {
+    const run = openTestRun(temporaryDirectory());
+    mkdirSync(run.path('train', 'L1'), { recursive: true });
+    writeFileSync(run.path('train', 'L1', 'stale.json'), '{}');
+    const attempts: Array<{ attempt: number; found: string[] }> = [];
+    const train = async ({ attempt }: { attempt: number }) => {
+      attempts.push({
+        attempt,
+        found: ['stale.json', 'state.json'].filter((file) => existsSync(run.path('train', 'L1', file))),
+      });
+      mkdirSync(run.path('train', 'L1'), { recursive: true });
+      writeFileSync(run.path('train', 'L1', 'state.json'), '{"step": 50}');
+      if (attempt === 1) throw new Error('killed at step 60');
+    };
+    const options = { dir: 'train/L1', keepDirOnRedo: true };
+
+    await expect(run.step('rsi/L1/train', train, options)).rejects.toThrow('killed at step 60');
+    await run.step('rsi/L1/train', train, options);
+    expect(attempts).toEqual([
+      { attempt: 1, found: [] },
+      { attempt: 2, found: ['state.json'] },
+    ]);
+    expect(run.getStep('rsi/L1/train')).toMatchObject({ status: 'done', attempts: 2 });
+
+    // Done, and its folder deleted: redone, with nothing to find.
+    rmSync(run.path('train', 'L1'), { recursive: true });
+    await run.step('rsi/L1/train', train, options);
+    expect(attempts.at(-1)).toEqual({ attempt: 3, found: [] });
+  });
+
   it('that is done is redone when a file it produced has been deleted', async () => {
     const run = openTestRun(temporaryDirectory());
     const writeVerdict = vi.fn(() => writeFileSync(run.path('verdict.json'), '{}'));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +108,36 @@ describe('an external training command', () => {
     const log = readFileSync(result.logFile, 'utf8');
     expect(log).toContain('training with token ***');
     expect(log).not.toContain('hf_secret_123');
+  });
+
+  it('is given the weights to train over and the adapter to start from, and must be able to take the adapter', async () => {
+    const start = join(directory.path, 'adapters', 'L1');
+    mkdirSync(start, { recursive: true });
+    writeFileSync(join(start, 'adapter_config.json'), '{"r": 64}');
+    const warm: TrainOptions = {
+      ...options('warm'),
+      parent: baseGeneration({ name: 'L1', parent: 'L0', mergedPath: undefined, adapterPath: start }),
+      base: baseGeneration({ mergedPath: '/models/L0' }),
+      initAdapter: start,
+    };
+    await commandTrainer({ argv: [...argv, '--init', '{init_adapter}'] }).train(warm);
+    const received = JSON.parse(readFileSync(join(directory.path, 'warm', 'args.json'), 'utf8')) as string[];
+    expect(received.slice(received.indexOf('--model'), received.indexOf('--model') + 2)).toEqual([
+      '--model',
+      '/models/L0',
+    ]);
+    expect(received.slice(-2)).toEqual(['--init', start]);
+    expect(JSON.parse(readFileSync(join(directory.path, 'warm', 'config.json'), 'utf8'))).toMatchObject({
+      parentModel: '/models/L0',
+      initAdapter: start,
+    });
+
+    const deaf = ['trainer', '--out', '{out}'];
+    await expect(
+      commandTrainer({ argv: deaf }).train({ ...warm, outDir: join(directory.path, 'deaf') }),
+    ).rejects.toThrow(
+      /is to start from the adapter .*adapters\/L1, but its argv names neither \{init_adapter\} nor \{config\}/,
+    );
   });
 
   it('refuses unknown placeholders when it is made', () => {

@@ -38,11 +38,17 @@ afterAll(() => {
   delete process.env[KEY_VARIABLE];
 });
 
-const deploy = (server: { baseUrl: string }, generation = l1, parent: ModelGeneration | undefined = base) =>
+const deploy = (
+  server: { baseUrl: string },
+  generation = l1,
+  over: ModelGeneration | undefined = base,
+  replaces?: ModelGeneration[],
+) =>
   deployGeneration({
     server: { baseUrl: server.baseUrl, apiKeyEnv: KEY_VARIABLE },
     generation,
-    parent,
+    base: over,
+    replaces,
     method: { kind: 'lora' },
   });
 
@@ -111,6 +117,58 @@ describe('deploying an adapter by vLLM runtime LoRA loading', () => {
     expect(error).toBeInstanceOf(UserError);
     expect(error.message).toMatch(/mass-L1 \(generation L1\) is itself an adapter over qwen3/);
     expect(error.message).toMatch(/rsi\.deploy\.kind: restart/);
+    expect(error.message).toMatch(/rsi\.lineage: adapters/);
+  });
+
+  it('unloads the adapter the new generation replaces once it answers, never the base, and can be called again', async () => {
+    const server = await vllm();
+    await deploy(server);
+    const l2: ModelGeneration = {
+      ...l1,
+      name: 'L2',
+      parent: 'L1',
+      adapterBase: 'L0',
+      adapterPath: '/runs/r/train/L2/checkpoints/step-000150',
+      servedAs: 'mass-L2',
+    };
+    const before = server.requests.length;
+    await expect(deploy(server, l2, base, [base, l1])).resolves.toEqual({
+      servedAs: 'mass-L2',
+      method: 'lora',
+      alreadyServed: false,
+      unloaded: ['mass-L1'],
+    });
+    expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`)).toEqual([
+      'GET /v1/models',
+      'POST /v1/load_lora_adapter',
+      'GET /v1/models',
+      'POST /v1/chat/completions',
+      'POST /v1/unload_lora_adapter',
+    ]);
+    expect(server.requests.at(-1)!.body).toEqual({ lora_name: 'mass-L1' });
+    expect(server.models()).toEqual([
+      { id: 'qwen3', root: '/models/qwen3', parent: null },
+      { id: 'mass-L2', root: l2.adapterPath, parent: 'qwen3' },
+    ]);
+
+    // A resumed run deploys again: nothing is loaded, and what is gone is not unloaded twice.
+    await expect(deploy(server, l2, base, [base, l1])).resolves.toEqual({
+      servedAs: 'mass-L2',
+      method: 'lora',
+      alreadyServed: true,
+    });
+    expect(server.requests.filter((request) => request.path.includes('_lora_adapter'))).toHaveLength(3);
+  });
+
+  it('refuses an adapter the server holds over another base model than the one it was trained over', async () => {
+    const server = await vllm({ models: ['qwen3', 'qwen3-other'] });
+    await deploy(server);
+    const other = baseGeneration({ name: 'L0b', servedAs: 'qwen3-other' });
+    const error = await failure(deploy(server, l1, other));
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.message).toMatch(
+      /serves mass-L1 as an adapter over qwen3, not over qwen3-other \(generation L0b\), whose weights it was trained over/,
+    );
   });
 
   it('says how to start vLLM when the endpoint is missing (404), here on the scripted server', async () => {

@@ -3,13 +3,18 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A stand-in for a vLLM server's model-management surface, which the scripted server does not have (it answers 404
- * to any other POST path): `GET /v1/models` with `root` and `parent`, `POST /v1/load_lora_adapter`, a minimal
- * `POST /v1/chat/completions`, and `POST /_test/restart` for restart commands to call.
+ * to any other POST path): `GET /v1/models` with `root` (the weights' or adapter's path) and `parent` (an adapter's
+ * base model), vLLM's runtime-LoRA API (`POST /v1/load_lora_adapter` with `{lora_name, lora_path}`, `POST
+ * /v1/unload_lora_adapter` with `{lora_name}`), a minimal `POST /v1/chat/completions`, and `POST /_test/restart` for
+ * restart commands to call.
  */
 export interface FakeVllmOptions {
   /** Models served from the start (their `root` is `/models/<id>`). */
   models: string[];
-  /** Answer runtime-LoRA endpoints (vLLM with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True). */
+  /**
+   * Answer runtime-LoRA endpoints (vLLM with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True); adapters are
+   * loaded over the first model.
+   */
   runtimeLora?: boolean;
   /** Refuse adapters with this message (as vLLM does for a rank above --max-lora-rank). */
   refuseAdapters?: string;
@@ -31,6 +36,8 @@ export interface FakeVllm {
   baseUrl: string;
   url: string;
   requests: FakeVllmRequest[];
+  /** What it serves now, as `GET /v1/models` lists it. */
+  models(): Array<{ id: string; root: string; parent: string | null }>;
   close(): Promise<void>;
 }
 
@@ -87,6 +94,19 @@ export async function startFakeVllm(options: FakeVllmOptions): Promise<FakeVllm>
         served.set(body!.lora_name!, { root: body!.lora_path!, parent: options.models[0]! });
         return send(200, `Success: LoRA adapter '${body!.lora_name}' added successfully.`);
       }
+      if (request.method === 'POST' && path === '/v1/unload_lora_adapter' && options.runtimeLora) {
+        const adapter = served.get(body!.lora_name!);
+        if (!adapter || adapter.parent === null) {
+          return send(404, {
+            object: 'error',
+            message: `The lora adapter '${body!.lora_name}' cannot be found.`,
+            type: 'NotFoundError',
+            code: 404,
+          });
+        }
+        served.delete(body!.lora_name!);
+        return send(200, `Success: LoRA adapter '${body!.lora_name}' removed successfully.`);
+      }
       if (request.method === 'POST' && path === '/v1/chat/completions') {
         if (!served.has(body!.model!)) {
           return send(404, { error: { message: `The model \`${body!.model}\` does not exist.` } });
@@ -107,6 +127,7 @@ export async function startFakeVllm(options: FakeVllmOptions): Promise<FakeVllm>
     url,
     baseUrl: `${url}/v1`,
     requests,
+    models: () => [...served].map(([id, model]) => ({ id, ...model })),
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));

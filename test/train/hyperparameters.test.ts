@@ -33,6 +33,8 @@ describe('training hyperparameters', () => {
       orchestratorProbability: 1 / 3,
       evalEvery: 150,
       checkpointEvery: 150,
+      lossChunkSize: 512,
+      resumeEvery: 50,
       mergeIntoParent: true,
       gradientCheckpointing: true,
       dtype: 'bfloat16',
@@ -60,5 +62,7 @@ describe('training hyperparameters', () => {
     expect(() => resolveHyperparameters({ lossNormalization: 'sequence' } as never)).toThrow(
       /lossNormalization: /,
     );
+    expect(() => resolveHyperparameters({ lossChunkSize: 0 })).toThrow(/lossChunkSize: /);
+    expect(() => resolveHyperparameters({ resumeEvery: 2.5 })).toThrow(/resumeEvery: /);
   });
 });

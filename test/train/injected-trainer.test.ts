@@ -56,6 +56,23 @@ describe("a trainer given as a function (the toy model's)", () => {
     await expect(injectedTrainer(badMetrics).train(options('bad'))).rejects.toThrow(SystemError);
   });
 
+  it('trains over the weights it is given, and refuses an adapter to start from: it makes full weights', async () => {
+    const seen: string[] = [];
+    const trainWeights: TrainWeights = async (parentWeightsPath, _datasetDir, outDir) => {
+      seen.push(parentWeightsPath);
+      await writeFile(join(outDir, 'weights.json'), '{}');
+      return { weightsPath: 'weights.json' };
+    };
+    const base = baseGeneration({ mergedPath: join(directory.path, 'base.json') });
+    await injectedTrainer(trainWeights, 'toy').train({ ...options('over-base'), base });
+    expect(seen).toEqual([join(directory.path, 'base.json')]);
+    await expect(
+      injectedTrainer(trainWeights, 'toy').train({ ...options('from-adapter'), initAdapter: '/adapters/L1' }),
+    ).rejects.toThrow(
+      /the toy trainer makes full weights and cannot start from an adapter \(\/adapters\/L1\)/,
+    );
+  });
+
   it('logs a failure of the function and passes it on', async () => {
     const failing: TrainWeights = () => Promise.reject(new Error('weights file is corrupt'));
     await expect(injectedTrainer(failing).train(options('failing'))).rejects.toThrow(

@@ -44,10 +44,15 @@ describe('train_lora.py on a plain python3', () => {
   });
 
   it('passes its unit tests on a dataset that writeTrainingData built', () => {
-    const run = spawnSync(PYTHON, ['-m', 'unittest', 'discover', '-s', unitTests, '-v'], {
-      encoding: 'utf8',
-      env: { ...pythonEnvironment, MASS_TRAIN_DATASET: dataset },
-    });
+    // The data side's tests; those that need torch run with the trainer's venv (python-training.e2e.test.ts).
+    const run = spawnSync(
+      PYTHON,
+      ['-m', 'unittest', 'discover', '-s', unitTests, '-p', 'test_train_lora.py', '-v'],
+      {
+        encoding: 'utf8',
+        env: { ...pythonEnvironment, MASS_TRAIN_DATASET: dataset },
+      },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(/skipped/);
     expect(run.stderr).toMatch(/Ran \d+ tests/);
@@ -74,7 +79,7 @@ describe('train_lora.py on a plain python3', () => {
 describe("the script's sampler is the TypeScript sampler", () => {
   it('plans, in a dry run, the very windows sampleWindows draws, with the resolved recipe', async () => {
     const hyper = { steps: 40, batchSize: 3, evalEvery: 10, checkpointEvery: 20 };
-    const plan = await pythonTrainer({ python: PYTHON, env: { PYTHONDONTWRITEBYTECODE: '1' } }).plan({
+    const plan = await pythonTrainer({ python: PYTHON, env: { PYTHONDONTWRITEBYTECODE: '1' } }).dryRun({
       dataset,
       parent: baseGeneration(),
       outDir: join(directory.path, 'plan'),
@@ -113,9 +118,9 @@ describe("the script's sampler is the TypeScript sampler", () => {
     const program = [
       'import json, sys',
       `sys.path.insert(0, ${JSON.stringify(scriptDirectory)})`,
-      'import train_lora',
+      'import window_sampler',
       'request = json.load(sys.stdin)',
-      'print(json.dumps([train_lora.sample_windows(request["windows"], 25, 4, case["seed"],',
+      'print(json.dumps([window_sampler.sample_windows(request["windows"], 25, 4, case["seed"],',
       '    case["orchestratorProbability"]) for case in request["cases"]]))',
     ].join('\n');
     const output = execFileSync(PYTHON, ['-c', program], {

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,25 +12,14 @@ import { pythonTrainer } from '../../src/train/python-trainer.js';
 import { defaultTrainerPython } from '../../src/train/trainer-python.js';
 import type { TrainingResult } from '../../src/train/training-metrics.js';
 import { temporaryDirectory } from '../support/fixtures.js';
-import { baseGeneration, tinyDataset } from './support.js';
+import { baseGeneration, tinyDataset, trainerLibrariesMissing } from './support.js';
 
 // The trainer's Python: MASS_TRAINER_PYTHON, else the .venv-trainer/ of scripts/install-trainer.sh.
 const python = defaultTrainerPython();
 const tinyModels = fileURLToPath(new URL('./python/tiny_models.py', import.meta.url));
 const environment = { PYTHONDONTWRITEBYTECODE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' };
 
-function missingLibraries(): string | undefined {
-  const probe = spawnSync(python, ['-c', 'import torch, transformers, peft, accelerate'], {
-    encoding: 'utf8',
-    env: { ...process.env, ...environment },
-  });
-  if (probe.error) return `${python} cannot run (${probe.error.message})`;
-  if (probe.status !== 0)
-    return `${python} lacks the trainer's libraries (${probe.stderr.trim().split('\n').at(-1)})`;
-  return undefined;
-}
-
-const missing = missingLibraries();
+const missing = trainerLibrariesMissing(python, environment);
 if (missing !== undefined) {
   console.warn(
     `python-torch.e2e.test.ts skipped: ${missing}; run \`bash scripts/install-trainer.sh\` (or set MASS_TRAINER_PYTHON)`,

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
 import { runFiles } from '../../src/store/run-paths.js';
+import { adapterBaseOf } from '../../src/train/model-generation.js';
 import { ModelRegistry } from '../../src/train/registry.js';
 import { emptyMetrics, type TrainingResult } from '../../src/train/training-metrics.js';
 import { temporaryDirectory } from '../support/fixtures.js';
@@ -92,6 +93,43 @@ describe('the model registry', () => {
       mergedPath: './train/L1/merged',
     });
     expect(stored.generations[0]!.mergedPath).toBe(join(directory.path, 'models', 'qwen3'));
+  });
+
+  it('records which generation an adapter goes over, and reads one without it as over its parent', async () => {
+    const registry = await registryWithL1();
+    expect(adapterBaseOf(registry.require('L1'))).toBe('L0');
+    expect(adapterBaseOf(registry.require('L0'))).toBeNull();
+    mkdirSync(join(run, 'train', 'L2', 'checkpoints', 'step-000150'), { recursive: true });
+    const l2 = {
+      name: 'L2',
+      parent: 'L1',
+      datasetId: 'distill/L1/dataset',
+      servedAs: 'mass-L2',
+      result: {
+        ...trainedL1(),
+        adapterPath: join(run, 'train', 'L2', 'checkpoints', 'step-000150'),
+        mergedPath: undefined,
+      },
+    };
+    await expect(registry.addTrained({ ...l2, adapterBase: 'L9' })).rejects.toThrow(
+      /generation L2: unknown adapterBase L9; registered: L0, L1/,
+    );
+    await expect(
+      registry.addTrained({ ...l2, adapterBase: 'L0', result: { ...trainedL1(), adapterPath: undefined } }),
+    ).rejects.toThrow(/adapterBase L0 is given, but it has no adapter/);
+    await registry.addTrained({ ...l2, adapterBase: 'L0' });
+
+    const reopened = await ModelRegistry.open(run);
+    expect(reopened.require('L2')).toMatchObject({ parent: 'L1', adapterBase: 'L0', mergedPath: undefined });
+    expect(adapterBaseOf(reopened.require('L2'))).toBe('L0');
+    const stored = JSON.parse(readFileSync(join(run, runFiles.registry), 'utf8')) as {
+      generations: Array<Record<string, unknown>>;
+    };
+    expect(stored.generations.map((generation) => generation.adapterBase)).toEqual([
+      undefined,
+      undefined,
+      'L0',
+    ]);
   });
 
   it('follows a run directory that moved', async () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -146,6 +147,21 @@ export async function tinyDataset(outDir: string): Promise<string> {
   }
   await TrainingDataStats.write(join(outDir, STATS_FILE), stats);
   return outDir;
+}
+
+/** Why `python` cannot train (it lacks torch, transformers, peft or accelerate), or undefined when it can. */
+export function trainerLibrariesMissing(
+  python: string,
+  environment: Record<string, string> = {},
+): string | undefined {
+  const probe = spawnSync(python, ['-c', 'import torch, transformers, peft, accelerate'], {
+    encoding: 'utf8',
+    env: { ...process.env, ...environment },
+  });
+  if (probe.error) return `${python} cannot run (${probe.error.message})`;
+  if (probe.status !== 0)
+    return `${python} lacks the trainer's libraries (${probe.stderr.trim().split('\n').at(-1)})`;
+  return undefined;
 }
 
 /** The error a promise rejects with; a promise that resolves fails the test. */

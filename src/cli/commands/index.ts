@@ -16,6 +16,7 @@ export const commands: Record<string, () => Promise<(program: Command) => void>>
   search: async () => (await import('./search.js')).registerSearch,
   distill: async () => (await import('./distill.js')).registerDistill,
   rsi: async () => (await import('./rsi.js')).registerRsi,
+  train: async () => (await import('./train.js')).registerTrain,
   eval: async () => (await import('./eval.js')).registerEval,
   report: async () => (await import('./report.js')).registerReport,
   config: async () => (await import('./config.js')).registerConfig,

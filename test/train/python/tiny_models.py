@@ -4,6 +4,10 @@
         writes <directory>/qwen3 and <directory>/qwen3_5: a Qwen3 and a Qwen3.5/3.6 (transformers' `qwen3_5`:
         linear-attention layers, a full-attention layer every fourth, a vision tower) built from a config with a
         64-token vocabulary and a word-level tokenizer to match, nothing downloaded; prints what it built as JSON.
+    python tiny_models.py dataset <directory> [windows]
+        writes a training-data directory of short windows over token ids 2–63 in the layout `mass data build`
+        writes (index, windows, stats.json): two tasks with orchestrator and subagent windows, something to learn
+        (each window counts upwards), and validation windows.
     python tiny_models.py check <request.json>
         for each {parent, merged, adapter} of the request: reloads the merged model as its config names it,
         generates a few tokens, compares its weights with the parent's and lists the adapter's modules; prints JSON.
@@ -59,6 +63,33 @@ def build(directory):
     return built
 
 
+def write_dataset(directory, windows_per_split=8):
+    os.makedirs(directory, exist_ok=True)
+    counts = {}
+    for split, offset in (("train", 0), ("validation", 1000)):
+        index, windows = [], []
+        for number in range(windows_per_split if split == "train" else 3):
+            task = f"tiny-{number % 2}"
+            role = "orchestrator" if number % 3 == 0 else "subagent"
+            length = 12 + (number * 7 + offset) % 30
+            supervised = length // 2 + number % 3
+            start = (number * 5 + offset) % 60
+            input_ids = [2 + (start + at) % 62 for at in range(length)]
+            labels = [-100 if at < length - supervised else token for at, token in enumerate(input_ids)]
+            summary = {"id": f"{split}/{task}/{role}-{number}", "split": split, "task": task, "role": role,
+                       "tokens": {"header": length - supervised, "context": 0, "body": supervised, "total": length},
+                       "supervisedTokens": supervised}
+            index.append(summary)
+            windows.append({**summary, "input_ids": input_ids, "labels": labels})
+        for name, records in (("index", index), ("windows", windows)):
+            with open(os.path.join(directory, f"{split}.{name}.jsonl"), "w") as handle:
+                handle.writelines(json.dumps(record) + "\n" for record in records)
+        counts[split] = {"total": {"windows": len(index)}}
+    with open(os.path.join(directory, "stats.json"), "w") as handle:
+        json.dump({"splits": counts}, handle)
+    return directory
+
+
 def weights(path):
     tensors = {}
     with safe_open(os.path.join(path, "model.safetensors"), framework="pt") as handle:
@@ -89,6 +120,8 @@ def main():
     command, argument = sys.argv[1], sys.argv[2]
     if command == "build":
         print(json.dumps(build(argument)))
+    elif command == "dataset":
+        print(write_dataset(argument, *(int(value) for value in sys.argv[3:4])))
     else:
         with open(argument) as handle:
             request = json.load(handle)
