@@ -2,34 +2,43 @@
 """How much GPU memory a LoRA training run needs, per GPU, before anything is loaded: an estimate.
 
     python memory_plan.py --model-config <config.json or model dir> [--window-tokens 49152] [--labelled-tokens 20000]
-        [--gpus 8] [--nodes 1] [--gpu-memory-gib 80] [--sharding ddp|fsdp] [--gpus-per-replica g] [--lora-rank 64]
-        [--loss-chunk 512 | --no-loss-chunk] [--dtype bfloat16] [--json]
+        [--gpus 8] [--nodes 1] [--gpu-memory-gib 80 | --gpu-memory-bytes N] [--sharding ddp|fsdp]
+        [--gpus-per-replica g] [--lora-rank 64] [--lora-dropout 0.05] [--loss-chunk 512 | --no-loss-chunk]
+        [--dtype bfloat16] [--json]
 
 train_lora.py calls `plan_fit` before it loads a single weight, refuses a launch the estimate says cannot fit
 (`refusal_message` names settings that would) and logs `format_table`. The parameters are counted exactly: the model's
 class is built from config.json on the meta device (no weights, no download). The activations are not: they come from
-formulas whose coefficients were measured, on CPU, with this very stack (transformers 5.18, peft 0.21, bf16 weights,
-LoRA r 64 on the default targets), by recording the bytes alive while one decoder layer runs forward and backward at
-two sequence lengths (test/train/python/test_memory_plan.py measures a small layer the same way and checks the formula
-against it). Where the GPU differs from that CPU measurement it is said where the number is used.
+formulas whose coefficients were measured, on CPU, with this very stack (torch 2.13, transformers 5.18, peft 0.21), by
+recording the bytes alive while one decoder layer runs as training_loop.py runs it. For a bf16 or fp16 model that is:
+the forward under torch.autocast in the model's dtype, LoRA's A and B in float32 (AdamW's master weights) applied to
+the layer's own 16-bit input (`cast_input_dtype_enabled` False on every LoRA layer: no float32 copy of the input), and
+non-reentrant gradient checkpointing. A float32 model runs without autocast, everything in float32. The layer was
+measured at two sequence lengths (the slope is the per-token cost) and at many sizes, fitted by the terms of
+ACTIVATIONS, and the fit checked against layers at the real sizes of Qwen3.6-27B (test/train/python/test_memory_plan.py
+re-measures small layers the same way). GPU memory itself was not measured; where CUDA differs from the CPU
+measurement it is said where the number is used.
 
 What a GPU holds, and why it is counted so (T window tokens, N labelled, h hidden size, i MLP size, V vocabulary):
 - weights: every parameter in the model's dtype. DDP splits a replica's model over its g GPUs layer by layer as
   transformers' device_map "auto" does (`pipeline_split`: GPU 0 first, each up to total/g plus a margin, so GPU 0 holds
-  the most and with many GPUs the last may hold nothing); FSDP2 holds 1/ranks of every weight, the unsharded root group (embeddings, output head, vision
-  tower: FSDP2 keeps the root gathered from forward to the end of backward) and two gathered decoder layers (the current
-  and the prefetched one).
-- lora: the LoRA parameters in float32 (peft's default), their gradients and AdamW's two moments: 16 bytes a parameter,
-  plus DDP's gradient buckets (4) when there is more than one replica; FSDP2 shards all of it over the ranks (and,
-  gathering LoRA in bf16 with the weights, also computes it in bf16, which shrinks LoRA's activations).
-- checkpoints: with gradient checkpointing each decoder layer keeps only its input, T × h in the model's dtype.
-- working set: one layer recomputed and back-propagated at a time holds what that layer saves for backward plus the
-  temporaries of its backward; `layer_bytes_per_token` gives both, per token (see its docstring). Without checkpointing
-  every layer's saved tensors stay and only the temporaries are one layer's.
-- loss: the final norm's saved tensors (6 bytes per T × h element), the labelled positions' hidden states and their
-  gradient (4 bytes per N × h), and the logits: 12 bytes per logit, measured (bf16 logits, their float32 copy, the
-  saved log-softmax, its float32 gradient and the bf16 one), min(chunk, N) × V logits when chunked, N × V when not.
-  The loss runs before any layer's backward, so a GPU's peak holds the larger of the loss and the working set, not both.
+  the most and with many GPUs the last may hold nothing); FSDP2 holds 1/ranks of every weight, the unsharded root
+  group (embeddings, output head, vision tower: FSDP2 keeps the root gathered from forward to the end of backward) and
+  two gathered decoder layers (the current and the prefetched one).
+- lora: the LoRA parameters in float32 (peft's default, kept so as AdamW's master weights), their gradients and
+  AdamW's two moments: 16 bytes a parameter, plus DDP's gradient buckets (4) when there is more than one replica;
+  FSDP2 shards all of it over the ranks and gathers the LoRA weights in the model's dtype with the frozen ones.
+- checkpoints: with gradient checkpointing each decoder layer keeps only its input, T x h in the model's dtype.
+- working set: one layer recomputed and back-propagated at a time; its peak, reached at the end of the recompute,
+  holds what the layer saves for backward, the incoming gradient and the recompute's last temporaries:
+  `layer_bytes_per_token` (see its docstring). Without checkpointing every layer's saved tensors stay and the
+  backward adds only its temporaries.
+- loss: the final norm's saved tensors (6 bytes per T x h element), the labelled positions' hidden states and their
+  gradient (4 bytes per N x h), and the logits: 12 bytes per logit, measured (bf16 logits, their float32 copy, the
+  saved log-softmax, its float32 gradient and the bf16 one), min(chunk, N) x V logits when chunked, N x V when not.
+  The loss runs at the end of the forward, before any layer's backward, so a GPU's peak holds the larger of the working
+  set and the forward's end: the loss plus, under DDP with autocast, the bf16 copies autocast caches of every LoRA
+  weight the GPU holds (2 bytes a LoRA parameter, freed when the forward's autocast ends).
 - overhead: CUDA context, cuBLAS and NCCL buffers and allocator fragmentation: a fixed 1.5 GiB plus 5 % of the rest.
   Not measured: a margin.
 """
@@ -39,52 +48,89 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import sys
 from typing import Any, Dict, List, Optional, Sequence
+
+from lora_targets import choose_lora_targets as _choose_lora_targets
+from window_data import DataError
 
 DEFAULT_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "in_proj_qkv",
                    "in_proj_z", "out_proj"]
 GIB = 1024 ** 3
+# What torch reports as an "80 GB" H100's total memory (torch.cuda.get_device_properties(0).total_memory): 79.65 GiB,
+# not 80. docs/memory-plan-qwen3.6-27b.md uses it for "80 GB".
+H100_80GB_BYTES = 85_520_809_984
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
 OVERHEAD_FIXED = int(1.5 * GIB)
 OVERHEAD_FRACTION = 0.05
 LOGIT_BYTES = 12          # per logit of the cross-entropy, forward and backward (measured)
-FINAL_NORM_BYTES = 6      # per T × h element: the norm's float32 input copy and its output
-LABELLED_HIDDEN_BYTES = 4  # per N × h element: the selected hidden states and their gradient
+FINAL_NORM_BYTES = 6      # per T x h element: the norm's float32 input copy and its output
+LABELLED_HIDDEN_BYTES = 4  # per N x h element: the selected hidden states and their gradient
+# Output projections: a LoRA layer of one of these names has an input of its own; the other targeted layers of one
+# module (q/k/v, gate/up, in_proj_qkv/in_proj_z) share theirs, which matters when there is no dropout.
+OUTPUT_PROJECTIONS = ("o_proj", "down_proj", "out_proj")
 
-# Bytes per token that one decoder layer (frozen bf16 weights, no LoRA) saves for backward, measured on CPU with
-# transformers 5.18 at several sizes and fitted exactly by these terms (test_memory_plan.py re-measures).
-SAVED_PER_HIDDEN = 10              # the two RMSNorms' float32 copies and outputs, the residual adds
-SAVED_PER_INTERMEDIATE = 6         # the MLP's gate, up and SiLU outputs in bf16
-ATTENTION_PER_HEAD_ELEMENT = 8     # q, k, v and their norms, per element of a head (plain attention, Qwen3)
-GATED_QUERY_PER_HEAD_ELEMENT = 9.36  # Qwen3.5/3.6 gated attention: the query and its output gate, per query element
-GATED_CONSTANT_PER_HEAD_DIM = 8    # Qwen3.5/3.6 gated attention: a per-token term, per element of one head
-LINEAR_KEY_PER_ELEMENT = 8         # Gated DeltaNet: per element of the key heads (the conv and split outputs)
-LINEAR_VALUE_PER_ELEMENT = 16.1    # Gated DeltaNet outside its core: z, the gated norm, out_proj's input
-# The gated delta rule itself, per element of the value heads: transformers' PyTorch reference (used when
-# flash-linear-attention is not installed) saves every chunk's fp32 intermediates and recurrent state, measured; fla's
-# fused kernel saves q, k, v, their norms, g, beta and A (read from its source: an estimate, fla is not installed here).
-GATED_DELTA_CORE_PER_VALUE_ELEMENT = {"torch": 64.2, "fla": 7.1}
-# Temporaries of one layer's backward beyond what it saved, per token (measured): the MLP's gradients (6 i; 2 i with
-# LoRA but no dropout), the hidden state's (2 h) and, with LoRA in float32, the float32 results of the LoRA branches
-# (10 h, halved in bf16).
-TRANSIENT_PER_INTERMEDIATE = 6
-TRANSIENT_PER_INTERMEDIATE_LORA_NO_DROPOUT = 2
-TRANSIENT_PER_HIDDEN = 2
-LORA_TRANSIENT_PER_HIDDEN = 10
+# Bytes per token that one decoder layer keeps for its backward, by the path training_loop.py takes for the model's
+# dtype: "autocast" (bf16 or fp16 weights, forward under torch.autocast, LoRA float32 applied to the 16-bit input) or
+# "float32". Measured on CPU (torch 2.13, transformers 5.18, peft 0.21), LoRA r 64 on the default targets, at 2
+# lengths (the slope) and 7 to 9 sizes a kind, which these terms fit within 0.05 %, then checked, also within 0.05 %,
+# against layers at the real sizes of Qwen3.6-27B (h 5120, i 17408), of a Qwen3.5 at h 4096, i 12288 and of Qwen3-8B,
+# with and without dropout, in bf16 and float32. Per element of:
+#   hidden/intermediate: h and i (the norms' float32 copies and the residual stream; the MLP's gate, up, product);
+#   query/keyValue/head: attention's heads x head_dim, kv_heads x head_dim, and per head (log-sum-exp, norm scales);
+#     "gated" is Qwen3.5/3.6's attention (q_proj also yields an output gate), "plain" Qwen3's;
+#   linearKey: Gated DeltaNet's key heads x key_dim (its conv and split);
+#   core: the gated delta rule, per element of value heads x value_dim ("value"), of value heads x key_dim ("repeated":
+#     q and k repeated to the value heads), per value head ("valueHead": per-chunk 64 x 64 matrices) and per
+#     value_heads x key_dim x value_dim / 64 ("state": the recurrent state of every 64-token chunk). "torch" is
+#     transformers' PyTorch fallback, measured; "fla" is flash-linear-attention 0.5.2's chunk kernel, which cannot run
+#     on CPU: measured with a stand-in that allocates, keeps and frees exactly the tensors fla's Python code does
+#     (fla/ops/gated_delta_rule/chunk.py and the functions it calls, read at v0.5.2), inside the real layer;
+#   activation: bytes of an activation element (LoRA's dropout output or shared input, lora_A's r-wide output);
+#   cpuMask: the dropout mask as measured on CPU (a noise tensor in the activations' dtype; CUDA keeps a 1-byte bool);
+#   recompute: with checkpointing, what the working set holds beyond the saved tensors at its peak, per h, per i and
+#     per LoRA rank: with LoRA dropout the peak is the end of the recompute (the incoming gradient and the MLP's last
+#     temporaries), without it the start of the MLP's backward (its gradients);
+#   backward: without checkpointing, what a layer's backward adds to its saved tensors at its peak, per h, i and rank.
+ACTIVATIONS: Dict[str, Dict[str, Any]] = {
+    "autocast": {
+        "hidden": 8, "intermediate": 6,
+        "gated": {"query": 12, "keyValue": 8, "head": 12, "keyValueHead": 0},
+        "plain": {"query": 8, "keyValue": 8, "head": 8, "keyValueHead": 4},
+        "linearKey": 8,
+        "core": {"torch": {"value": 30, "repeated": 38, "valueHead": 924, "state": 8},
+                 "fla": {"value": 20, "repeated": 4, "valueHead": 150, "state": 0}},
+        "activation": 2, "cpuMask": 2,
+        # (per h, per i, per LoRA rank)
+        "recompute": {"dropout": (10, 2, 0), "noDropout": (2, 4, -2)},
+        "backward": {"dropout": (2, 2, 0), "noDropout": (2, 4, -2)},
+    },
+    "float32": {
+        "hidden": 4, "intermediate": 12,
+        "gated": {"query": 24, "keyValue": 12, "head": 12, "keyValueHead": 0},
+        "plain": {"query": 12, "keyValue": 12, "head": 8, "keyValueHead": 4},
+        "linearKey": 16,
+        "core": {"torch": {"value": 36, "repeated": 48, "valueHead": 1314, "state": 4},
+                 "fla": {"value": 28, "repeated": 8, "valueHead": 280, "state": 0}},
+        "activation": 4, "cpuMask": 4,
+        "recompute": {"dropout": (16, 4, 0), "noDropout": (4, 8, -4)},
+        "backward": {"dropout": (4, 4, 0), "noDropout": (4, 8, -4)},
+    },
+}
+
+
+def precision(dtype: str) -> str:
+    """The path training_loop.py takes for a model of this dtype: "autocast" for bf16 and fp16, else "float32"."""
+    return "autocast" if DTYPE_BYTES[dtype] == 2 else "float32"
 
 
 def choose_lora_targets(linear_layers: Sequence[str], language_model: str, wanted: Sequence[str]) -> List[str]:
-    """train_lora's rule (lora_targets.py), copied so that this module stands alone: the linear layers inside the
-    language model, outside any vision tower, whose last name part is wanted."""
-    prefix = f"{language_model}." if language_model else ""
-    chosen = [name for name in linear_layers if name.startswith(prefix) and name.split(".")[-1] in set(wanted)
-              and not any(part.startswith("vision") or part == "visual" for part in name.split("."))]
-    if not chosen:
-        raise ValueError(f"LoRA targets {list(wanted)} name no linear layer of the language model "
-                         f"({language_model or 'the model'})")
-    return chosen
+    """train_lora's rule (lora_targets.choose_lora_targets), with a ValueError instead of its DataError when nothing
+    matches: what callers of this module (and train_lora's planning step) catch."""
+    try:
+        return _choose_lora_targets(linear_layers, language_model, wanted)
+    except DataError as error:
+        raise ValueError(str(error)) from error
 
 
 def load_config(source: Any):
@@ -112,8 +158,9 @@ def model_class(transformers, config):
 def count_parameters(model_config_dir_or_dict: Any, lora_targets: Sequence[str], lora_rank: int) -> Dict[str, Any]:
     """The model's parameters, counted on its architecture built on the meta device (exact, no weights), the LoRA
     parameters r × (in + out) of every targeted linear layer, and the shapes the activation formulas need.
-    `layerDetails` has one entry per decoder layer: its kind, parameters and LoRA (parameters, modules, and the sum of
-    the targeted layers' input sizes, which sets what LoRA saves for backward)."""
+    `layerDetails` has one entry per decoder layer: its kind, parameters and LoRA (parameters, modules, the sum of
+    the targeted layers' input sizes, which sets what LoRA saves for backward with dropout, and that of their distinct
+    inputs, which sets it without: q/k/v, gate/up and in_proj_qkv/in_proj_z read one tensor each)."""
     import torch
     import transformers
 
@@ -129,19 +176,32 @@ def count_parameters(model_config_dir_or_dict: Any, lora_targets: Sequence[str],
     text = config.get_text_config()
     kinds = list(getattr(text, "layer_types", None) or ["full_attention"] * len(decoder.layers))
     prefix = f"{language_model}.layers." if language_model else "layers."
+    attention_heads = text.num_attention_heads
+    head_dim = getattr(text, "head_dim", None) or text.hidden_size // attention_heads
+    # Qwen3.5/3.6's attention gates its output: q_proj also yields the gate (transformers has no flag for it).
+    queries = [module.out_features for name, module in linear.items() if name.endswith("self_attn.q_proj")]
+    gated = bool(getattr(text, "attn_output_gate", False) or (queries and queries[0] == 2 * attention_heads * head_dim))
     details = []
     for index, layer in enumerate(decoder.layers):
-        mine = [linear[name] for name in targets if name.startswith(f"{prefix}{index}.")]
+        names = [name for name in targets if name.startswith(f"{prefix}{index}.")]
+        mine = [linear[name] for name in names]
+        # Without dropout lora_A reads the layer's own input: one tensor for the layers of a module that share it, and
+        # none for an ungated attention's o_proj, whose input is the attention output SDPA keeps anyway.
+        inputs = {}
+        for name in names:
+            short, size = name.split(".")[-1], linear[name].in_features
+            key = name if short in OUTPUT_PROJECTIONS else (name.rsplit(".", 1)[0], size)
+            inputs[key] = 0 if short == "o_proj" and not gated else size
         details.append({"kind": kinds[index], "parameters": sum(p.numel() for p in layer.parameters()),
                         "loraParameters": sum(lora_rank * (m.in_features + m.out_features) for m in mine),
-                        "loraInputs": sum(m.in_features for m in mine), "loraModules": len(mine)})
+                        "loraInputs": sum(m.in_features for m in mine), "loraModules": len(mine),
+                        "loraDistinctInputs": sum(inputs.values())})
     total = sum(p.numel() for p in model.parameters())
     head = model.get_output_embeddings()
     tied = head is not None and head.weight is decoder.get_input_embeddings().weight
     last = sum(p.numel() for p in getattr(decoder, "norm", torch.nn.Identity()).parameters())
     last += 0 if head is None or tied else head.weight.numel()
     decoder_parameters = sum(p.numel() for p in decoder.parameters())
-    attention_heads = text.num_attention_heads
     by_name: Dict[str, int] = {}
     for name in targets:
         by_name[name.split(".")[-1]] = by_name.get(name.split(".")[-1], 0) + 1
@@ -157,8 +217,7 @@ def count_parameters(model_config_dir_or_dict: Any, lora_targets: Sequence[str],
         "linearAttentionLayers": kinds.count("linear_attention"),
         "fullAttentionLayers": len(kinds) - kinds.count("linear_attention"),
         "attentionHeads": attention_heads, "keyValueHeads": getattr(text, "num_key_value_heads", attention_heads),
-        "headDim": getattr(text, "head_dim", None) or text.hidden_size // attention_heads,
-        "gatedAttention": bool(getattr(text, "attn_output_gate", False)),
+        "headDim": head_dim, "gatedAttention": gated,
         "linearKeyHeads": getattr(text, "linear_num_key_heads", 0), "linearValueHeads":
             getattr(text, "linear_num_value_heads", 0), "linearKeyHeadDim": getattr(text, "linear_key_head_dim", 0),
         "linearValueHeadDim": getattr(text, "linear_value_head_dim", 0),
@@ -167,34 +226,43 @@ def count_parameters(model_config_dir_or_dict: Any, lora_targets: Sequence[str],
     }
 
 
-def layer_bytes_per_token(counts: Dict[str, Any], detail: Dict[str, Any], *, lora_bytes: int, lora_dropout: float,
-                          dropout_mask_bytes: int, kernels: str) -> Dict[str, float]:
-    """What one decoder layer's forward saves for its backward ("saved") and what its backward adds on top
-    ("transient"), per token, in bytes, for 16-bit activations. The measured terms are the constants above: the layer
-    without LoRA, then each LoRA module saves the copy of its input that lora_A multiplies (in the LoRA dtype: peft
-    keeps LoRA in float32 and casts the input to it; FSDP2's bf16 mixed precision gathers LoRA in bf16) plus, with
-    dropout, the dropout mask (1 byte on CUDA, whose dropout keeps a bool mask; 4 on CPU, where the test measures), and
-    lora_A's r-wide output. Within a few % of the CPU measurement of layers of other sizes (test_memory_plan.py)."""
+def layer_bytes_per_token(counts: Dict[str, Any], detail: Dict[str, Any], *, dtype: str = "bfloat16",
+                          lora_dropout: float = 0.05, dropout_mask_bytes: int = 1, kernels: str = "torch"
+                          ) -> Dict[str, float]:
+    """Per token, in bytes, for one decoder layer on training_loop.py's path for `dtype` (see ACTIVATIONS): "saved",
+    what its forward keeps for backward; "working", the peak of its recompute and backward under gradient
+    checkpointing (saved, the incoming gradient and the recompute's last temporaries); "transient", what its backward
+    adds to the saved tensors without checkpointing. LoRA adds, per targeted layer, lora_A's r-wide output and, with
+    dropout, the dropout's output and mask over the layer's input (`dropout_mask_bytes`: 1 on CUDA, a bool; the CPU
+    measurement has a noise tensor of the activations' dtype); without dropout, lora_A's input is the layer's own input,
+    one per distinct input. Measured sums, see ACTIVATIONS; test_memory_plan.py checks them on CPU."""
+    c = ACTIVATIONS[precision(dtype)]
     h, i = counts["hidden"], counts["intermediate"]
-    saved = SAVED_PER_HIDDEN * h + SAVED_PER_INTERMEDIATE * i
+    saved = c["hidden"] * h + c["intermediate"] * i
     if detail["kind"] == "linear_attention":
-        value = counts["linearValueHeads"] * counts["linearValueHeadDim"]
-        saved += LINEAR_KEY_PER_ELEMENT * counts["linearKeyHeads"] * counts["linearKeyHeadDim"]
-        saved += (LINEAR_VALUE_PER_ELEMENT + GATED_DELTA_CORE_PER_VALUE_ELEMENT[kernels]) * value
-    elif counts["gatedAttention"]:
-        d = counts["headDim"]
-        saved += d * (GATED_QUERY_PER_HEAD_ELEMENT * counts["attentionHeads"]
-                      + ATTENTION_PER_HEAD_ELEMENT * counts["keyValueHeads"] + GATED_CONSTANT_PER_HEAD_DIM)
+        core = c["core"][kernels]
+        key_dim, value_dim = counts["linearKeyHeadDim"], counts["linearValueHeadDim"]
+        value_heads = counts["linearValueHeads"]
+        saved += c["linearKey"] * counts["linearKeyHeads"] * key_dim
+        saved += (core["value"] * value_heads * value_dim + core["repeated"] * value_heads * key_dim
+                  + core["valueHead"] * value_heads + core["state"] * value_heads * key_dim * value_dim / 64)
     else:
-        saved += ATTENTION_PER_HEAD_ELEMENT * counts["headDim"] * (counts["attentionHeads"] + counts["keyValueHeads"])
-    mask = dropout_mask_bytes if lora_dropout > 0 else 0
-    saved += detail["loraInputs"] * (lora_bytes + mask) + detail["loraModules"] * counts["loraRank"] * lora_bytes
-    transient = TRANSIENT_PER_INTERMEDIATE * i + TRANSIENT_PER_HIDDEN * h
-    if detail["loraModules"]:
-        transient += LORA_TRANSIENT_PER_HIDDEN * h * lora_bytes / 4
-        if lora_dropout == 0:
-            transient -= (TRANSIENT_PER_INTERMEDIATE - TRANSIENT_PER_INTERMEDIATE_LORA_NO_DROPOUT) * i
-    return {"saved": saved, "transient": transient}
+        attention = c["gated" if counts["gatedAttention"] else "plain"]
+        heads, kv_heads, d = counts["attentionHeads"], counts["keyValueHeads"], counts["headDim"]
+        saved += (attention["query"] * heads * d + attention["keyValue"] * kv_heads * d
+                  + attention["head"] * heads + attention["keyValueHead"] * kv_heads)
+    act = c["activation"]
+    if lora_dropout > 0:
+        saved += detail["loraInputs"] * (act + dropout_mask_bytes)
+    else:
+        saved += detail["loraDistinctInputs"] * act
+    saved += detail["loraModules"] * counts["loraRank"] * act
+    which = "dropout" if lora_dropout > 0 else "noDropout"
+    r = counts["loraRank"] if detail["loraModules"] else 0
+    per_h, per_i, per_r = c["recompute"][which]
+    back_h, back_i, back_r = c["backward"][which]
+    return {"saved": saved, "working": saved + per_h * h + per_i * i + per_r * r,
+            "transient": back_h * h + back_i * i + back_r * r}
 
 
 def loss_bytes(counts: Dict[str, Any], *, window_tokens: int, labelled_tokens: int, loss_chunk: Optional[int],
@@ -238,33 +306,38 @@ def estimate_memory(counts: Dict[str, Any], *, window_tokens: int, labelled_toke
                     dropout_mask_bytes: int = 1) -> Dict[str, Any]:
     """Bytes on the worst GPU, with its breakdown (see the module docstring for what each part counts; all are
     estimates, the parameter counts excepted). `total` = weights + lora + checkpoints + the larger of the layer
-    working set and the loss + overhead; `activations` = checkpoints + working set; `loss` is the fullest GPU's (zero
-    when the head is on another GPU of the replica: `replicaLoss` on GPU `lossGpu`). `perGpu` has every GPU of a DDP
-    replica (FSDP2: one rank stands for all). Linear-attention kernels: "fla" or "torch" (transformers' fallback)."""
+    working set and the forward's end (the loss and autocast's cached LoRA copies) + overhead; `activations` =
+    checkpoints + working set; `loss` is the fullest GPU's (zero when the head is on another GPU of the replica:
+    `replicaLoss` on GPU `lossGpu`). `perGpu` has every GPU of a DDP replica (FSDP2: one rank stands for all).
+    Linear-attention kernels: "fla" or "torch" (transformers' fallback). `dropout_mask_bytes`: 1 on CUDA."""
     if sharding not in ("ddp", "fsdp"):
         raise ValueError(f"sharding {sharding!r}: use ddp or fsdp")
     if sharding == "fsdp" and gpus_per_replica != 1:
         raise ValueError("fsdp shards the model over the processes, one GPU each: gpus_per_replica must be 1")
     size = DTYPE_BYTES[dtype]
-    scale = size / 2  # the measured activation bytes are for 16-bit activations
+    path = precision(dtype)
     T, h = window_tokens, counts["hidden"]
     N = min(labelled_tokens, window_tokens)
-    lora_bytes = size if sharding == "fsdp" else 4
-    per_layer = [layer_bytes_per_token(counts, d, lora_bytes=lora_bytes, lora_dropout=lora_dropout,
+    per_layer = [layer_bytes_per_token(counts, d, dtype=dtype, lora_dropout=lora_dropout,
                                        dropout_mask_bytes=dropout_mask_bytes, kernels=linear_attention_kernels)
                  for d in counts["layerDetails"]]
     loss = loss_bytes(counts, window_tokens=T, labelled_tokens=N, loss_chunk=loss_chunk, dtype=dtype)["total"]
     details = counts["layerDetails"]
+    # Autocast casts each float32 LoRA weight to the model's dtype once per forward and keeps the copy until the
+    # forward's autocast ends, after the loss. FSDP2 gathers LoRA in the model's dtype already: nothing to cast.
+    cache_bytes = DTYPE_BYTES[dtype] if path == "autocast" and sharding == "ddp" else 0
 
-    def one_gpu(layers: List[int], weights: float, lora: float, last: bool) -> Dict[str, float]:
+    def one_gpu(layers: List[int], weights: float, lora: float, lora_parameters: float, last: bool
+                ) -> Dict[str, float]:
         if gradient_checkpointing:
             kept = len(layers) * T * h * size
-            working = max((per_layer[k]["saved"] + per_layer[k]["transient"] for k in layers), default=0) * T * scale
+            working = max((per_layer[k]["working"] for k in layers), default=0) * T
         else:
-            kept = sum(per_layer[k]["saved"] for k in layers) * T * scale
-            working = max((per_layer[k]["transient"] for k in layers), default=0) * T * scale
+            kept = sum(per_layer[k]["saved"] for k in layers) * T
+            working = max((per_layer[k]["transient"] for k in layers), default=0) * T
         gpu_loss = loss if last else 0
-        peak = weights + lora + kept + max(working, gpu_loss)
+        forward_end = gpu_loss + lora_parameters * cache_bytes
+        peak = weights + lora + kept + max(working, forward_end)
         overhead = OVERHEAD_FIXED + OVERHEAD_FRACTION * peak
         return {"weights": weights, "lora": lora, "checkpoints": kept, "workingSet": working,
                 "activations": kept + working, "loss": gpu_loss, "overhead": overhead, "total": peak + overhead}
@@ -274,7 +347,7 @@ def estimate_memory(counts: Dict[str, Any], *, window_tokens: int, labelled_toke
         weights = (counts["parameters"] / replicas + counts["firstBlockParameters"] + counts["lastBlockParameters"]
                    + 2 * biggest) * size
         lora = counts["loraParameters"] * 16 / replicas + 2 * max(d["loraParameters"] for d in details) * (size + 4)
-        per_gpu = [one_gpu(list(range(len(details))), weights, lora, True)]
+        per_gpu = [one_gpu(list(range(len(details))), weights, lora, 0, True)]
     else:
         split = pipeline_split(counts, gpus_per_replica)
         per_gpu = []
@@ -284,13 +357,17 @@ def estimate_memory(counts: Dict[str, Any], *, window_tokens: int, labelled_toke
             params += counts["lastBlockParameters"] if device == split["head"] else 0
             lora_params = sum(details[k]["loraParameters"] for k in layers)
             per_gpu.append(one_gpu(layers, params * size, lora_params * (16 + (4 if replicas > 1 else 0)),
-                                   device == split["head"]))
+                                   lora_params, device == split["head"]))
     worst = max(range(len(per_gpu)), key=lambda k: per_gpu[k]["total"])
     kernels = {"fla": "flash-linear-attention's kernels", "torch": "transformers' PyTorch fallback (no fla)"}
+    if path == "autocast":
+        lora_text = (f"LoRA r {counts['loraRank']} float32 master weights, applied in {dtype} under autocast "
+                     f"({'gathered in ' + dtype + ' by FSDP2' if sharding == 'fsdp' else 'no float32 input copies'})")
+    else:
+        lora_text = f"LoRA r {counts['loraRank']} in float32, no autocast"
     assumptions = [
-        f"{dtype} weights; LoRA r {counts['loraRank']} in "
-        f"{'bf16 (FSDP2 mixed precision)' if lora_bytes == 2 else 'float32'}, dropout {lora_dropout}",
-        "activation coefficients measured on CPU (transformers 5.18, peft 0.21)",
+        f"{dtype} weights; {lora_text}; dropout {lora_dropout}",
+        "activation coefficients measured on CPU (torch 2.13, transformers 5.18, peft 0.21), GPU memory not measured",
         f"linear attention: {kernels[linear_attention_kernels]}" if counts["linearAttentionLayers"] else "",
         "attention through SDPA or flash attention (no T x T scores)",
         "the loss and a layer's backward never overlap: the larger counts",
@@ -496,6 +573,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--gpus", type=int, default=8, help="GPUs per node")
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--gpu-memory-gib", type=float, default=80.0)
+    parser.add_argument("--gpu-memory-bytes", type=int, default=None,
+                        help=f"instead of --gpu-memory-gib; an H100 80GB has {H100_80GB_BYTES}")
     parser.add_argument("--sharding", choices=["ddp", "fsdp"], default="ddp")
     parser.add_argument("--gpus-per-replica", type=int, default=None)
     parser.add_argument("--lora-rank", type=int, default=64)
@@ -514,7 +593,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     gradient_checkpointing=not args.no_gradient_checkpointing,
                     loss_chunk=None if args.no_loss_chunk else args.loss_chunk, sharding=args.sharding,
                     gpus_per_node=args.gpus, nodes=args.nodes, gpus_per_replica=args.gpus_per_replica,
-                    gpu_memory_bytes=gpu_memory_bytes(args.gpu_memory_gib),
+                    gpu_memory_bytes=args.gpu_memory_bytes or gpu_memory_bytes(args.gpu_memory_gib),
                     lora_dropout=args.lora_dropout, linear_attention_kernels=args.linear_attention_kernels)
     print(json.dumps(plan, indent=2) if args.json else format_table(plan))
     return 0
