@@ -58,12 +58,12 @@ class WindowLoss(torch.nn.Module):
         self.model = model
         self.chunk = chunk
 
-    def language_model(self) -> torch.nn.Module:
-        causal_lm = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
-        return causal_lm
+    def causal_lm(self) -> torch.nn.Module:
+        """The transformers model under peft's wrapper (its LoRA layers inside)."""
+        return self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        causal_lm = self.language_model()
+        causal_lm = self.causal_lm()
         hidden = causal_lm.get_decoder()(input_ids=input_ids, use_cache=False).last_hidden_state[0]
         head = causal_lm.get_output_embeddings()
         selected = hidden.index_select(0, positions.to(hidden.device))

@@ -128,10 +128,6 @@ def wrap(replicas: Replicas, module: torch.nn.Module, layers: Sequence[torch.nn.
     return DistributedDataParallel(module, device_ids=device_ids)
 
 
-def unwrapped(module: torch.nn.Module) -> torch.nn.Module:
-    return module.module if hasattr(module, "no_sync") and hasattr(module, "module") else module
-
-
 @contextlib.contextmanager
 def gradient_sync(module: torch.nn.Module, replicas: Replicas, sync: bool):
     """Gradients are averaged over the processes only on the step's last backward pass."""
@@ -152,11 +148,6 @@ def deal(replicas: Replicas, items: Sequence[T]) -> List[Optional[T]]:
     per_process = -(-len(items) // replicas.world)
     return [items[slot * replicas.world + replicas.rank] if slot * replicas.world + replicas.rank < len(items)
             else None for slot in range(per_process)]
-
-
-def share_of(replicas: Replicas, count: int) -> List[int]:
-    """The indices of `count` items this process handles under `deal`."""
-    return [index for index in range(count) if index % replicas.world == replicas.rank]
 
 
 def sum_over_processes(replicas: Replicas, values: List[float]) -> List[float]:

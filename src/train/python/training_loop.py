@@ -108,7 +108,7 @@ class Trainee:
             model.print_trainable_parameters()
         self.peft_model = model
         self.loss_module = WindowLoss(model, hyper["lossChunkSize"])
-        layers = self.loss_module.language_model().get_decoder().layers
+        layers = self.loss_module.causal_lm().get_decoder().layers
         self.module = engine.wrap(replicas, self.loss_module, layers, self.dtype)
         # Each process its own dropout draws.
         torch.manual_seed(config["seed"] * 1009 + 1 + replicas.rank)
