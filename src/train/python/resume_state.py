@@ -25,7 +25,7 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_dict, set_state_dict
 
 from replicas import Replicas, barrier
-from window_data import write_json
+from window_data import DataError, write_json
 
 RESUME_FOLDER = "resume"
 PROGRESS_FILE = "progress.json"
@@ -88,8 +88,9 @@ def load(path: str, module: torch.nn.Module, optimizer: torch.optim.Optimizer, r
                            f"{list(result.unexpected_keys)[:3]}): it was saved for another adapter or model")
     rng = os.path.join(path, f"rng-{replicas.rank}.pt")
     if not os.path.isfile(rng):
-        raise RuntimeError(f"{path} has no random state for process {replicas.rank}: it was saved by a run with "
-                           "fewer processes; resume with the same launch")
+        saved = len([name for name in os.listdir(path) if name.startswith("rng-")])
+        raise DataError(f"{path} was saved by {saved} training process(es), and this run has {replicas.world}: "
+                        f"resume with {saved} (launch.processesPerNode × nodes), or train afresh in another folder")
     restore_random_state(torch.load(rng, weights_only=False))
     with open(os.path.join(path, PROGRESS_FILE), "r", encoding="utf-8") as handle:
         return json.load(handle)
