@@ -24,6 +24,9 @@ const LONGEST_FIRST = [
   'test/evaluate/evaluation.e2e.test.ts',
   'test/search/fault-tolerance.e2e.test.ts',
   'test/queue/queue-search.e2e.test.ts',
+  // A search from a free-text v0 and one of an imported official suite with its evaluation, on the toy model.
+  'test/search/free-text-v0.e2e.test.ts',
+  'test/tasks/official-suite.e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.
   'test/train/python-torch.e2e.test.ts',
 ];

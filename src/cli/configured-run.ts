@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 
 import { loadRunConfig, parseRunConfig, RunConfig } from '../config/run-config.js';
+import { checkServersBeforeRun, type PreStartOptions } from '../doctor/pre-start.js';
 import { modelKind } from '../hosting/model-kind.js';
 import { openRun, type Run } from '../store/run-store.js';
 
@@ -12,6 +13,11 @@ export interface ConfiguredRunOptions {
   adjust?: (config: RunConfig) => RunConfig;
   overrideConfig?: boolean;
   command: string;
+  /**
+   * The model server checks to run before the run directory is opened (`src/doctor/pre-start.ts`); `skip`:
+   * `--skip-doctor`. Without them, none run.
+   */
+  serverChecks?: Omit<PreStartOptions, 'command' | 'log'> & { skip?: boolean };
 }
 
 export interface ConfiguredRun {
@@ -26,6 +32,10 @@ export async function openConfiguredRun(options: ConfiguredRunOptions): Promise<
   const config = parseRunConfig(options.adjust ? options.adjust(loaded) : loaded, options.configFile);
   // What the model's kind cannot honour is refused naming the file, before the run directory is touched.
   modelKind(config, options.configFile);
+  const { serverChecks } = options;
+  if (serverChecks && !serverChecks.skip) {
+    await checkServersBeforeRun(config, { ...serverChecks, command: options.command });
+  }
   const run = openRun({
     runsDirectory: options.runsDirectory ?? 'runs',
     name: config.name,

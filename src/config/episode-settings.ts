@@ -12,6 +12,7 @@ export type EpisodeSettings = Pick<
   | 'contextWindowSize'
   | 'sandbox'
   | 'sandboxHide'
+  | 'gpus'
   | 'harnessProfile'
   | 'cpuSeconds'
   | 'memoryBytes'
@@ -40,6 +41,7 @@ export function episodeSettings(config: RunConfig): EpisodeSettings {
     },
     sandbox: config.sandbox,
     sandboxHide: config.sandboxHide,
+    ...(config.sandboxGpus === undefined ? {} : { gpus: config.sandboxGpus }),
     harnessProfile: config.harnessProfile,
     retry: upstreamRetryPolicy(faultTolerance(config)),
   };

@@ -84,6 +84,14 @@ const RunConfigObject = z
       .describe(
         'host folders or files the agents must not see among what the sandbox shows (its allow-list: the system under /usr, part of /etc, the harness); nothing else of the host is shown',
       ),
+    sandboxGpus: z
+      .array(z.number().int().nonnegative().max(1023))
+      .min(1, 'list at least one GPU, or leave sandboxGpus out')
+      .refine((gpus) => new Set(gpus).size === gpus.length, 'a GPU is listed twice')
+      .optional()
+      .describe(
+        "the host's GPUs episodes may use (/dev/nvidia<n>, as nvidia-smi numbers them): each running episode gets one to itself, and waits while all are taken; default none",
+      ),
     execution: Execution.optional().describe(
       'where episodes run: local (default) or queue (mass worker processes through Redis; docs/several-machines.md)',
     ),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
 import { CapturedOutput } from '../harness/captured-output.js';
+import { EgressCounts } from '../proxy/egress-log.js';
 import { EpisodeFailure } from './outcome.js';
 
 const TokenTotals = z.object({
@@ -104,7 +105,14 @@ export const EpisodeRecord = defineRecord({
        */
       workspacePath: z.string().optional(),
       homePath: z.string().optional(),
+      /** The host GPU the episode had to itself (`/dev/nvidia<gpu>`); absent without one (and in older records). */
+      gpu: z.number().int().nonnegative().optional(),
     }),
+    /**
+     * What the agents reached beyond the model, when the task allowed network: its allow-list and the egress proxy's
+     * counts (`egress.jsonl` has a row per request). Absent when the task allowed none (and in older records).
+     */
+    egress: EgressCounts.extend({ allow: z.array(z.string()) }).optional(),
     harness: z.object({
       name: z.literal('qwen-code'),
       version: z.string(),

@@ -2,43 +2,54 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
+/** One port of the sandbox's loopback and the Unix socket on the host it leads to. */
+export interface Relay {
+  port: number;
+  socketPath: string;
+}
+
 /**
- * The forwarder that runs inside the sandbox, where `--unshare-net` leaves only loopback: it listens on
- * 127.0.0.1:<port> and relays every connection to the episode proxy's Unix socket, bind-mounted in. It is plain
- * JavaScript on Node's built-ins, written to a file at run time, so it works alike from the sources under vitest
- * and from the compiled package. Arguments: socket path, port, and optionally a file descriptor on which it
- * writes `ready` once listening.
+ * The forwarder that runs inside the sandbox, where `--unshare-net` leaves only loopback: for each relay it listens on
+ * 127.0.0.1:<port> and relays every connection to that relay's Unix socket, bind-mounted in (the episode's model
+ * proxy, and its egress proxy when the task allows network). It is plain JavaScript on Node's built-ins, written to a
+ * file at run time, so it works alike from the sources under vitest and from the compiled package. Arguments: a
+ * file descriptor on which it writes `ready` once every port listens (`-` for none), and the relays as JSON
+ * (`[{"port":18080,"socketPath":"/…/proxy.sock"}]`).
  */
-export const FORWARDER_SOURCE = `// Written by mass (src/episode/forwarder.ts). Relays 127.0.0.1:<port> to the episode proxy's Unix socket.
+export const FORWARDER_SOURCE = `// Written by mass (src/episode/forwarder.ts). Relays ports of 127.0.0.1 to Unix sockets of the host.
 import { closeSync, writeSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 
-const [socketPath, portText, readyFd] = process.argv.slice(2);
-const server = createServer({ allowHalfOpen: true }, (client) => {
-  const upstream = createConnection({ path: socketPath, allowHalfOpen: true });
-  const closeBoth = () => {
-    client.destroy();
-    upstream.destroy();
-  };
-  upstream.on('error', (error) => {
-    process.stderr.write('mass forwarder: ' + socketPath + ': ' + error.message + '\\n');
-    closeBoth();
+const [readyFd, relaysJson] = process.argv.slice(2);
+const relays = JSON.parse(relaysJson);
+let listening = 0;
+for (const { port, socketPath } of relays) {
+  const server = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = createConnection({ path: socketPath, allowHalfOpen: true });
+    const closeBoth = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on('error', (error) => {
+      process.stderr.write('mass forwarder: ' + socketPath + ': ' + error.message + '\\n');
+      closeBoth();
+    });
+    client.on('error', closeBoth);
+    client.on('close', closeBoth);
+    upstream.on('close', closeBoth);
+    client.pipe(upstream);
+    upstream.pipe(client);
   });
-  client.on('error', closeBoth);
-  client.on('close', closeBoth);
-  upstream.on('close', closeBoth);
-  client.pipe(upstream);
-  upstream.pipe(client);
-});
-server.on('error', (error) => {
-  process.stderr.write('mass forwarder: cannot listen on 127.0.0.1:' + portText + ': ' + error.message + '\\n');
-  process.exit(1);
-});
-server.listen(Number(portText), '127.0.0.1', () => {
-  if (readyFd === undefined) return;
-  writeSync(Number(readyFd), 'ready\\n');
-  closeSync(Number(readyFd));
-});
+  server.on('error', (error) => {
+    process.stderr.write('mass forwarder: cannot listen on 127.0.0.1:' + port + ': ' + error.message + '\\n');
+    process.exit(1);
+  });
+  server.listen(port, '127.0.0.1', () => {
+    if (++listening < relays.length || readyFd === '-') return;
+    writeSync(Number(readyFd), 'ready\\n');
+    closeSync(Number(readyFd));
+  });
+}
 `;
 
 export const FORWARDER_FILE_NAME = 'forwarder.mjs';

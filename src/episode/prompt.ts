@@ -22,12 +22,14 @@ export interface EpisodePromptParts {
   /** The team workflow, already rendered as text; absent for a bare-task episode. */
   workflow?: string;
   teacher?: boolean;
+  /** The suite's own teacher directive (an imported suite's); default: this project's. */
+  teacherDirective?: string;
 }
 
 /** The bare task; or the task and the team workflow; with the teacher directive when collecting training data. */
 export function episodePrompt(parts: EpisodePromptParts): string {
   const sections = [parts.task.trimEnd()];
   if (parts.workflow) sections.push(parts.workflow.trimEnd());
-  if (parts.teacher) sections.push(TEACHER_DIRECTIVE);
+  if (parts.teacher) sections.push((parts.teacherDirective ?? TEACHER_DIRECTIVE).trimEnd());
   return `${sections.join('\n\n')}\n`;
 }

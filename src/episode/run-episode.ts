@@ -13,6 +13,7 @@ import {
   type HarnessProfile,
   type QwenSamplingSettings,
 } from '../harness/qwen-settings.js';
+import { startEgressProxy, type EgressProxy } from '../proxy/egress-proxy.js';
 import { readProxyLog, wasRetried, type ProxyLogRow } from '../proxy/log-row.js';
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
 import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
@@ -20,9 +21,10 @@ import { sha256WorkspaceFile } from '../tasks/integrity.js';
 import { loadTask } from '../tasks/load-task.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
-import type { Workflow } from '../workflow/workflow.js';
+import type { TeamDesign } from '../workflow/workflow.js';
 import { renderWorkflow, workflowHash } from '../workflow/render.js';
 import { prepareEpisodeDirectory } from './episode-directory.js';
+import { processGpuPool, type GpuLease, type GpuPool } from './gpu-pool.js';
 import { episodeFacts } from './episode-facts.js';
 import { EpisodeRecord } from './episode-record.js';
 import { classifyOutcome } from './outcome.js';
@@ -34,7 +36,7 @@ import { episodePath } from '../store/run-paths.js';
 export interface EpisodeOptions {
   taskDir: string;
   /** The team workflow rendered into the prompt; absent for a bare-task episode. */
-  workflow?: Workflow;
+  workflow?: TeamDesign;
   /** Append the teacher directive (while collecting training data). */
   teacher?: boolean;
   model: string;
@@ -87,6 +89,14 @@ export interface EpisodeOptions {
   singleAgent?: boolean;
   /** Which of qwen-code's tools and skills the agents are offered (default `lean`; `stock`: qwen-code's defaults). */
   harnessProfile?: HarnessProfile;
+  /**
+   * GPUs of the host the episode may use (the configuration's `sandboxGpus`): it takes one of them for itself from
+   * `gpuPool` before its sandbox opens, waiting while all are taken, and gives it back when the sandbox closes.
+   * Default none.
+   */
+  gpus?: number[];
+  /** Where GPUs are taken from (default `processGpuPool`, shared by every episode of this process). */
+  gpuPool?: GpuPool;
   /** The Node that runs the harness (default: `harnessNode()`); benchmarks compare it with this process's. */
   harnessNode?: HarnessNode;
   /** Progress lines (stage names); default none. */
@@ -135,6 +145,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     task: renderTaskPrompt(task),
     workflow: options.workflow ? renderWorkflow(options.workflow) : undefined,
     teacher: options.teacher,
+    teacherDirective: task.teacherDirective ?? undefined,
   });
   await writeFile(episodePath(outDir, 'prompt'), prompt);
 
@@ -169,7 +180,27 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
   let agentPaths = { workspacePath: workspace.workspaceDir, homePath: episodePath(outDir, 'home') };
   const output = captureQwenCodeOutput(outDir);
+  const network = task.manifest.environment.network;
+  let egressDirectory: string | null = null;
+  let egress: EgressProxy | null = null;
+  let gpu: GpuLease | null = null;
   try {
+    if (network !== false) {
+      // Its own short directory, like the model proxy's: the sandbox sees the directory (read-only), never the log.
+      egressDirectory = await mkdtemp(join(tmpdir(), 'mass-egress-'));
+      egress = await startEgressProxy({
+        allow: network.allow,
+        socketPath: join(egressDirectory, 'egress.sock'),
+        logFile: episodePath(outDir, 'egressLog'),
+      });
+    }
+    if (options.gpus !== undefined && options.gpus.length > 0) {
+      const pool = options.gpuPool ?? processGpuPool;
+      if (options.gpus.every((index) => pool.inUse.includes(index))) {
+        options.log?.(`episode ${episodeId}: waiting for a GPU (${options.gpus.join(', ')} in use)`);
+      }
+      gpu = await pool.acquire(options.gpus);
+    }
     const sandbox = await Sandbox.open({
       mode: sandboxMode,
       workspace: workspace.workspaceDir,
@@ -185,6 +216,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       ],
       readableDirectories: qwenCode.readableDirectories,
       proxySocketPath: socketPath,
+      ...(egress === null ? {} : { egressSocketPath: egress.socketPath }),
+      ...(gpu === null ? {} : { gpu: gpu.index }),
     });
     try {
       agentPaths = { workspacePath: sandbox.workspaceInside, homePath: sandbox.homeInside };
@@ -228,6 +261,9 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       await sandbox.close();
     }
   } finally {
+    gpu?.release();
+    await egress?.close();
+    if (egressDirectory !== null) await rm(egressDirectory, { recursive: true, force: true });
     await proxy.close();
     await rm(socketDirectory, { recursive: true, force: true });
     output.events.close();
@@ -236,6 +272,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const capturedEvents = output.events.close();
   const capturedStderr = output.stderr.close();
   if (proxy.logError) throw proxy.logError;
+  if (egress?.logError) throw egress.logError;
 
   const assets = [];
   for (const asset of workspace.protectedAssets) {
@@ -336,7 +373,9 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       cpuSeconds: harnessRun.cpuSeconds,
       peakMemoryBytes: harnessRun.peakMemoryBytes,
       ...agentPaths,
+      ...(gpu === null ? {} : { gpu: gpu.index }),
     },
+    ...(egress === null || network === false ? {} : { egress: { allow: network.allow, ...egress.counts() } }),
     harness: { name: 'qwen-code', version: QWEN_CODE_VERSION, nodeVersion: qwenCode.node.version, profile },
   };
   await EpisodeRecord.write(recordPath, record);

@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 import { UserError } from '../errors.js';
+import type { Relay } from './forwarder.js';
 import { SANDBOX_HOSTNAME, SANDBOX_UID, type SystemEntry } from './sandbox-system.js';
 
 export const SANDBOX_INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap) or pass --no-sandbox';
@@ -41,6 +42,8 @@ export interface BubblewrapMounts {
   system: SystemEntry[];
   /** The sandbox's own files in /etc (passwd, group, hosts): inside path and host file. */
   systemFiles: MovedMount[];
+  /** Device nodes of the host shown in the sandbox's own /dev (a GPU's, `gpuDeviceNodes`); usually none. */
+  devices: MovedMount[];
   tmpSizeBytes: number;
 }
 
@@ -174,6 +177,7 @@ export function bubblewrapArguments(
   const args = [...isolationArguments(), ...systemArguments(mounts.system)];
   for (const { inside, host } of mounts.systemFiles) args.push('--ro-bind', sourceOf(host), inside);
   args.push('--dev', '/dev', '--proc', '/proc');
+  for (const { host, inside } of mounts.devices) args.push('--dev-bind', host, inside);
   // tmpfs lives in memory outside any process's resident set: cap it. /dev is a writable tmpfs too: make it
   // read-only but for /dev/shm (Python's multiprocessing needs it).
   args.push('--size', String(mounts.tmpSizeBytes), '--tmpfs', '/tmp');
@@ -237,10 +241,10 @@ export function isInside(root: string, path: string): boolean {
  * the sandbox's init and never shows up as a child of the command; it dies with the sandbox. NODE_OPTIONS is the
  * command's own (the harness's guard, which the forwarder's Node may not even know): the forwarder runs without it.
  */
-const LAUNCHER_SCRIPT = `node="$1"; forwarder="$2"; socket="$3"; port="$4"; shift 4
+const LAUNCHER_SCRIPT = `node="$1"; forwarder="$2"; relays="$3"; shift 3
 ready=/tmp/.mass-forwarder-ready
 mkfifo "$ready" || exit 125
-( unset NODE_OPTIONS; "$node" "$forwarder" "$socket" "$port" 3 3>"$ready" </dev/null >/dev/null & )
+( unset NODE_OPTIONS; "$node" "$forwarder" 3 "$relays" 3>"$ready" </dev/null >/dev/null & )
 read -r state <"$ready"
 rm -f "$ready"
 if [ "$state" != ready ]; then echo "mass sandbox: the proxy forwarder did not start" >&2; exit 125; fi
@@ -249,13 +253,13 @@ exec "$@"`;
 export interface LauncherOptions {
   nodePath: string;
   forwarderPath: string;
-  socketPath: string;
-  port: number;
+  /** The ports the forwarder opens on the sandbox's loopback, each to a Unix socket (paths as seen inside). */
+  relays: Relay[];
 }
 
 /** `command` preceded by the launcher that starts the forwarder first. */
 export function withForwarder(launcher: LauncherOptions, command: string[]): string[] {
-  const { nodePath, forwarderPath, socketPath, port } = launcher;
+  const { nodePath, forwarderPath, relays } = launcher;
   return [
     '/bin/sh',
     '-c',
@@ -263,8 +267,7 @@ export function withForwarder(launcher: LauncherOptions, command: string[]): str
     'mass-launcher',
     nodePath,
     forwarderPath,
-    socketPath,
-    String(port),
+    JSON.stringify(relays.map(({ port, socketPath }) => ({ port, socketPath }))),
     ...command,
   ];
 }

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, statSync, w
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import { UserError } from '../errors.js';
-import { startHostForwarder, writeForwarder, type HostForwarder } from './forwarder.js';
+import { startHostForwarder, writeForwarder, type HostForwarder, type Relay } from './forwarder.js';
 import {
   bubblewrapArguments,
   findBubblewrap,
@@ -21,6 +21,7 @@ import {
   withDefaultLimits,
   type SandboxLimits,
 } from './sandbox-limits.js';
+import { cudaVisibleDevices, gpuDeviceNodes } from './sandbox-gpu.js';
 import { runProcessTree, type OutputSink, type SandboxResult } from './sandbox-run.js';
 import { staging, type Staging } from './sandbox-staging.js';
 import { hostSystemEntries, writeSystemFiles, type SystemEntry } from './sandbox-system.js';
@@ -51,7 +52,7 @@ export type SandboxMode = 'bubblewrap' | 'unsandboxed';
  * directories (the harness and its Node) read-only at their host paths; the workspace at `/workspace` and the home at
  * `/home/agent` wherever they lie on the host (so what the agents see and write, and the training data made from it,
  * is the same wherever a run lives). Nothing else of the host: not the checkout that holds the harness, its git store
- * or its suites, not other runs, not the host's homes. No network but loopback and the forwarder to the proxy, no
+ * or its suites, not other runs, not the host's homes. No network but loopback and the forwarder to the proxies, no
  * capabilities, its own pid, IPC, UTS and user namespaces. When mass runs as root the processes inside run as a uid
  * of their own (`sandbox-user.ts`), so host files not readable by everyone stay unreadable. When the command exits,
  * its namespace dies with everything it started. Without a sandbox every path is the host's.
@@ -87,6 +88,21 @@ export interface SandboxOptions {
   proxySocketPath?: string;
   /** The forwarder's port on the sandbox's loopback; default 18080. Without a sandbox the system picks one. */
   forwarderPort?: number;
+  /**
+   * The episode's egress proxy's Unix socket, when its task allows network (`egress-proxy.ts`): reached like the
+   * model proxy, through the forwarder, and named by the proxy variables of every command (`egressEnvironment`).
+   * Its directory is mounted read-only inside: give the socket one of its own.
+   */
+  egressSocketPath?: string;
+  /** The egress forwarder's port on the sandbox's loopback; default 18081. Without a sandbox the system picks one. */
+  egressForwarderPort?: number;
+  /**
+   * A GPU of the host for this sandbox alone (its index, `/dev/nvidia<index>`; see `GpuPool`): its device node and the
+   * driver's shared ones are shown in the sandbox's /dev, and `CUDA_VISIBLE_DEVICES` names it. Default none.
+   */
+  gpu?: number;
+  /** Where the host's device nodes are; default /dev (tests give stand-ins). */
+  devRoot?: string;
   /** The size cap of the private /tmp; default 1 GiB. */
   tmpSizeBytes?: number;
   /** Default: `bwrap` on PATH. */
@@ -117,6 +133,9 @@ export interface SandboxCommand {
 }
 
 export const DEFAULT_FORWARDER_PORT = 18080;
+export const DEFAULT_EGRESS_FORWARDER_PORT = 18081;
+/** Hosts the proxy variables leave direct: the model proxy's forwarder is on loopback. */
+export const NO_PROXY_HOSTS = '127.0.0.1,localhost';
 /** Where the workspace and the home are inside a bubblewrap sandbox, wherever they are on the host. */
 export const SANDBOX_WORKSPACE = '/workspace';
 export const SANDBOX_HOME = '/home/agent';
@@ -155,9 +174,13 @@ export class Sandbox {
     /** `http://127.0.0.1:<port>` for code inside, when a proxy socket was given. */
     readonly proxyBaseUrl: string | null,
     private readonly bubblewrap: BubblewrapSetup | null,
-    private readonly hostForwarder: HostForwarder | null,
-    /** The proxy socket's directory, given to the sandbox's user while it runs. */
-    private readonly socketDirectory: string | null,
+    private readonly hostForwarders: HostForwarder[],
+    /** The proxy sockets' directories, given to the sandbox's user while it runs. */
+    private readonly socketDirectories: string[],
+    /** `http://127.0.0.1:<port>` of the egress proxy for code inside, when an egress socket was given. */
+    readonly egressProxyUrl: string | null,
+    /** The host GPU given to the sandbox, if any. */
+    readonly gpu: number | null,
   ) {}
 
   static async open(options: SandboxOptions): Promise<Sandbox> {
@@ -185,13 +208,32 @@ export class Sandbox {
     });
     const proxySocketPath =
       options.proxySocketPath === undefined ? null : socketInExistingDirectory(options.proxySocketPath);
-    const socketDirectory = proxySocketPath === null ? null : dirname(proxySocketPath);
+    const egressSocketPath =
+      options.egressSocketPath === undefined ? null : socketInExistingDirectory(options.egressSocketPath);
+    const socketDirectories = [
+      ...new Set(
+        [proxySocketPath, egressSocketPath].flatMap((path) => (path === null ? [] : [dirname(path)])),
+      ),
+    ];
+    const relaysOnHost: Relay[] = [
+      ...(proxySocketPath === null
+        ? []
+        : [{ port: options.forwarderPort ?? DEFAULT_FORWARDER_PORT, socketPath: proxySocketPath }]),
+      ...(egressSocketPath === null
+        ? []
+        : [
+            {
+              port: options.egressForwarderPort ?? DEFAULT_EGRESS_FORWARDER_PORT,
+              socketPath: egressSocketPath,
+            },
+          ]),
+    ];
     const bubblewrapMode = options.mode === 'bubblewrap';
     const forwarderNode = realpathSync(options.nodePath ?? process.execPath);
     const shownReadable = readableMounts([
-      ...(socketDirectory === null ? [] : [socketDirectory]),
+      ...socketDirectories,
       ...(options.readableDirectories ?? []),
-      ...(bubblewrapMode && proxySocketPath !== null ? [dirname(forwarderNode)] : []),
+      ...(bubblewrapMode && relaysOnHost.length > 0 ? [dirname(forwarderNode)] : []),
     ]);
     const system = bubblewrapMode ? hostSystemEntries() : [];
     const hidden = shownHiddenPaths(requestedHidden, system, shownReadable);
@@ -216,19 +258,43 @@ export class Sandbox {
       emptyFile: emptyFile(stateDirectory),
       system,
       systemFiles: bubblewrapMode ? writeSystemFiles(stateDirectory, SANDBOX_HOME) : [],
+      devices:
+        bubblewrapMode && options.gpu !== undefined ? gpuDeviceNodes(options.gpu, options.devRoot) : [],
       tmpSizeBytes: options.tmpSizeBytes ?? DEFAULT_TMP_SIZE_BYTES,
     };
 
     if (!bubblewrapMode) {
       (options.warn ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(UNSANDBOXED_WARNING);
-      const hostForwarder = proxySocketPath === null ? null : await startHostForwarder(proxySocketPath);
-      const proxyBaseUrl = hostForwarder && `http://127.0.0.1:${hostForwarder.port}`;
-      return new Sandbox('unsandboxed', mounts, homeDirectory, proxyBaseUrl, null, hostForwarder, null);
+      const hostForwarders: HostForwarder[] = [];
+      const urlOf = async (socketPath: string | null): Promise<string | null> => {
+        if (socketPath === null) return null;
+        const forwarder = await startHostForwarder(socketPath);
+        hostForwarders.push(forwarder);
+        return `http://127.0.0.1:${forwarder.port}`;
+      };
+      try {
+        const proxyBaseUrl = await urlOf(proxySocketPath);
+        const egressProxyUrl = await urlOf(egressSocketPath);
+        return new Sandbox(
+          'unsandboxed',
+          mounts,
+          homeDirectory,
+          proxyBaseUrl,
+          null,
+          hostForwarders,
+          [],
+          egressProxyUrl,
+          options.gpu ?? null,
+        );
+      } catch (error) {
+        await Promise.all(hostForwarders.map((forwarder) => forwarder.close()));
+        throw error;
+      }
     }
     const bwrapPath = findBubblewrap(options.bwrapPath);
     const prlimitPath = findSystemProgram('prlimit');
     if (process.getuid?.() === 0) {
-      assertReadableByOthers(readable.filter((mount) => mount.host !== socketDirectory));
+      assertReadableByOthers(readable.filter((mount) => !socketDirectories.includes(mount.host)));
     }
     const user = sandboxUser(bwrapPath, [
       workspace,
@@ -247,19 +313,30 @@ export class Sandbox {
       if (user) releaseUser(user);
       throw error;
     }
-    const port = options.forwarderPort ?? DEFAULT_FORWARDER_PORT;
     const launcher =
-      proxySocketPath === null
+      relaysOnHost.length === 0
         ? null
         : {
             nodePath: forwarderNode,
             forwarderPath: join(SANDBOX_STATE, relative(stateDirectory, writeForwarder(stateDirectory))),
-            socketPath: proxySocketPath,
-            port,
+            relays: relaysOnHost,
           };
-    const proxyBaseUrl = launcher && `http://127.0.0.1:${port}`;
+    const urlOf = (socketPath: string | null): string | null => {
+      const relay = relaysOnHost.find((candidate) => candidate.socketPath === socketPath);
+      return relay === undefined ? null : `http://127.0.0.1:${relay.port}`;
+    };
     const setup: BubblewrapSetup = { bwrapPath, prlimitPath, launcher, user };
-    return new Sandbox('bubblewrap', mounts, homeDirectory, proxyBaseUrl, setup, null, socketDirectory);
+    return new Sandbox(
+      'bubblewrap',
+      mounts,
+      homeDirectory,
+      urlOf(proxySocketPath),
+      setup,
+      [],
+      socketDirectories,
+      urlOf(egressSocketPath),
+      options.gpu ?? null,
+    );
   }
 
   /** The workspace on the host. */
@@ -300,6 +377,10 @@ export class Sandbox {
       TMPDIR: '/tmp',
       LANG: 'C.UTF-8',
       ...command.env,
+      ...(this.egressProxyUrl === null ? {} : egressEnvironment(this.egressProxyUrl)),
+      ...(this.gpu === null
+        ? {}
+        : { CUDA_VISIBLE_DEVICES: cudaVisibleDevices(this.gpu, this.bubblewrap !== null) }),
       HOME: this.homeInside,
       PATH: sandboxPath(command.env?.PATH),
       [marker.name]: marker.value,
@@ -353,9 +434,9 @@ export class Sandbox {
     });
   }
 
-  /** What the sandbox's own user owns while it runs: what it writes, and the proxy's socket it connects to. */
+  /** What the sandbox's own user owns while it runs: what it writes, and the proxies' sockets it connects to. */
   private get ownedDirectories(): string[] {
-    return [...this.writableDirectories, ...(this.socketDirectory === null ? [] : [this.socketDirectory])];
+    return [...this.writableDirectories, ...this.socketDirectories];
   }
 
   /**
@@ -366,7 +447,7 @@ export class Sandbox {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.hostForwarder?.close();
+    await Promise.all(this.hostForwarders.map((forwarder) => forwarder.close()));
     const user = this.bubblewrap?.user;
     if (!user) return;
     handBack(this.ownedDirectories, user.user, { uid: process.getuid!(), gid: process.getgid!() });
@@ -410,6 +491,26 @@ function releaseUser(user: { user: SandboxUser; stageDirectory: string }): void 
     // Gone already.
   }
   releaseSandboxUser(user.user);
+}
+
+/**
+ * The variables that send a command's HTTP(S) clients (curl, pip, uv, requests, npm, git) through the egress proxy,
+ * all but the model's loopback address.
+ */
+export function egressEnvironment(proxyUrl: string): Record<string, string> {
+  return {
+    HTTP_PROXY: proxyUrl,
+    HTTPS_PROXY: proxyUrl,
+    ALL_PROXY: proxyUrl,
+    http_proxy: proxyUrl,
+    https_proxy: proxyUrl,
+    all_proxy: proxyUrl,
+    PIP_PROXY: proxyUrl,
+    npm_config_proxy: proxyUrl,
+    npm_config_https_proxy: proxyUrl,
+    NO_PROXY: NO_PROXY_HOSTS,
+    no_proxy: NO_PROXY_HOSTS,
+  };
 }
 
 /** /usr/bin and /bin first, then the caller's PATH (default: /usr/local/bin and this process's Node). */

@@ -1,9 +1,10 @@
 import type { EvaluationSummary } from './evaluation-records.js';
-import type { Interval } from './statistics/index.js';
+import type { GradeFigure, Interval } from './statistics/index.js';
 
 /**
  * The terminal summary of an evaluation: per comparison the win rate of each judge and the oracle, per task and
  * pooled, with intervals; then oracle grades, tokens, delegation, order inconsistency, agreement and reward hacking.
+ * A figure left out because no task had a grader is named with its reason, never printed empty.
  * What a stand-in model (the toy model) made is marked with its label, e.g. "(toy)".
  */
 export function describeEvaluation(summary: EvaluationSummary, directory: string): string {
@@ -18,9 +19,19 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
     `  ${counts.episodes} episodes (${counts.failedEpisodes} failed), ${counts.judgments} judgments ` +
       `(${counts.repairedJudgments} repaired, ${counts.failedJudgments} failed and left out), ` +
       `${counts.grades} grades (${counts.failedGrades} failed)`,
+  ];
+  const { grading } = figures;
+  if (grading.note) lines.push(`  Grading: ${grading.note}`);
+  const omitted = (figure: GradeFigure) => grading.omitted.find((entry) => entry.figure === figure)?.reason;
+  const covered =
+    grading.tasksWithoutGrader.length > 0 && grading.tasksWithGrader.length > 0
+      ? ` (tasks with a grader only: ${grading.tasksWithGrader.join(', ')})`
+      : '';
+  lines.push(
     '',
     `Win rate W/(W+L): per task with its Wilson ${level} interval, pooled with a bootstrap interval over pairs (wins-losses-ties)`,
-  ];
+  );
+  if (omitted('oracle-win-rates')) lines.push(`  No oracle row: ${omitted('oracle-win-rates')}`);
   for (const comparison of figures.winRates) {
     lines.push(
       `  ${modelName(comparison.candidate)} against ${modelName(comparison.baseline)}, ${comparison.condition}:`,
@@ -41,7 +52,11 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       );
     }
   }
-  lines.push('', `Oracle grade (0–100; mean and ${level} interval), difference from the reference:`);
+  lines.push(
+    '',
+    `Oracle grade (0–100; mean and ${level} interval), difference from the reference${covered}:`,
+  );
+  if (omitted('grades')) lines.push(`  Left out: ${omitted('grades')}`);
   for (const grade of figures.grades) {
     const difference = figures.gradeDifferences.find(
       (entry) => entry.generation === grade.generation && entry.condition === grade.condition,
@@ -54,17 +69,26 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
           : ''),
     );
   }
-  lines.push('', 'Output tokens per episode; oracle grade per 1,000 output tokens, ratio to the reference:');
+  const perToken = omitted('grade-per-token');
+  lines.push(
+    '',
+    perToken
+      ? 'Output tokens per episode:'
+      : `Output tokens per episode; oracle grade per 1,000 output tokens${covered}, ratio to the reference:`,
+  );
+  if (perToken) lines.push(`  Grade per 1,000 output tokens left out: ${perToken}`);
   for (const tokens of figures.tokens) {
     lines.push(
-      `  ${modelName(tokens.generation).padEnd(14)} ${tokens.condition.padEnd(13)} ${number(tokens.meanOutputTokens, 0)} tokens; ` +
-        `${number(tokens.gradePerThousandTokens, 2)} per 1,000` +
-        (tokens.ratioToReference
-          ? `; ×${number(tokens.ratioToReference.ratio, 2)} ${interval(tokens.ratioToReference.interval, 2)}`
-          : '') +
-        (tokens.ratioToSingleAgent
-          ? `; ×${number(tokens.ratioToSingleAgent.ratio, 2)} against single-agent`
-          : ''),
+      `  ${modelName(tokens.generation).padEnd(14)} ${tokens.condition.padEnd(13)} ${number(tokens.meanOutputTokens, 0)} tokens` +
+        (perToken
+          ? ''
+          : `; ${number(tokens.gradePerThousandTokens, 2)} per 1,000` +
+            (tokens.ratioToReference
+              ? `; ×${number(tokens.ratioToReference.ratio, 2)} ${interval(tokens.ratioToReference.interval, 2)}`
+              : '') +
+            (tokens.ratioToSingleAgent
+              ? `; ×${number(tokens.ratioToSingleAgent.ratio, 2)} against single-agent`
+              : '')),
     );
   }
   lines.push('', 'Delegation (episodes with at least one agent call; mean calls; mean subagent threads):');
@@ -86,6 +110,10 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       );
     }
   }
+  if (omitted('oracle-agreement')) {
+    lines.push('', `Agreement with the oracle left out: ${omitted('oracle-agreement')}`);
+  }
+  if (omitted('reward-hacking')) lines.push('', `Reward hacking left out: ${omitted('reward-hacking')}`);
   if (figures.rewardHacking.length > 0) {
     lines.push(
       '',

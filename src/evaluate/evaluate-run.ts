@@ -12,9 +12,10 @@ import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backe
 import { outageGateFor, type OutageGate } from '../search/outage-gate.js';
 import { TaskSearchRecord } from '../search/search-records.js';
 import type { Run } from '../store/run-store.js';
+import { hasGrader } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { ModelRegistry } from '../train/registry.js';
-import type { Workflow } from '../workflow/workflow.js';
+import type { TeamDesign } from '../workflow/workflow.js';
 import { evaluationEpisodeStep, gradeStep, type EvaluationEpisodeRunner } from './evaluation-episodes.js';
 import { judgmentStep, type JudgedEpisodes } from './evaluation-judgments.js';
 import { evaluationPlan, type EvaluationPlan } from './evaluation-plan.js';
@@ -144,17 +145,20 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
           }
         })();
         episodes.set(key, episode);
-        gradeRows.push(
-          episode.then(async (finished) => {
-            const release = await gradeSlots.acquire();
-            try {
-              return await gradeStep(run, base, { ...finished, task }, grades);
-            } finally {
-              release();
-              report({ kind: 'finished', what: 'grade' });
-            }
-          }),
-        );
+        // A task without a grader is measured by the judges alone; the summary says so (figures.grading).
+        if (hasGrader(task)) {
+          gradeRows.push(
+            episode.then(async (finished) => {
+              const release = await gradeSlots.acquire();
+              try {
+                return await gradeStep(run, base, { ...finished, task }, grades);
+              } finally {
+                release();
+                report({ kind: 'finished', what: 'grade' });
+              }
+            }),
+          );
+        }
       }
       return episode;
     };
@@ -222,7 +226,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
     report({
       kind: 'planned',
       episodes: episodes.size,
-      grades: episodes.size,
+      grades: gradeRows.length,
       judgments: judged.length,
     });
     const episodeList = await settleAll([...episodes.values()]);
@@ -266,6 +270,10 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       grades: gradeList,
       judgments: judgmentList,
       outside,
+      tasksWithoutGrader: [
+        ...plan.tasks.filter((task) => !hasGrader(task)).map((task) => task.manifest.id),
+        ...outside.tasksWithoutGrader,
+      ],
     });
     await EvaluationSummaryRecord.write(run.path(evaluationPath(evaluation.name, 'summary')), summary);
     return summary;
@@ -296,11 +304,11 @@ async function championDesigns(
   registry: ModelRegistry,
   tasks: readonly LoadedTask[],
   conditions: readonly string[],
-): Promise<Map<string, Workflow>> {
-  const designs = new Map<string, Workflow>();
+): Promise<Map<string, TeamDesign>> {
+  const designs = new Map<string, TeamDesign>();
   if (!conditions.includes('workflow')) return designs;
   for (const task of tasks) {
-    let design: Workflow = task.manifest.workflow;
+    let design: TeamDesign = task.manifest.workflow;
     for (const generation of registry.list().reverse()) {
       const result = await TaskSearchRecord.readIfPresent(
         run.path(searchResultPath(generation.name, task.manifest.id)),
@@ -326,7 +334,10 @@ function summarise(options: {
   grades: GradeRow[];
   judgments: JudgmentRow[];
   outside: Awaited<ReturnType<typeof loopOutsideMeasures>>;
+  /** Tasks of the evaluation or of the loop's collections whose task.yaml names no grader. */
+  tasksWithoutGrader: readonly string[];
 }): EvaluationSummary {
+  const tasksWithoutGrader = [...new Set(options.tasksWithoutGrader)].sort();
   const { evaluation, plan, episodes, grades, judgments, outside } = options;
   const everyJudgment = [...judgments, ...outside.judgments];
   const everyGrade = [...grades, ...outside.grades];
@@ -364,6 +375,7 @@ function summarise(options: {
       rollouts,
       selectedRuns: outside.selectedRuns,
       agreementSamples: outside.agreementSamples,
+      tasksWithoutGrader,
     },
     {
       comparisons: plan.comparisons,
@@ -402,6 +414,7 @@ function summarise(options: {
       rollouts,
       selectedRuns: outside.selectedRuns,
       agreementSamples: outside.agreementSamples,
+      tasksWithoutGrader,
     },
   };
 }

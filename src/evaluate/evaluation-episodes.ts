@@ -9,7 +9,7 @@ import { runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate
 import type { Run } from '../store/run-store.js';
 import { gradeWorkspace } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import type { Workflow } from '../workflow/workflow.js';
+import type { TeamDesign } from '../workflow/workflow.js';
 import { EvaluationEpisode, GradeRow, type EvaluationCondition } from './evaluation-records.js';
 import type { ServedModel } from './serve-evaluation.js';
 import { episodeFiles, episodePath } from '../store/run-paths.js';
@@ -19,7 +19,7 @@ export interface EvaluationEpisodeSpec {
   task: LoadedTask;
   condition: EvaluationCondition;
   /** The design rendered into the prompt in the `workflow` condition. */
-  workflow?: Workflow;
+  workflow?: TeamDesign;
   replicate: number;
   samplingSeed: number;
   dataSeed: number;

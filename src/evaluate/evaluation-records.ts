@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { JudgeUsage } from '../judge/judgment-record.js';
 import { defineRecord } from '../store/record.js';
-import { EvaluationFigures } from './statistics/figures-schema.js';
+import { EvaluationFigures, type GradingCoverage } from './statistics/figures-schema.js';
 import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './statistics/inputs.js';
 
 /**
@@ -126,19 +126,37 @@ function withStandIn(entries: unknown): unknown {
   });
 }
 
+/**
+ * Before version 3 every task had a grader: the grading coverage of an older summary is every task graded, nothing
+ * left out.
+ */
+function withEveryTaskGraded(body: Record<string, unknown>): Record<string, unknown> {
+  const figures = body.figures;
+  if (typeof figures !== 'object' || figures === null) return body;
+  const grading: GradingCoverage = {
+    tasksWithGrader: Array.isArray(body.tasks) ? body.tasks.filter((task) => typeof task === 'string') : [],
+    tasksWithoutGrader: [],
+    loopTasksWithoutGrader: [],
+    rolloutsWithoutGrader: 0,
+    note: null,
+    omitted: [],
+  };
+  return { ...body, figures: { ...figures, grading } };
+}
+
 /** `evaluation/<name>/summary.json`: every figure and the inputs it came from. */
 export const EvaluationSummaryRecord = defineRecord({
   kind: 'evaluation-summary',
-  version: 2,
+  version: 3,
   // Version 1 marked the toy model's models and judges with `toy: true`; version 2 with the label of what stands in.
-  migrate: (body, fromVersion) =>
-    fromVersion === 1
-      ? {
-          ...body,
-          models: withStandIn(body.models),
-          judges: withStandIn(body.judges),
-        }
-      : body,
+  // Version 3 added `figures.grading` and `inputs.tasksWithoutGrader`: a task may have no grader.
+  migrate: (body, fromVersion) => {
+    const standIns =
+      fromVersion === 1
+        ? { ...body, models: withStandIn(body.models), judges: withStandIn(body.judges) }
+        : body;
+    return withEveryTaskGraded(standIns);
+  },
   schema: z.object({
     run: z.string(),
     name: z.string(),
@@ -158,6 +176,11 @@ export const EvaluationSummaryRecord = defineRecord({
       rollouts: z.array(GradedRollout),
       selectedRuns: z.array(SelectedRun),
       agreementSamples: z.array(AgreementSample),
+      /**
+       * The tasks here (evaluated, or of the loop's collections) whose task.yaml names no grader: measured by the
+       * external judges alone; `figures.grading` says what the grade figures cover.
+       */
+      tasksWithoutGrader: z.array(z.string()).default([]),
     }),
   }),
 });

@@ -18,6 +18,7 @@ import type { TokenCounter } from '../model/token-counter.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { seededRandom, shuffled } from '../ranking/seeded-random.js';
 import type { Run } from '../store/run-store.js';
+import { hasGrader } from '../tasks/grade.js';
 import { loadSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import type { ModelRegistry } from '../train/registry.js';
@@ -39,6 +40,8 @@ export interface LoopOutsideMeasures {
   agreementSamples: AgreementSample[];
   judgments: JudgmentRow[];
   grades: GradeRow[];
+  /** Tasks of the loop's collections whose task.yaml names no grader: their runs were not graded. */
+  tasksWithoutGrader: string[];
 }
 
 /**
@@ -46,7 +49,8 @@ export interface LoopOutsideMeasures {
  * never reads these back): every run of its collections graded by the oracle, so the runs it selected for training
  * can be placed within their task's collection (reward hacking: selected, yet in the bottom half by the oracle); and
  * a sample of its tournament matches judged again by each external judge, for the agreement of the self-judge (the
- * match's own verdict), the external judges and the oracle. A generation without loop records adds nothing.
+ * match's own verdict), the external judges and the oracle. A generation without loop records adds nothing; a task
+ * without a grader has its matches judged but its runs not graded, and is listed as such.
  */
 export async function loopOutsideMeasures(options: {
   run: Run<RunConfig>;
@@ -64,7 +68,13 @@ export async function loopOutsideMeasures(options: {
   judgeSlots: ReadonlyMap<string, Semaphore>;
 }): Promise<LoopOutsideMeasures> {
   const { run, base } = options;
-  const result: LoopOutsideMeasures = { selectedRuns: [], agreementSamples: [], judgments: [], grades: [] };
+  const result: LoopOutsideMeasures = {
+    selectedRuns: [],
+    agreementSamples: [],
+    judgments: [],
+    grades: [],
+    tasksWithoutGrader: [],
+  };
   const generations = options.plan.models.filter((model) => options.registry.get(model.name));
   if (generations.length === 0) return result;
   const tasks = new Map(
@@ -86,9 +96,14 @@ export async function loopOutsideMeasures(options: {
     for (const collection of distilled) {
       const task = tasks.get(collection.task);
       if (!task) continue;
+      // A task without a grader: its runs are not graded, and the summary names it (figures.grading).
+      const gradable = hasGrader(task);
+      if (!gradable && !result.tasksWithoutGrader.includes(task.manifest.id)) {
+        result.tasksWithoutGrader.push(task.manifest.id);
+      }
       const graded = await Promise.all(
         collection.episodes
-          .filter((episode) => episode.status !== 'error')
+          .filter((episode) => gradable && episode.status !== 'error')
           .map(async (episode) => {
             // The data seed the run was made with, as its record says (older runs: their one seed).
             const record = await EpisodeRecord.readIfPresent(run.path(episode.dir, episodeFiles.record));

@@ -19,9 +19,12 @@ import {
   type IntegrityEvidence,
 } from './integrity-findings.js';
 import { DeliverableCheck, renderPreflight, runPreflight } from './preflight.js';
+import type { EgressLogRead } from '../proxy/egress-log.js';
 import {
   readDelegations,
+  readEpisodeEgress,
   renderDelegations,
+  renderEgress,
   renderEpisodeSummary,
   type Delegation,
 } from './process-evidence.js';
@@ -147,6 +150,7 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
         result: delegation.result === null ? null : redact(delegation.result),
       }))
     : undefined;
+  const egress = source.episodeDir ? await readEpisodeEgress(source.episodeDir, source.episode) : undefined;
   const reader = new FileReader(
     root,
     new Map(listing.entries.map((entry) => [entry.path, entry.size])),
@@ -160,7 +164,17 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
       roles = { ...roles, code: orderImportsAfterEntryPoint(roles.code, entryPoint, read.file.text) };
     }
   }
-  const evidence: Evidence = { source, redact, listing, preflight, integrity, delegations, roles, reader };
+  const evidence: Evidence = {
+    source,
+    redact,
+    listing,
+    preflight,
+    integrity,
+    delegations,
+    egress,
+    roles,
+    reader,
+  };
 
   let scale = 1;
   let sections: RenderedSection[] = [];
@@ -222,6 +236,8 @@ interface Evidence {
   preflight: DeliverableCheck[];
   integrity: IntegrityEvidence;
   delegations: Delegation[] | undefined;
+  /** The egress log, when the task allowed network. */
+  egress: EgressLogRead | undefined;
   roles: FileRoles;
   reader: FileReader;
 }
@@ -323,6 +339,7 @@ async function renderProcessSection(
   } else {
     if (source.episode) parts.push(evidence.redact(renderEpisodeSummary(source.episode)));
     if (source.episodeProblem) parts.push(`Episode record: ${source.episodeProblem}.`);
+    if (evidence.egress) parts.push(renderEgress(evidence.egress, source.episode));
     if (delegations) {
       const room = Math.floor(budgetTokens * 0.45);
       parts.push(renderDelegations(counter, delegations, room));

@@ -2,10 +2,11 @@ import type { EpisodeRecord } from '../episode/episode-record.js';
 import { Thread } from '../episode/threads.js';
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
 import type { TokenCounter } from '../model/token-counter.js';
+import { egressDestinations, readEgressLog, type EgressLogRead } from '../proxy/egress-log.js';
 import { eachValidJsonLine } from '../store/json-lines.js';
 import { episodePath } from '../store/run-paths.js';
 import { shrinkToTokens } from './excerpt.js';
-import { formatCount, plural } from './format.js';
+import { formatBytes, formatCount, plural } from './format.js';
 
 /** One call of the orchestrator to a subagent, with what the subagent returned. */
 export interface Delegation {
@@ -143,4 +144,48 @@ function formatDuration(milliseconds: number): string {
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** Rows of `egress.jsonl` read for the judge: far more than the table shows, far less than a flood. */
+const MAX_EGRESS_ROWS = 20_000;
+/** Destinations the judge's table lists. */
+const MAX_EGRESS_DESTINATIONS = 15;
+
+/** The episode's egress log, or undefined when the task allowed no network (no log, no counts in the record). */
+export async function readEpisodeEgress(
+  episodeDir: string,
+  record: EpisodeRecord | undefined,
+): Promise<EgressLogRead | undefined> {
+  const read = await readEgressLog(episodePath(episodeDir, 'egressLog'), { maxRows: MAX_EGRESS_ROWS });
+  return read.totalRows === 0 && read.skippedLines === 0 && record?.egress === undefined ? undefined : read;
+}
+
+/**
+ * What the agents reached beyond the model: the task's allow-list and the counts from the record, and a compact
+ * table of destinations (host, port, verdict, requests, bytes) from the egress log.
+ */
+export function renderEgress(read: EgressLogRead, record: EpisodeRecord | undefined): string {
+  const lines: string[] = [];
+  const counts = record?.egress;
+  if (counts) {
+    lines.push(
+      `Network beyond the model (the task allows ${counts.allow.join(', ')}): ${plural(counts.requestsAllowed, 'request')} allowed, ${formatCount(counts.requestsRefused)} refused; ${formatBytes(counts.bytesUp)} sent, ${formatBytes(counts.bytesDown)} received.`,
+    );
+  } else {
+    lines.push(`Network beyond the model: ${plural(read.totalRows, 'request')} in the egress log.`);
+  }
+  const { destinations, more } = egressDestinations(read.rows, MAX_EGRESS_DESTINATIONS);
+  if (destinations.length > 0) {
+    lines.push(
+      '| host | port | verdict | requests | sent | received |',
+      '| --- | --- | --- | --- | --- | --- |',
+    );
+    for (const row of destinations) {
+      lines.push(
+        `| ${row.host} | ${row.port ?? ''} | ${row.verdict} | ${formatCount(row.requests)} | ${formatBytes(row.bytesUp)} | ${formatBytes(row.bytesDown)} |`,
+      );
+    }
+    if (more > 0) lines.push(`(${plural(more, 'more destination')} not listed)`);
+  }
+  return lines.join('\n');
 }

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
-import { Workflow } from '../workflow/workflow.js';
+import { TeamDesign } from '../workflow/workflow.js';
 import { ExecutionMetadata } from './execution-metadata.js';
 
 /** One side of a comparison: a version of the design, or the bare task (no workflow) for the reference run. */
 export const ComparedDesign = z.object({
   /** How the search names it: `v3`, `reference`, `champion v2`. */
   label: z.string().min(1),
-  design: Workflow.nullable(),
+  design: TeamDesign.nullable(),
 });
 export type ComparedDesign = z.infer<typeof ComparedDesign>;
 

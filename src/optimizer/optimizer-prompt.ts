@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 
-import { diffWorkflows, renderWorkflowDiff } from '../workflow/workflow-diff.js';
-import type { Workflow } from '../workflow/workflow.js';
+import { DESIGN_FORM_NAMES, diffWorkflows, renderWorkflowDiff } from '../workflow/workflow-diff.js';
+import { designForm, draftGaps, isFreeTextDesign, type TeamDesign } from '../workflow/workflow.js';
 import { comparisonActionablePoints } from './actionable-sentences.js';
 import { renderExecutionMetadata, type ExecutionMetadata } from './execution-metadata.js';
 import type { ComparedDesign, PairwiseComparison } from './history.js';
@@ -15,14 +15,14 @@ export interface OptimizerInput {
     prompt: string;
   };
   /** The design to improve: usually the latest candidate, or the champion. */
-  current: { label: string; design: Workflow };
+  current: { label: string; design: TeamDesign };
   /**
    * The champion so far and the judge's rationale for its promotion (empty when there is none): a design, the
    * current one included, or `null` for the bare-task reference run, which is champion until a design beats it.
    */
-  previousBest?: { label: string; design: Workflow | null; rationale: string };
-  /** The task's own v0 design. */
-  original: Workflow;
+  previousBest?: { label: string; design: TeamDesign | null; rationale: string };
+  /** The task's own v0 design: free text, a draft or a complete workflow. */
+  original: TeamDesign;
   /** A short description of the current design's workspace (files, preflight, excerpts), written by the caller. */
   workspaceEvidence?: string;
   /** How the current design's run went. */
@@ -79,7 +79,7 @@ export function buildOptimizerPrompt(
 ): OptimizerPrompt {
   const sections = [
     `# Task (${input.task.id})\n\n${input.task.prompt.trim()}`,
-    `# Current design (${input.current.label})\n\n${designBlock(input.current.design)}`,
+    `# Current design (${input.current.label})\n\n${designBlock(input.current.design)}${formNote(input.current.design)}`,
     `# How the current design's run went\n\n${input.execution ? renderExecutionMetadata(input.execution) : 'No execution record was given.'}`,
     `# Workspace evidence (${input.current.label})\n\n${input.workspaceEvidence?.trim() || 'None was given.'}`,
     previousBestSection(input),
@@ -87,17 +87,50 @@ export function buildOptimizerPrompt(
     historySection(input.history, options.historyLimit ?? DEFAULT_HISTORY_LIMIT),
     checklistSection(input.history),
   ];
-  if (options.maxChangeFraction !== undefined) sections.push(changeBoundSection(options.maxChangeFraction));
-  sections.push(
-    `# Your answer\n\nImprove the current design (${input.current.label}). Return the JSON object described in your instructions: the complete design, then changes, why, evidence_used, expected_impact and verification_checks.`,
-  );
+  if (options.maxChangeFraction !== undefined && designForm(input.current.design) === 'structured') {
+    sections.push(changeBoundSection(options.maxChangeFraction));
+  }
+  sections.push(`# Your answer\n\n${answerRequest(input.current.label, input.current.design)}`);
   return { system: SYSTEM_PROMPT, user: sections.join('\n\n') };
 }
 
-/** The design as the optimizer should write it back: JSON without the schema version, small objects on one line. */
-export function designBlock(design: Workflow): string {
+/**
+ * The design as the optimizer should write it back: JSON without the schema version, small objects on one line. A
+ * free-text design is shown as written, in a fence longer than any run of backticks inside it.
+ */
+export function designBlock(design: TeamDesign): string {
+  if (isFreeTextDesign(design)) {
+    const longestRun = Math.max(2, ...[...design.text.matchAll(/`+/g)].map((match) => match[0].length));
+    const fence = '`'.repeat(longestRun + 1);
+    return `${fence}text\n${design.text.trimEnd()}\n${fence}`;
+  }
   const { schemaVersion: _schemaVersion, ...body } = design;
   return `\`\`\`json\n${compactJson(body, '')}\n\`\`\``;
+}
+
+/** What the optimizer must know about a design that is not yet in the structured form its reply must have. */
+function formNote(design: TeamDesign): string {
+  switch (designForm(design)) {
+    case 'structured':
+      return '';
+    case 'free-text':
+      return "\n\nThis design is free text, as the task's author wrote it: it has no structured form yet. Your reply must nevertheless give the design in the structured JSON form of your instructions (agents with a kind, role, instruction and, for every subagent, a contract; hops), keeping what the text asks for that the evidence does not argue against.";
+    case 'draft':
+      return `\n\nThis design is not complete yet: ${draftGaps(design).join('; ')}. Your reply must give the complete design: a contract for every subagent and the hops, every subagent in at least one.`;
+  }
+}
+
+function answerRequest(label: string, design: TeamDesign): string {
+  const reply =
+    'Return the JSON object described in your instructions: the complete design, then changes, why, evidence_used, expected_impact and verification_checks.';
+  switch (designForm(design)) {
+    case 'structured':
+      return `Improve the current design (${label}). ${reply}`;
+    case 'free-text':
+      return `Write the current design (${label}, free text) in the structured form and improve it. Agent ids use lowercase letters, digits and hyphens (write \`agent_data_curator\` as \`agent-data-curator\`). ${reply}`;
+    case 'draft':
+      return `Complete the current design (${label}) with the contracts and hops it lacks, and improve it. ${reply}`;
+  }
 }
 
 const ONE_LINE_CHARACTERS = 110;
@@ -138,7 +171,7 @@ function previousBestSection(input: OptimizerInput): string {
   if (isDeepStrictEqual(best.design, input.current.design)) {
     return `# Best design so far\n\nThe current design (${input.current.label}) is the best so far.${rationale}`;
   }
-  const fromBest = `Differences from ${best.label} to the current design:\n\n${renderWorkflowDiff(diffWorkflows(best.design, input.current.design))}`;
+  const fromBest = `Differences from ${best.label} to the current design:\n\n${designChange(best.design, input.current.design)}`;
   if (isDeepStrictEqual(best.design, input.original)) {
     return `# Best design so far (${best.label})\n\nThe original design (v0, below) is the best so far.${rationale}\n\n${fromBest}`;
   }
@@ -181,7 +214,7 @@ function originalSection(input: OptimizerInput): string {
   if (isDeepStrictEqual(input.original, input.current.design)) {
     return `# Original design (v0)\n\nThe current design is the original one.`;
   }
-  const drift = renderWorkflowDiff(diffWorkflows(input.original, input.current.design));
+  const drift = designChange(input.original, input.current.design);
   return `# Original design (v0)\n\n${designBlock(input.original)}\n\nChanges from v0 to the current design:\n\n${drift}`;
 }
 
@@ -247,10 +280,25 @@ function positionsIn(position: 'A' | 'B', candidate: ComparedDesign, opponent: C
 }
 
 function designDifference(from: ComparedDesign, to: ComparedDesign): string {
-  if (from.design && to.design) return renderWorkflowDiff(diffWorkflows(from.design, to.design));
+  if (from.design && to.design) return designChange(from.design, to.design);
   if (!from.design && !to.design) return 'Both ran the bare task without a workflow.';
   const bare = from.design ? to.label : from.label;
   return `${bare} ran the bare task without a workflow, so there is no design to compare.`;
+}
+
+/**
+ * The diff of two designs for the prompt. A rewrite between free text and a structure is said in one line: both
+ * texts line by line would repeat designs the prompt shows anyway.
+ */
+function designChange(from: TeamDesign, to: TeamDesign): string {
+  const diff = diffWorkflows(from, to);
+  const rewrite = diff.changes.find((change) => change.type === 'design-rewritten');
+  if (!rewrite) return renderWorkflowDiff(diff);
+  const what =
+    rewrite.fromForm === rewrite.toForm
+      ? `The ${DESIGN_FORM_NAMES[rewrite.fromForm]} was rewritten`
+      : `The design was rewritten from ${DESIGN_FORM_NAMES[rewrite.fromForm]} into ${DESIGN_FORM_NAMES[rewrite.toForm]}`;
+  return `${what}: ${Math.round(diff.size.fraction * 100)}% of the words differ, as the orchestrator reads the two (${diff.size.changedUnits} of ${diff.size.totalUnits} words).`;
 }
 
 function checklistSection(history: PairwiseComparison[]): string {

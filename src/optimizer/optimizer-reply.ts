@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fieldPath, parseWorkflow } from '../workflow/parse-workflow.js';
 import { findStructuredObjects } from '../workflow/structured-text.js';
 import { diffWorkflows, type WorkflowDiff } from '../workflow/workflow-diff.js';
-import { Workflow } from '../workflow/workflow.js';
+import { Workflow, type TeamDesign } from '../workflow/workflow.js';
 
 /** A list entry the model may write as a sentence or as a small object (`{"agent": …, "change": …}`); kept as text. */
 const TextItem = z.union([
@@ -49,9 +49,10 @@ export type ReplyParse =
 /**
  * Reads an optimizer reply: finds the JSON object (fenced, bare or in prose), checks its members and the design,
  * and refuses a design identical to `current` (a proposal must change something). When the reply holds several
- * objects, the one that validates wins; otherwise the errors of the one closest to a reply are returned.
+ * objects, the one that validates wins; otherwise the errors of the one closest to a reply are returned. The design
+ * must be a complete `Workflow` whatever `current` is: free text and drafts are a task's v0 only.
  */
-export function parseOptimizerReply(text: string, current: Workflow): ReplyParse {
+export function parseOptimizerReply(text: string, current: TeamDesign): ReplyParse {
   const search = findStructuredObjects(text);
   if (search.candidates.length === 0) {
     const reasons = search.failures.slice(0, 3).join('; ');
@@ -77,7 +78,7 @@ export function parseOptimizerReply(text: string, current: Workflow): ReplyParse
   return { ok: false, errors: best!.errors, raw: text };
 }
 
-function readReply(value: Record<string, unknown>, current: Workflow): ReplyParse {
+function readReply(value: Record<string, unknown>, current: TeamDesign): ReplyParse {
   const errors: string[] = [];
   const reply = OptimizerReply.safeParse(value);
   if (!reply.success) {

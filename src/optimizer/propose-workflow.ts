@@ -1,6 +1,7 @@
 import { UserError } from '../errors.js';
 import type { ChatMessage, ChatModel, SamplingParams, TokenUsage } from '../model/types.js';
 import { renderWorkflowDiff } from '../workflow/workflow-diff.js';
+import { designForm, type TeamDesign } from '../workflow/workflow.js';
 import type { OptimizerAttempt, OptimizerOutcome } from './optimizer-outcome.js';
 import {
   buildOptimizerPrompt,
@@ -43,7 +44,8 @@ const BOUND_TOLERANCE = 1e-9;
  * refused (`change-bound-exceeded`, the proposal kept in the outcome), never clipped: cutting a design down
  * mechanically would leave hops and contracts that no longer fit together, and the search can simply keep its
  * current design. Model-call failures (a server that keeps failing) are thrown, not recorded: they are not the
- * model's answer.
+ * model's answer. The bound applies to a structured current design only: from free text or a draft v0 the reply must
+ * restate the whole design in the structured form, which no share of change could bound (`changeBound`).
  */
 export async function proposeWorkflow(
   model: ChatModel,
@@ -51,16 +53,17 @@ export async function proposeWorkflow(
   options: ProposeWorkflowOptions,
 ): Promise<OptimizerOutcome> {
   const repairAttempts = options.repairAttempts ?? DEFAULT_REPAIR_ATTEMPTS;
-  const bound = options.maxChangeFraction;
+  const requestedBound = options.maxChangeFraction;
   if (!Number.isInteger(repairAttempts) || repairAttempts < 0) {
     throw new UserError(
       `optimizer: repairAttempts must be a whole number of at least 0, not ${repairAttempts}`,
     );
   }
-  if (bound !== undefined && !(bound > 0 && bound <= 1)) {
-    throw new UserError(`optimizer: maxChangeFraction must be above 0 and at most 1, not ${bound}`);
+  if (requestedBound !== undefined && !(requestedBound > 0 && requestedBound <= 1)) {
+    throw new UserError(`optimizer: maxChangeFraction must be above 0 and at most 1, not ${requestedBound}`);
   }
-  const prompt = buildOptimizerPrompt(input, options);
+  const bound = changeBound(input.current.design, requestedBound);
+  const prompt = buildOptimizerPrompt(input, { ...options, maxChangeFraction: bound });
   const messages: ChatMessage[] = [
     { role: 'system', content: prompt.system },
     { role: 'user', content: prompt.user },
@@ -156,6 +159,11 @@ export async function proposeWorkflow(
       diffText: renderWorkflowDiff(parsed.diff),
     };
   }
+}
+
+/** The stabiliser's bound as it applies to a proposal from `current`: none from free text or a draft. */
+export function changeBound(current: TeamDesign, maxChangeFraction: number | undefined): number | undefined {
+  return designForm(current) === 'structured' ? maxChangeFraction : undefined;
 }
 
 function repairMessage(errors: string[]): string {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { EpisodeOptions } from '../episode/run-episode.js';
 import { UserError } from '../errors.js';
 import { runFiles } from '../store/run-paths.js';
-import { Workflow } from '../workflow/workflow.js';
+import { TeamDesign } from '../workflow/workflow.js';
 import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
 
 /** A folder's name in a job's paths: no `.`, `..` or hidden name (`.staging` is the workers' own). */
@@ -64,7 +64,7 @@ export const EpisodeJobData = z
       .optional(),
     options: z
       .object({
-        workflow: Workflow.optional(),
+        workflow: TeamDesign.optional(),
         teacher: z.boolean().optional(),
         // The harness takes it as `--model <name>`: never a flag of its own.
         model: z
@@ -112,6 +112,8 @@ export const EpisodeJobData = z
           .optional(),
         singleAgent: z.boolean().optional(),
         harnessProfile: z.enum(['lean', 'stock']).optional(),
+        // The worker's own GPUs by these numbers, shared by the episodes it runs at once.
+        gpus: z.array(z.number().int().nonnegative().max(1023)).max(1024).optional(),
       })
       .strict(),
   })
@@ -140,6 +142,7 @@ export function episodeJobData(input: {
     apiKey: _key,
     log: _log,
     hiddenDirectories: _hidden,
+    gpuPool: _gpuPool,
     ...rest
   } = options;
   return EpisodeJobData.parse({

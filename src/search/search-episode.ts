@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { taskDataSeed } from '../config/data-seeds.js';
 import { executionMetadata } from '../optimizer/execution-metadata.js';
 import { localEpisodeBackend } from '../queue/episode-backend.js';
-import type { Workflow } from '../workflow/workflow.js';
+import type { TeamDesign } from '../workflow/workflow.js';
 import { runEpisodeThroughOutages } from './outage-gate.js';
 import { SearchEpisode } from './search-records.js';
 import type { TaskSearchState } from './task-search-state.js';
@@ -16,7 +16,7 @@ import type { TaskSearchState } from './task-search-state.js';
 export async function searchEpisode(
   state: TaskSearchState,
   version: string,
-  design: Workflow | null,
+  design: TeamDesign | null,
 ): Promise<SearchEpisode> {
   const { context, id, base } = state;
   const { run, generation, executor, settings } = context;

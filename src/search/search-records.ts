@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PairwiseComparison } from '../optimizer/history.js';
 import { ExecutionMetadata } from '../optimizer/execution-metadata.js';
 import { defineRecord } from '../store/record.js';
-import { Workflow } from '../workflow/workflow.js';
+import { TeamDesign, Workflow } from '../workflow/workflow.js';
 
 /**
  * What each step of a task's search stores (in mass.db, as the step's output) and what the search writes to
@@ -74,7 +74,8 @@ export const TaskSearchRecord = defineRecord({
     reference: SearchEpisode,
     /** `reference` when no version ever won. */
     champion: z.string(),
-    championDesign: Workflow.nullable(),
+    /** v0's design may be free text or a draft (the task's own); every later one is a complete workflow. */
+    championDesign: TeamDesign.nullable(),
     championEpisode: z.string().nullable(),
     /** Whether some version beat the bare-task reference run; a task that never did supplies no training data. */
     beatsReference: z.boolean(),

@@ -1,3 +1,4 @@
+import { changeBound } from '../optimizer/propose-workflow.js';
 import { loadTask } from '../tasks/load-task.js';
 import { initialChampionState, type ChampionState } from './champion.js';
 import type { SearchContext } from './search-context.js';
@@ -39,7 +40,11 @@ export async function searchTask(context: SearchContext, taskDir: string): Promi
   let current = 'v0';
   for (let index = 0; index <= settings.iterations; index++) {
     const version = `v${index}`;
-    const bound = index === 0 ? undefined : maxChangeFraction(settings.stabiliser, index);
+    // No bound on the proposal that gives a free-text or draft v0 its structure (see `changeBound`).
+    const bound =
+      index === 0
+        ? undefined
+        : changeBound(search.version(current).design!, maxChangeFraction(settings.stabiliser, index));
     let proposal: SearchProposal | null = null;
     if (index > 0) {
       proposal = await proposeVersion(search, version, current, state.championId, bound);

@@ -5,7 +5,7 @@ import { buildWorkspaceBundle, type BundleBudget, type WorkspaceBundle } from '.
 import type { PairwiseComparison } from '../optimizer/history.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import type { Workflow } from '../workflow/workflow.js';
+import type { TeamDesign } from '../workflow/workflow.js';
 import type { SearchContext } from './search-context.js';
 import type { SearchEpisode } from './search-records.js';
 import { searchVersionFiles } from '../store/run-paths.js';
@@ -16,7 +16,7 @@ export const REFERENCE = 'reference';
 /** A version of the team's design and its run; the reference has no design. */
 export interface Version {
   label: string;
-  design: Workflow | null;
+  design: TeamDesign | null;
   episode: SearchEpisode | null;
 }
 
@@ -64,7 +64,7 @@ export class TaskSearchState {
   }
 
   /** `search/<generation>/<task>/<version>/workflow.json`. */
-  async writeDesign(version: string, design: Workflow): Promise<void> {
+  async writeDesign(version: string, design: TeamDesign): Promise<void> {
     const path = this.context.run.path(this.base, version, searchVersionFiles.workflow);
     await mkdir(join(path, '..'), { recursive: true });
     await writeFileAtomic(path, `${JSON.stringify(design, null, 2)}\n`);

@@ -14,6 +14,8 @@ export const episodeFiles = {
   prompt: 'prompt.md',
   /** The recording proxy's log, one row per model call. */
   proxyLog: 'requests.jsonl',
+  /** The egress proxy's log, one row per request to the network (only when the task allows network). */
+  egressLog: 'egress.jsonl',
   /** The conversations rebuilt from the proxy log. */
   threads: 'threads.jsonl',
   /** The harness's stream-json output. */

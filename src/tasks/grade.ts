@@ -91,8 +91,22 @@ export interface GradeManyOptions {
   timeoutMs?: number;
 }
 
+/** Whether the task has an objective grader; without one its episodes are measured by the external judges alone. */
+export function hasGrader(task: LoadedTask): boolean {
+  return task.manifest.oracle !== undefined;
+}
+
+/** What is said wherever a task without a grader is left out of grading. */
+export const NO_GRADER_REASON = 'its task.yaml names no grader (no `oracle`)';
+
 /** Grades several workspaces of one task and seed in one grader process: the planted truth is computed once. */
 export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOptions): Promise<Grade[]> {
+  const oracle = task.manifest.oracle;
+  if (!oracle) {
+    throw new UserError(
+      `task ${task.manifest.id} has no grader: ${NO_GRADER_REASON}; only the judges can measure its workspaces (mass eval)`,
+    );
+  }
   if (options.workspaceDirs.length === 0) return [];
   const workspaceDirs = options.workspaceDirs.map((dir) => path.resolve(dir));
   for (const workspaceDir of workspaceDirs) {
@@ -118,7 +132,7 @@ export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOption
     }
     const run = await runPython(
       [
-        path.join(task.dir, task.manifest.oracle.grader),
+        path.join(task.dir, oracle.grader),
         ...copies.flatMap((copy) => ['--workspace', copy]),
         '--seed',
         String(options.seed),
@@ -129,7 +143,7 @@ export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOption
       ],
       { cwd: scratch, timeoutMs: options.timeoutMs ?? 60_000 + 30_000 * workspaceDirs.length },
     );
-    const label = `task ${task.manifest.id}: grader ${task.manifest.oracle.grader}`;
+    const label = `task ${task.manifest.id}: grader ${oracle.grader}`;
     if (run.exitCode !== 0) {
       const why = run.timedOut ? 'timed out' : `exited with ${run.exitCode ?? run.signal}`;
       throw new SystemError(`${label} ${why}:\n${run.stderr.trimEnd().split('\n').slice(-20).join('\n')}`);

@@ -5,6 +5,7 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 
 import { UserError } from '../errors.js';
+import type { TeamDesign } from '../workflow/workflow.js';
 import { DOMAIN_JUDGES, type ResolvedJudge } from './judge-defaults.js';
 import { TaskManifest, withheldFolders } from './manifest.js';
 import { describeIssues } from './manifest-errors.js';
@@ -13,16 +14,21 @@ import { SuiteManifest } from './suite-manifest.js';
 export const TASK_FILE = 'task.yaml';
 export const SUITE_FILE = 'suite.yaml';
 
+/** The manifest with its v0 team read: a free-text team given as a file is its text. */
+export type LoadedManifest = Omit<TaskManifest, 'workflow'> & { workflow: TeamDesign };
+
 export interface LoadedTask {
   /** Absolute path of the task folder. */
   dir: string;
   manifestPath: string;
-  manifest: TaskManifest;
+  manifest: LoadedManifest;
   /** The task text in Markdown (the manifest's inline prompt or the contents of its prompt file). */
   prompt: string;
   judge: ResolvedJudge;
   /** Absolute folders whose files must never reach a workspace, a prompt or any role. */
   withheldDirs: string[];
+  /** The suite's own teacher directive (its `suite.yaml`'s `teacherDirective`); null: this project's. */
+  teacherDirective: string | null;
 }
 
 /** Parses a YAML file and validates it with `schema`; every problem becomes one line naming the file and field. */
@@ -83,6 +89,19 @@ export async function loadTask(taskDir: string): Promise<LoadedTask> {
     field('prompt.file', `"${manifest.prompt.file}" does not exist in the task folder`);
   }
 
+  let workflow: TeamDesign | undefined;
+  if (!('text' in manifest.workflow)) {
+    workflow = manifest.workflow;
+  } else if (typeof manifest.workflow.text === 'string') {
+    workflow = { schemaVersion: 1, text: manifest.workflow.text };
+  } else if (await isFile(path.join(dir, manifest.workflow.text.file))) {
+    const text = await readFile(path.join(dir, manifest.workflow.text.file), 'utf8');
+    if (text.trim() === '') field('workflow.text.file', `"${manifest.workflow.text.file}" is empty`);
+    workflow = { schemaVersion: 1, text };
+  } else {
+    field('workflow.text.file', `"${manifest.workflow.text.file}" does not exist in the task folder`);
+  }
+
   for (const [index, file] of manifest.inputs.files.entries()) {
     if (!(await isFile(path.join(dir, file.from)))) {
       field(`inputs.files[${index}].from`, `"${file.from}" does not exist in the task folder`);
@@ -92,7 +111,7 @@ export async function loadTask(taskDir: string): Promise<LoadedTask> {
   if (generator && !(await isFile(path.join(dir, generator.script)))) {
     field('inputs.generator.script', `"${generator.script}" does not exist in the task folder`);
   }
-  if (!(await isFile(path.join(dir, manifest.oracle.grader)))) {
+  if (manifest.oracle && !(await isFile(path.join(dir, manifest.oracle.grader)))) {
     field('oracle.grader', `"${manifest.oracle.grader}" does not exist in the task folder`);
   }
 
@@ -108,23 +127,47 @@ export async function loadTask(taskDir: string): Promise<LoadedTask> {
 
   if (problems.length > 0) throw new UserError(problems.join('\n'));
 
-  const suiteWithheld = await suiteWithheldDirs(path.dirname(dir));
+  const suite = await suiteSettings(path.dirname(dir));
   return {
     dir,
     manifestPath,
-    manifest,
+    manifest: { ...manifest, workflow: workflow! },
     prompt,
     judge: { persona: persona!, lens: lens!, focus: manifest.judge.focus ?? null },
-    withheldDirs: [...withheldFolders(manifest).map((folder) => path.join(dir, folder)), ...suiteWithheld],
+    withheldDirs: [
+      ...withheldFolders(manifest).map((folder) => path.join(dir, folder)),
+      ...suite.withheldDirs,
+    ],
+    teacherDirective: suite.teacherDirective,
   };
 }
 
-/** Withheld folders declared by the `suite.yaml` of the folder holding a task, if there is one. */
-async function suiteWithheldDirs(suiteDir: string): Promise<string[]> {
+/**
+ * What the `suite.yaml` of the folder holding a task, if there is one, says of every task: its withheld folders and
+ * its teacher directive.
+ */
+async function suiteSettings(
+  suiteDir: string,
+): Promise<{ withheldDirs: string[]; teacherDirective: string | null }> {
   const suiteFile = path.join(suiteDir, SUITE_FILE);
-  if (!(await isFile(suiteFile))) return [];
+  if (!(await isFile(suiteFile))) return { withheldDirs: [], teacherDirective: null };
   const suite = await readYamlFile(suiteFile, SuiteManifest);
-  return suite.withheld.map((folder) => path.join(suiteDir, folder));
+  let teacherDirective: string | null = null;
+  if (suite.teacherDirective) {
+    const file = path.join(suiteDir, suite.teacherDirective.file);
+    if (!(await isFile(file))) {
+      throw new UserError(
+        `${suiteFile}: field "teacherDirective.file": "${suite.teacherDirective.file}" does not exist in the suite folder`,
+      );
+    }
+    teacherDirective = await readFile(file, 'utf8');
+    if (teacherDirective.trim() === '') {
+      throw new UserError(
+        `${suiteFile}: field "teacherDirective.file": "${suite.teacherDirective.file}" is empty`,
+      );
+    }
+  }
+  return { withheldDirs: suite.withheld.map((folder) => path.join(suiteDir, folder)), teacherDirective };
 }
 
 export async function isFile(file: string): Promise<boolean> {

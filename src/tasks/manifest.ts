@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { Workflow } from '../workflow/workflow.js';
+import { DraftWorkflow } from '../workflow/workflow.js';
+import { TaskNetwork } from './task-network.js';
 
 /** `task.yaml`: everything the system knows about one research task. Zod is the single source of truth. */
 
@@ -128,7 +129,9 @@ export const TaskEnvironment = z
   .object({
     runtime: z.enum(['python3']).default('python3'),
     packages: z.array(z.string().min(1)).default(['numpy', 'pandas', 'matplotlib', 'scipy', 'scikit-learn']),
-    network: z.literal(false).default(false),
+    network: TaskNetwork.default(false).describe(
+      'false (default): no network but the model. { allow: [host, "host:port", "*.suffix"] }: these hosts through the episode\'s egress proxy; without a port 80 and 443 only',
+    ),
   })
   .strict();
 
@@ -139,6 +142,23 @@ export const OracleSpec = z
     ),
   })
   .strict();
+
+/**
+ * The v0 team as task.yaml gives it: structured (subagents' contracts and the hops may still be missing: a draft), or
+ * free text, inline or as `{ file: team.md }` relative to the task folder. `loadTask` reads the file.
+ */
+export const ManifestWorkflow = z.union([
+  z
+    .object({
+      text: z.union([
+        z.string().refine((text) => text.trim() !== '', 'the team text is empty'),
+        z.object({ file: RelativePath }).strict(),
+      ]),
+    })
+    .strict(),
+  DraftWorkflow,
+]);
+export type ManifestWorkflow = z.infer<typeof ManifestWorkflow>;
 
 export const TaskManifest = z
   .object({
@@ -167,15 +187,17 @@ export const TaskManifest = z
         'Workspace paths agents may read and run but must not change; each is the `to` of an input file',
       ),
     judge: TaskJudge.default({}),
-    workflow: Workflow.describe(
-      'The initial (v0) team workflow: 3 to 6 agents, their output contracts, and hops',
+    workflow: ManifestWorkflow.describe(
+      'The initial (v0) team: 3 to 6 agents with their output contracts and hops (contracts and hops may be left out), or free text as { text: ... } or { text: { file: team.md } }',
     ),
     environment: TaskEnvironment.default({
       runtime: 'python3',
       packages: ['numpy', 'pandas', 'matplotlib', 'scipy', 'scikit-learn'],
       network: false,
     }),
-    oracle: OracleSpec,
+    oracle: OracleSpec.optional().describe(
+      "The task's objective grader, withheld from every role; without one the evaluation rests on the external judges",
+    ),
   })
   .strict()
   .superRefine((manifest, context) => {
@@ -194,9 +216,12 @@ export const TaskManifest = z
       seenPaths.add(deliverable.path);
     });
 
-    const agentCount = manifest.workflow.agents.length;
-    if (agentCount < 3 || agentCount > 6) {
-      issue(['workflow', 'agents'], `an initial workflow has 3 to 6 agents (found ${agentCount})`);
+    // A free-text team is kept as written: there are no agents to count.
+    if ('agents' in manifest.workflow) {
+      const agentCount = manifest.workflow.agents.length;
+      if (agentCount < 3 || agentCount > 6) {
+        issue(['workflow', 'agents'], `an initial workflow has 3 to 6 agents (found ${agentCount})`);
+      }
     }
 
     const inputDestinations = new Set(manifest.inputs.files.map((file) => file.to));
@@ -206,7 +231,7 @@ export const TaskManifest = z
       }
     });
 
-    if (!manifest.oracle.grader.startsWith('oracle/')) {
+    if (manifest.oracle && !manifest.oracle.grader.startsWith('oracle/')) {
       issue(['oracle', 'grader'], 'the grader lives in the task\'s "oracle/" folder');
     }
     for (const [index, file] of manifest.inputs.files.entries()) {

@@ -1,5 +1,6 @@
 import type { LoadedTask } from './load-task.js';
 import type { Deliverable } from './manifest.js';
+import type { TaskNetwork } from './task-network.js';
 
 /**
  * The task as the team sees it: the author's Markdown, then the deliverables, protected files and environment
@@ -21,7 +22,7 @@ export function renderTaskPrompt(task: LoadedTask): string {
   const { environment } = manifest;
   sections.push(
     '## Environment',
-    `Python 3 (call \`python3\`) with ${environment.packages.join(', ')}. No network access: everything needed is in the workspace.`,
+    `Python 3 (call \`python3\`) with ${environment.packages.join(', ')}. ${networkSentence(environment.network)}`,
   );
   return `${sections.join('\n\n')}\n`;
 }
@@ -49,4 +50,12 @@ function describeDeliverable(deliverable: Deliverable): string {
     case 'plot':
       return `${head} PNG.`;
   }
+}
+
+function networkSentence(network: TaskNetwork): string {
+  if (network === false) return 'No network access: everything needed is in the workspace.';
+  return (
+    `Network access only to ${network.allow.map((entry) => `\`${entry}\``).join(', ')} (without a port: 80 and 443), ` +
+    'through the proxy that HTTP_PROXY and HTTPS_PROXY name (curl, pip, uv and Python clients use it); everything else is refused.'
+  );
 }

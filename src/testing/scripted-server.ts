@@ -1,6 +1,8 @@
 import type { FaultPlanInput } from '../config/fault-plan.js';
+import { doctorProbeOf, doctorProbeTurn } from '../toy/doctor-probe.js';
 import type { FaultInjector } from '../toy/fault-injection.js';
 import { ReplyServer, type ReceivedRequest } from '../toy/reply-server.js';
+import type { ServerFlags } from '../toy/server-flags.js';
 import type { Step } from '../toy/steps.js';
 import { strictRejection, type StrictMode, type StrictProvider } from './strict-requests.js';
 
@@ -28,7 +30,33 @@ export interface ScriptedServerOptions {
   maxModelLength?: number;
   /** Answer a share of chat requests with injected faults (`src/toy/fault-injection.ts`). */
   faults?: FaultPlanInput;
+  /**
+   * How the emulated vLLM was started (`src/toy/server-flags.ts`): a flag left out changes every answer as it would
+   * on vLLM (tool calls left as text, reasoning inline, no usage chunk, the seed ignored, LoRA routes). Default:
+   * every flag given, no runtime LoRA routes.
+   */
+  flags?: ServerFlags;
 }
+
+/** The flags a correctly started vLLM has for mass, runtime LoRA included: `mass doctor` passes against them. */
+export const WELL_CONFIGURED: Required<ServerFlags> = {
+  toolCalls: 'parsed',
+  reasoning: 'parsed',
+  streamUsage: true,
+  seed: 'honoured',
+  runtimeLora: 'enabled',
+};
+
+/** One misconfiguration of each kind that `mass doctor` names a fix for, by what is missing. */
+export const MISCONFIGURED = {
+  'no-tool-parser': { toolCalls: 'text' },
+  'no-auto-tool-choice': { toolCalls: 'refused' },
+  'no-reasoning-parser': { reasoning: 'inline' },
+  'no-stream-usage': { streamUsage: false },
+  'seed-ignored': { seed: 'ignored' },
+  'no-lora-routes': { runtimeLora: 'absent' },
+  'lora-not-enabled': { runtimeLora: 'not-enabled' },
+} as const satisfies Record<string, ServerFlags>;
 
 export class ScriptExhaustedError extends Error {}
 
@@ -42,6 +70,12 @@ export class ScriptedServer {
   readonly unanswered: ScriptedRequest[] = [];
   /** Requests strict mode refused (each answered with the provider's 400). */
   readonly rejected: ScriptedRequest[] = [];
+  /**
+   * `mass doctor`'s probes: answered by the toy model's probe answers (through the server's flags) before the
+   * script, the responder and the faults, and kept here rather than in `requests`, so that a test's script and counts
+   * are those of the run alone.
+   */
+  readonly probes: ScriptedRequest[] = [];
   private readonly queue: Step[];
   private server!: ReplyServer;
 
@@ -63,7 +97,13 @@ export class ScriptedServer {
       reasoningField: options.reasoningField,
       maxModelLength: options.maxModelLength,
       faults: options.faults,
-      onRequest: (request) => scripted.requests.push(request),
+      flags: options.flags,
+      onRequest: (request) =>
+        (doctorProbeOf(request.body) ? scripted.probes : scripted.requests).push(request),
+      answerFirst: (request) => {
+        const probe = doctorProbeOf(request.body);
+        return probe ? doctorProbeTurn(probe, request.body) : undefined;
+      },
       refuse: mode
         ? (request) => {
             const rejection = strictRejection(mode, {

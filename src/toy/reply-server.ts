@@ -11,6 +11,7 @@ import { isRecord } from '../model/stream-accumulator.js';
 import type { FaultPlanInput } from '../config/fault-plan.js';
 import { cutMidStream, FaultInjector } from './fault-injection.js';
 import { anthropicMessage, wireChunks, wireCompletion, type WireReplyContext } from './openai-wire.js';
+import { asSampled, asServed, RuntimeLora, toolChoiceRefusal, type ServerFlags } from './server-flags.js';
 import type { ReplySpec, Step } from './steps.js';
 
 /** A request as the reply server received it. */
@@ -56,6 +57,10 @@ export interface ReplyServerOptions {
   onRequest?: (request: ReceivedRequest) => void;
   /** Refuses a chat request before it is answered (after the model check), or lets it through. */
   refuse?: (request: ReceivedRequest & { body: Record<string, unknown> }) => Refusal | undefined;
+  /** Answers a chat request before faults are drawn and the responder is asked, or leaves it to them. */
+  answerFirst?: (request: ReceivedRequest & { body: Record<string, unknown> }) => Step | undefined;
+  /** How the emulated vLLM was started (`src/toy/server-flags.ts`); default: every flag given, no runtime LoRA. */
+  flags?: ServerFlags;
 }
 
 const COMPLETION_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
@@ -72,12 +77,19 @@ export class ReplyServer {
   private received = 0;
   /** The faults this server injects, when its options ask for some. */
   readonly faults: FaultInjector | null;
+  /** The adapters loaded at run time, when its flags give it LoRA routes. */
+  readonly lora: RuntimeLora;
 
   private constructor(
     private readonly server: Server,
     private readonly options: ReplyServerOptions,
   ) {
     this.faults = options.faults ? new FaultInjector(options.faults) : null;
+    this.lora = new RuntimeLora(options.flags ?? {});
+  }
+
+  private get flags(): ServerFlags {
+    return this.options.flags ?? {};
   }
 
   static async start(options: ReplyServerOptions): Promise<ReplyServer> {
@@ -134,19 +146,37 @@ export class ReplyServer {
     };
     this.options.onRequest?.(received);
 
+    const loraAnswer = this.lora.answer(received.method, path, body);
+    if (loraAnswer) {
+      if (typeof loraAnswer.body === 'string') {
+        response.writeHead(loraAnswer.status, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end(loraAnswer.body);
+      } else sendJson(response, loraAnswer.status, loraAnswer.body);
+      return;
+    }
     if (request.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       const models = this.options.models ?? [`${this.name}-model`];
       sendJson(response, 200, {
         object: 'list',
-        data: models.map((id) => ({
-          id,
-          object: 'model',
-          created: 0,
-          owned_by: 'mass',
-          ...(this.options.maxModelLength === undefined
-            ? {}
-            : { max_model_len: this.options.maxModelLength }),
-        })),
+        data: [
+          ...models.map((id) => ({
+            id,
+            object: 'model',
+            created: 0,
+            owned_by: 'mass',
+            ...(this.options.maxModelLength === undefined
+              ? {}
+              : { max_model_len: this.options.maxModelLength }),
+          })),
+          ...[...this.lora.loaded].map(([id, root]) => ({
+            id,
+            object: 'model',
+            created: 0,
+            owned_by: 'mass',
+            root,
+            parent: models[0] ?? null,
+          })),
+        ],
       });
       return;
     }
@@ -162,21 +192,25 @@ export class ReplyServer {
       return;
     }
     const model = typeof body.model === 'string' ? body.model : '';
-    if (this.options.models && !this.options.models.includes(model)) {
+    if (this.options.models && !this.options.models.includes(model) && !this.lora.loaded.has(model)) {
       sendJson(response, 404, {
         error: { message: `The model \`${model}\` does not exist.`, type: 'NotFoundError', code: 404 },
       });
       return;
     }
-    const refusal = this.options.refuse?.({ ...received, body });
+    const refusal = this.options.refuse?.({ ...received, body }) ?? toolChoiceRefusal(body, this.flags);
     if (refusal) {
       sendJson(response, refusal.status, refusal.body);
       return;
     }
 
+    const sampled = { ...received, body: asSampled(body, this.flags) as Record<string, unknown> };
+    const first = this.options.answerFirst?.(sampled);
     // A fault before the answer is drawn first, so a stateful responder is not asked for an answer never given.
-    const fault = this.faults?.next() ?? { kind: 'none' };
-    const next = fault.kind === 'before-answer' ? fault.step : await this.options.responder(received);
+    const fault = first ? { kind: 'none' as const } : (this.faults?.next() ?? { kind: 'none' as const });
+    const drawn =
+      first ?? (fault.kind === 'before-answer' ? fault.step : await this.options.responder(sampled));
+    const next = drawn?.kind === 'reply' ? { ...drawn, reply: asServed(drawn.reply, this.flags) } : drawn;
     if (!next) {
       sendJson(response, 500, {
         error: { message: `${this.name} server: request #${received.index} has no answer` },
@@ -317,7 +351,7 @@ export class ReplyServer {
     const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
     return {
       chunkSize: chunkSize ?? this.options.chunkSize ?? 16,
-      includeUsage: streamOptions.include_usage === true,
+      includeUsage: streamOptions.include_usage === true && this.flags.streamUsage !== false,
     };
   }
 

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 
 import { DELEGATION_TOOL, systemPromptOf, threadRoleOf } from '../harness/qwen-code.js';
+import { probeKindOf } from '../doctor/probe-protocol.js';
 import { ChatMessage } from '../model/types.js';
 import type { FaultPlanInput } from '../config/fault-plan.js';
 import { ReplyServer, type ReceivedRequest } from './reply-server.js';
 import type { Step } from './steps.js';
 import { step } from './steps.js';
+import { doctorProbeTurn } from './doctor-probe.js';
 import { orchestratorTurn } from './orchestrator.js';
 import { subagentTurn } from './subagent.js';
 import { TOY_OUTPUT_MARKER } from './toy-marker.js';
@@ -17,7 +19,7 @@ import { ToyWeights } from './weights.js';
  * The toy model: a rule-based stand-in for a language model, served over the OpenAI chat-completions protocol so
  * the whole pipeline (the real harness in its sandbox, the judge, the optimizer, training data) runs offline. It
  * recognises each request by its system prompt and plays the role: the harness's orchestrator or a subagent, the
- * pairwise judge, or the workflow optimizer. Its choices depend on the weights, the request's seed and the text.
+ * pairwise judge, the workflow optimizer, or a probe of `mass doctor`. Its choices depend on the weights, the request's seed and the text.
  */
 
 export interface ToyModelOptions {
@@ -50,6 +52,8 @@ export function toyResponder(
     const { messages } = parsed.data;
     const seed = parsed.data.seed ?? options.seed ?? 0;
     const system = systemPromptOf(messages);
+    const probe = probeKindOf(system);
+    if (probe) return doctorProbeTurn(probe, request.body);
     if (isJudgeSystemPrompt(system)) return judgeTurn(messages);
     if (isOptimizerSystemPrompt(system)) return optimizerTurn(messages, seed);
     switch (threadRoleOf(system)) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { contentText } from '../harness/qwen-code.js';
 import type { ChatMessage } from '../model/types.js';
+import { readFreeTextTeam, structuredId, type FreeTextAgent } from './free-text-team.js';
 import { step, type Step } from './steps.js';
 import { TOY_OUTPUT_MARKER } from './toy-marker.js';
 import { toyDraw } from './toy-random.js';
@@ -13,6 +14,10 @@ import { toyDraw } from './toy-random.js';
  * conditional return hop from the last checking subagent back to the first one; a new contract field reporting
  * check outcomes. Which change comes first depends on the seed (the request's, else the server's); the order then
  * moves on by one per comparison, so successive proposals touch contracts and hops in turn.
+ *
+ * A v0 that is not yet structured gets its structure first, as its one change: a free-text team becomes the agents
+ * its text lists (or a lead, an analyst and a reporter when it lists none), each subagent with a small contract and a
+ * call and return hop; a draft gets the contracts and hops it lacks.
  */
 
 /** Whether a system prompt is the optimizer's (`buildOptimizerPrompt`). */
@@ -60,6 +65,7 @@ type ChangeMaker = (design: Design) => Change | undefined;
 export function optimizerTurn(messages: ChatMessage[], seed: number): Step {
   const user = messages.find((message) => message.role === 'user');
   const text = user ? contentText(user.content) : '';
+  const freeText = /^# Current design \(([^)]*)\)\s*(`{3,})text\n([\s\S]*?)\n\2/m.exec(text);
   const block = /^# Current design \(([^)]*)\)\s*```json\n([\s\S]*?)\n```/m.exec(text);
   let design: Design | undefined;
   try {
@@ -68,12 +74,15 @@ export function optimizerTurn(messages: ChatMessage[], seed: number): Step {
   } catch {
     design = undefined;
   }
+  const comparisons = [...text.matchAll(/^## \d+\. /gm)].length;
+  const evidence = latestRationaleSentence(text);
+  const structuring = freeText ? structureFreeText(freeText[3]!) : design ? completeDraft(design) : undefined;
+  if (structuring) return replyWith(structuring, evidence, comparisons);
   if (!design) {
     return step.text(
       `I could not find the current design in the prompt, so I propose nothing. ${TOY_OUTPUT_MARKER}`,
     );
   }
-  const comparisons = [...text.matchAll(/^## \d+\. /gm)].length;
   const makers: ChangeMaker[] = [addCheck, addReturnHop, addField];
   const offset = (comparisons + Math.floor(toyDraw(seed, 'optimizer') * makers.length)) % makers.length;
   const ordered = [...makers.slice(offset), ...makers.slice(0, offset)];
@@ -83,7 +92,10 @@ export function optimizerTurn(messages: ChatMessage[], seed: number): Step {
   if (!change) {
     return step.text(`The design already has every change I know of. ${TOY_OUTPUT_MARKER}`);
   }
-  const evidence = latestRationaleSentence(text);
+  return replyWith(change, evidence, comparisons);
+}
+
+function replyWith(change: Change, evidence: string | undefined, comparisons: number): Step {
   const reply = {
     design: change.design,
     changes: [change.summary],
@@ -97,6 +109,78 @@ export function optimizerTurn(messages: ChatMessage[], seed: number): Step {
   return step.text(JSON.stringify(reply), {
     reasoning: `Make one change, grounded in the latest comparison (${comparisons} so far). ${TOY_OUTPUT_MARKER}`,
   });
+}
+
+/** The contract a subagent gets when the design it comes from gave it none. */
+function startingContract(): NonNullable<Agent['contract']> {
+  return {
+    fields: [
+      { name: 'files_written', type: 'list', description: 'The files this agent wrote, each with its path.' },
+      { name: 'summary', type: 'string', description: 'What this agent did and found, with its numbers.' },
+    ],
+    checks: [{ ...CHECK_CATALOGUE[0]! }],
+  };
+}
+
+/** A free-text team in the structured form: the agents it lists, each called and returning in turn. */
+function structureFreeText(text: string): Change {
+  const team = readFreeTextTeam(text);
+  const lead = structuredId(team.orchestrator.id);
+  const agent = (member: FreeTextAgent, kind: 'orchestrator' | 'subagent'): Agent => ({
+    id: structuredId(member.id),
+    kind,
+    role: member.role,
+    instruction: member.instruction,
+    ...(kind === 'subagent' ? { contract: startingContract() } : {}),
+  });
+  const subagents = team.subagents.map((member) => agent(member, 'subagent'));
+  const design: Design = {
+    agents: [agent(team.orchestrator, 'orchestrator'), ...subagents],
+    hops: subagents.flatMap((member) => [
+      { from: lead, to: member.id },
+      { from: member.id, to: lead },
+    ]),
+  };
+  const source = team.listed
+    ? 'the agents the text lists'
+    : 'a lead, an analyst and a reporter (the text lists no agents)';
+  return {
+    design,
+    summary: `wrote the free-text team in the structured form: ${source}, each subagent with a contract (files_written, summary; check outputs_complete) and a call and return hop`,
+    impact:
+      'Every subagent hands back the files it wrote and whether they are complete, so the orchestrator can check them.',
+    verification: 'Each subagent of the next run reports files_written and outputs_complete.',
+  };
+}
+
+/** A draft with the contracts and hops it lacks; undefined when it lacks none. */
+function completeDraft(design: Design): Change | undefined {
+  const completed = structuredClone(design);
+  const added: string[] = [];
+  const lead = completed.agents.find((agent) => agent.kind === 'orchestrator');
+  for (const agent of completed.agents) {
+    if (agent.kind !== 'subagent' || agent.contract) continue;
+    agent.contract = startingContract();
+    added.push(`a contract for ${agent.id}`);
+  }
+  if (lead) {
+    for (const agent of completed.agents) {
+      if (
+        agent.kind !== 'subagent' ||
+        completed.hops.some((hop) => hop.from === agent.id || hop.to === agent.id)
+      )
+        continue;
+      completed.hops.push({ from: lead.id, to: agent.id }, { from: agent.id, to: lead.id });
+      added.push(`hops ${lead.id} → ${agent.id} → ${lead.id}`);
+    }
+  }
+  if (added.length === 0) return undefined;
+  return {
+    design: completed,
+    summary: `completed the draft: ${added.join('; ')}`,
+    impact: 'Every subagent hands back a contract the orchestrator can check, in a fixed call order.',
+    verification: 'Each subagent of the next run reports its contract fields.',
+  };
 }
 
 function subagentsInCallOrder(design: Design): Agent[] {

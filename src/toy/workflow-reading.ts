@@ -1,7 +1,12 @@
+import { readFreeTextTeam, type FreeTextAgent, type FreeTextTeam } from './free-text-team.js';
+
 /**
  * The team workflow as the orchestrator reads it in its prompt (the text `renderWorkflow` writes): agents with their
  * role, instruction, contract fields and checks, and the call order. The toy reads the text rather than the data
- * because that is all a model gets.
+ * because that is all a model gets. A free-text team (a task's v0 given so) is whatever follows the task's last
+ * generated section, "## Environment", and its first paragraph; when it holds a JSON list of agents
+ * (`readFreeTextTeam`), the toy calls them in the order listed, each once. Text without such a list stays part of the
+ * task, so that a bare prompt whose environment section grows a paragraph is still a bare prompt.
  */
 
 export interface ReadField {
@@ -37,6 +42,8 @@ export interface PromptParts {
   task: string;
   /** Absent when the prompt is the bare task. */
   workflow?: ReadWorkflow;
+  /** The team as free text, when the prompt gives it so (then `workflow` is the toy's reading of it). */
+  teamText?: string;
 }
 
 const WORKFLOW_HEADING = /^## Team workflow\s*$/m;
@@ -48,12 +55,54 @@ export function readPrompt(prompt: string): PromptParts {
   const directiveAt = prompt.search(DIRECTIVE_HEADING);
   const taskEnd = Math.min(...[workflowAt, directiveAt, prompt.length].filter((index) => index >= 0));
   const task = prompt.slice(0, taskEnd).trimEnd();
-  if (workflowAt < 0) return { task };
+  if (workflowAt < 0) {
+    const freeText = splitFreeTextTeam(task);
+    const team = freeText && readFreeTextTeam(freeText.teamText);
+    // Text that lists no agents is read as part of the task: the toy then works as on the bare task.
+    if (!freeText || !team?.listed) return { task };
+    return { task: freeText.task, workflow: freeTextWorkflow(team), teamText: freeText.teamText };
+  }
   const rest = prompt.slice(workflowAt);
   const next = rest.slice(1).search(/^## /m);
   const workflowText = next < 0 ? rest : rest.slice(0, next + 1);
   const workflow = readWorkflow(workflowText);
   return workflow ? { task, workflow } : { task };
+}
+
+const ENVIRONMENT_HEADING = /^## Environment\s*$/m;
+
+/** The task and the free text after it: what follows the first paragraph of the task's "## Environment" section. */
+function splitFreeTextTeam(text: string): { task: string; teamText: string } | undefined {
+  const heading = ENVIRONMENT_HEADING.exec(text);
+  if (!heading) return undefined;
+  const afterHeading = heading.index + heading[0].length;
+  const paragraphStart = afterHeading + (/^\s*/.exec(text.slice(afterHeading))?.[0].length ?? 0);
+  const paragraphEnd = text.indexOf('\n\n', paragraphStart);
+  if (paragraphEnd < 0) return undefined;
+  const teamText = text.slice(paragraphEnd).trim();
+  if (teamText === '') return undefined;
+  return { task: text.slice(0, paragraphEnd).trimEnd(), teamText };
+}
+
+/** The free-text team as a workflow the toy can run: the orchestrator calls each subagent in turn. */
+function freeTextWorkflow(team: FreeTextTeam): ReadWorkflow {
+  const agent = (member: FreeTextAgent): ReadAgent => ({
+    id: member.id,
+    isOrchestrator: member.isOrchestrator,
+    role: member.role,
+    instruction: member.instruction,
+    fields: [],
+    checks: [],
+  });
+  const lead = team.orchestrator.id;
+  return {
+    orchestratorId: lead,
+    agents: [agent(team.orchestrator), ...team.subagents.map(agent)],
+    hops: team.subagents.flatMap((member) => [
+      { from: lead, to: member.id },
+      { from: member.id, to: lead },
+    ]),
+  };
 }
 
 function readWorkflow(text: string): ReadWorkflow | undefined {
@@ -79,7 +128,17 @@ function readWorkflow(text: string): ReadWorkflow | undefined {
     });
   }
   const orchestrator = agents.find((agent) => agent.isOrchestrator);
-  if (!orchestrator || hops.length === 0) return undefined;
+  if (!orchestrator) return undefined;
+  if (hops.length === 0) {
+    // A draft v0 leaves the order open: the toy calls the subagents in the order they are listed.
+    hops = agents
+      .filter((agent) => !agent.isOrchestrator)
+      .flatMap((agent) => [
+        { from: orchestrator.id, to: agent.id },
+        { from: agent.id, to: orchestrator.id },
+      ]);
+    if (hops.length === 0) return undefined;
+  }
   return { orchestratorId: orchestrator.id, agents, hops };
 }
 

@@ -2,10 +2,15 @@ import { canonicalJson } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
 
 import { DELEGATION_TOOL } from '../harness/qwen-code.js';
-import type { ContractField, Workflow, WorkflowAgent } from './workflow.js';
+import { isFreeTextDesign, type ContractField, type TeamDesign, type WorkflowAgent } from './workflow.js';
 
-/** The workflow as the orchestrator reads it in its prompt: the team, each agent's contract, and the call order. */
-export function renderWorkflow(workflow: Workflow): string {
+/**
+ * The workflow as the orchestrator reads it in its prompt: the team, each agent's contract, and the call order. A
+ * free-text design is its text exactly as given, nothing added: the official runner puts it after the task the same
+ * way, and the orchestrator forms the team it describes with the harness's delegation tool.
+ */
+export function renderWorkflow(workflow: TeamDesign): string {
+  if (isFreeTextDesign(workflow)) return workflow.text;
   const orchestrator = workflow.agents.find((agent) => agent.kind === 'orchestrator');
   const lines = [
     '## Team workflow',
@@ -17,6 +22,11 @@ export function renderWorkflow(workflow: Workflow): string {
     `Call each subagent in the foreground (\`run_in_background: false\`) and wait for its result before you go on.`,
   ];
   for (const agent of workflow.agents) lines.push('', ...renderAgent(agent));
+  if (workflow.hops.length === 0) {
+    // A draft v0 may leave the order open; the heading stays so that the section reads the same in every version.
+    lines.push('', '### Call order', '', 'Not fixed: call the subagents in the order the work needs.');
+    return lines.join('\n');
+  }
   lines.push('', '### Call order', '');
   workflow.hops.forEach((hop, index) => {
     lines.push(`${index + 1}. ${hop.from} → ${hop.to}${hop.condition ? `, only if ${hop.condition}` : ''}`);
@@ -51,6 +61,6 @@ function renderField(field: ContractField, indent: string): string[] {
 }
 
 /** A short, stable identity of a workflow's content, whatever the key order it was written in. */
-export function workflowHash(workflow: Workflow): string {
+export function workflowHash(workflow: TeamDesign): string {
   return createHash('sha256').update(canonicalJson(workflow)).digest('hex').slice(0, 16);
 }

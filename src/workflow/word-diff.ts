@@ -11,6 +11,10 @@ function words(text: string): string[] {
   return text.split(/\s+/).filter((word) => word !== '');
 }
 
+export function wordCount(text: string): number {
+  return words(text).length;
+}
+
 /** The edits that turn `before` into `after`, consecutive words of one kind joined. */
 export function wordEdits(before: string, after: string): WordEdit[] {
   const edits: WordEdit[] = [];

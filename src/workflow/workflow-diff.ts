@@ -1,13 +1,18 @@
 import { isDeepStrictEqual } from 'node:util';
 
-import { renderWordDiff, wordEditRatio, wordEdits } from './word-diff.js';
-import type {
-  ContractCheck,
-  ContractField,
-  OutputContract,
-  Workflow,
-  WorkflowAgent,
-  WorkflowHop,
+import { alignSequences } from '../sequence-alignment.js';
+import { renderWorkflow } from './render.js';
+import { renderWordDiff, wordCount, wordEditRatio, wordEdits } from './word-diff.js';
+import {
+  designForm,
+  isFreeTextDesign,
+  type ContractCheck,
+  type ContractField,
+  type DesignForm,
+  type OutputContract,
+  type TeamDesign,
+  type WorkflowAgent,
+  type WorkflowHop,
 } from './workflow.js';
 
 /** One difference between two versions of a workflow. Hop positions are 1-based, as the rendered call order numbers them. */
@@ -28,7 +33,9 @@ export type WorkflowChange =
   | { type: 'hop-added'; hop: WorkflowHop; position: number }
   | { type: 'hop-removed'; hop: WorkflowHop; position: number }
   | { type: 'hop-changed'; before: WorkflowHop; after: WorkflowHop; position: number }
-  | { type: 'hop-moved'; hop: WorkflowHop; from: number; to: number };
+  | { type: 'hop-moved'; hop: WorkflowHop; from: number; to: number }
+  /** A free-text side: the two designs as the orchestrator reads them (`renderWorkflow`), compared as text. */
+  | { type: 'design-rewritten'; fromForm: DesignForm; toForm: DesignForm; before: string; after: string };
 
 export type WorkflowChangeType = WorkflowChange['type'];
 
@@ -39,6 +46,10 @@ export type WorkflowChangeType = WorkflowChange['type'];
  * contract check and each hop, over the union of both versions. An added or removed unit counts 1; an edited text
  * counts its word edit ratio (so rewording half an instruction counts about 0.5); a changed field type, a hop
  * moved in the call order or a condition added or dropped counts 1. `fraction` = changed / total, from 0 to 1.
+ *
+ * When either side is free text (a task's v0, before the optimizer gave it a structure), there are no units to match:
+ * the two designs are compared as the orchestrator reads them, and the units are the words of both texts, a removed
+ * or added word counting 1. `fraction` is then the word edit ratio of the two texts.
  */
 export interface WorkflowChangeSize {
   totalUnits: number;
@@ -52,8 +63,13 @@ export interface WorkflowDiff {
   size: WorkflowChangeSize;
 }
 
-/** The differences that turn `before` into `after`. Agents are matched by id; contract fields and checks by name; hops by their ends, in order. */
-export function diffWorkflows(before: Workflow, after: Workflow): WorkflowDiff {
+/**
+ * The differences that turn `before` into `after`. Agents are matched by id; contract fields and checks by name; hops
+ * by their ends, in order. A draft (contracts or hops missing) is diffed as any structured design: what the new
+ * version specifies shows as added. When either side is free text, the diff is one whole-text change.
+ */
+export function diffWorkflows(before: TeamDesign, after: TeamDesign): WorkflowDiff {
+  if (isFreeTextDesign(before) || isFreeTextDesign(after)) return diffAsText(before, after);
   const units = new UnitLedger();
   const changes: WorkflowChange[] = [];
   const afterAgents = new Map(after.agents.map((agent) => [agent.id, agent]));
@@ -79,8 +95,26 @@ export function diffWorkflows(before: Workflow, after: Workflow): WorkflowDiff {
 }
 
 /** Shorthand for `diffWorkflows(before, after).size`. */
-export function workflowChangeSize(before: Workflow, after: Workflow): WorkflowChangeSize {
+export function workflowChangeSize(before: TeamDesign, after: TeamDesign): WorkflowChangeSize {
   return diffWorkflows(before, after).size;
+}
+
+function diffAsText(before: TeamDesign, after: TeamDesign): WorkflowDiff {
+  const beforeText = renderWorkflow(before);
+  const afterText = renderWorkflow(after);
+  const fromForm = designForm(before);
+  const toForm = designForm(after);
+  if (beforeText === afterText && fromForm === toForm) {
+    const words = wordCount(beforeText);
+    return { identical: true, changes: [], size: { totalUnits: words, changedUnits: 0, fraction: 0 } };
+  }
+  const totalUnits = wordCount(beforeText) + wordCount(afterText);
+  const fraction = wordEditRatio(beforeText, afterText);
+  return {
+    identical: false,
+    changes: [{ type: 'design-rewritten', fromForm, toForm, before: beforeText, after: afterText }],
+    size: { totalUnits, changedUnits: Math.round(fraction * totalUnits), fraction },
+  };
 }
 
 class UnitLedger {
@@ -302,8 +336,9 @@ export function renderWorkflowDiff(diff: WorkflowDiff): string {
   if (diff.identical) return 'No change: the two designs are the same.';
   const lines = diff.changes.map(describeChange);
   const percent = Math.round(diff.size.fraction * 100);
+  const unitName = diff.changes.some((change) => change.type === 'design-rewritten') ? 'words' : 'units';
   lines.push(
-    `(${percent}% of the design changed: ${formatUnits(diff.size.changedUnits)} of ${diff.size.totalUnits} units)`,
+    `(${percent}% of the design changed: ${formatUnits(diff.size.changedUnits)} of ${diff.size.totalUnits} ${unitName})`,
   );
   return lines.join('\n');
 }
@@ -350,7 +385,30 @@ function describeChange(change: WorkflowChange): string {
       return `~ hop ${change.before.from} → ${change.before.to}: condition ${describeCondition(change.before)} → ${describeCondition(change.after)}`;
     case 'hop-moved':
       return `~ hop ${describeHop(change.hop)}: moved from step ${change.from} to step ${change.to}`;
+    case 'design-rewritten':
+      return describeRewrite(change);
   }
+}
+
+/** How a design's form is named in a diff. */
+export const DESIGN_FORM_NAMES: Record<DesignForm, string> = {
+  'free-text': 'free text',
+  draft: 'a partly specified structure',
+  structured: 'the structured form',
+};
+
+/** The two texts line by line: removed lines marked "-", added ones "+", unchanged ones left out. */
+function describeRewrite(change: Extract<WorkflowChange, { type: 'design-rewritten' }>): string {
+  const head =
+    change.fromForm === change.toForm
+      ? `~ ${DESIGN_FORM_NAMES[change.fromForm]} rewritten, line by line ("-" removed, "+" added):`
+      : `~ rewritten from ${DESIGN_FORM_NAMES[change.fromForm]} into ${DESIGN_FORM_NAMES[change.toForm]}, line by line ("-" removed, "+" added):`;
+  const lines = [head];
+  for (const step of alignSequences(change.before.split('\n'), change.after.split('\n'))) {
+    if (step.op === 'same' || step.item.trim() === '') continue;
+    lines.push(`  ${step.op === 'removed' ? '-' : '+'} ${step.item}`);
+  }
+  return lines.join('\n');
 }
 
 function describeContract(contract: OutputContract): string {

@@ -3,8 +3,10 @@ import { z } from 'zod';
 /**
  * The team workflow as data: agents (role, instruction, output contract) and hops between them.
  *
- * Tasks ship a v0 workflow in this shape and the optimizer writes new versions of it. The checks that only
- * concern task manifests (the initial team's size) live in `src/tasks/manifest.ts`.
+ * The optimizer writes every new version in this shape (`Workflow`, strict). A task's own v0 may be looser: free
+ * text (`FreeTextWorkflow`, the official repository's form) or agents whose contracts or hops are not specified yet
+ * (`DraftWorkflow`); `TeamDesign` is any of them, the type of every design a run holds. The checks that only concern
+ * task manifests (the initial team's size) live in `src/tasks/manifest.ts`.
  */
 
 export const WORKFLOW_SCHEMA_VERSION = 1;
@@ -106,6 +108,60 @@ export const Workflow = z
   });
 export type Workflow = z.infer<typeof Workflow>;
 
+/**
+ * A structured v0 whose contracts or hops are not specified yet: subagents may lack a contract and `hops` may be
+ * empty. Its TypeScript type is `Workflow`'s (the contract is optional there and the hop count is not a type);
+ * `designForm` tells the two apart. Only a task's own v0 may be given so.
+ */
+export const DraftWorkflow = z
+  .object({
+    schemaVersion: z.literal(WORKFLOW_SCHEMA_VERSION).default(WORKFLOW_SCHEMA_VERSION),
+    agents: z.array(WorkflowAgent).min(1),
+    hops: z.array(WorkflowHop),
+  })
+  .strict()
+  .superRefine((workflow, context) => {
+    for (const issue of workflowIssues(workflow, { draft: true }))
+      context.addIssue({ code: 'custom', ...issue });
+  });
+
+/** A v0 team given as free text, kept exactly as written: it is what the orchestrator reads. */
+export const FreeTextWorkflow = z
+  .object({
+    schemaVersion: z.literal(WORKFLOW_SCHEMA_VERSION).default(WORKFLOW_SCHEMA_VERSION),
+    text: z.string().refine((text) => text.trim() !== '', 'the team text is empty'),
+  })
+  .strict();
+export type FreeTextWorkflow = z.infer<typeof FreeTextWorkflow>;
+
+/** Any design a run holds: a task's v0 in any of its forms, or an optimizer's (always strict) `Workflow`. */
+export const TeamDesign = z.union([FreeTextWorkflow, DraftWorkflow]);
+export type TeamDesign = Workflow | FreeTextWorkflow;
+
+/** `free-text`; `draft`: structured, with contracts or hops missing; `structured`: a complete `Workflow`. */
+export type DesignForm = 'free-text' | 'draft' | 'structured';
+
+export function isFreeTextDesign(design: TeamDesign): design is FreeTextWorkflow {
+  return 'text' in design;
+}
+
+export function designForm(design: TeamDesign): DesignForm {
+  if (isFreeTextDesign(design)) return 'free-text';
+  return design.hops.length > 0 && workflowIssues(design).length === 0 ? 'structured' : 'draft';
+}
+
+/** What a draft lacks to be a complete workflow, one line each (empty for a complete one, and for free text). */
+export function draftGaps(design: TeamDesign): string[] {
+  if (isFreeTextDesign(design)) return [];
+  const gaps = workflowIssues(design).map((issue) => issue.message);
+  if (design.hops.length > 0) return gaps;
+  // With no hop at all, one line says it rather than one per subagent.
+  return [
+    'no hops: the call order is not given',
+    ...gaps.filter((gap) => !gap.endsWith('appears in no hop')),
+  ];
+}
+
 export interface WorkflowIssue {
   path: Array<string | number>;
   message: string;
@@ -117,8 +173,14 @@ export interface WorkflowStructure {
   hops: ReadonlyArray<{ from: string; to: string }>;
 }
 
-/** The structural rules every workflow obeys, whoever wrote it (a task author or the optimizer). */
-export function workflowIssues(workflow: WorkflowStructure): WorkflowIssue[] {
+/**
+ * The structural rules every workflow obeys, whoever wrote it (a task author or the optimizer). A draft (`draft:
+ * true`) is spared the two that say what is not specified yet: a subagent's contract and its place in a hop.
+ */
+export function workflowIssues(
+  workflow: WorkflowStructure,
+  options: { draft?: boolean } = {},
+): WorkflowIssue[] {
   const issues: WorkflowIssue[] = [];
   const orchestrators = workflow.agents.filter((agent) => agent.kind === 'orchestrator');
   if (orchestrators.length !== 1) {
@@ -133,7 +195,7 @@ export function workflowIssues(workflow: WorkflowStructure): WorkflowIssue[] {
       issues.push({ path: ['agents', index, 'id'], message: `agent id "${agent.id}" is used twice` });
     }
     seen.add(agent.id);
-    if (agent.kind === 'subagent' && !agent.contract) {
+    if (agent.kind === 'subagent' && !agent.contract && !options.draft) {
       issues.push({
         path: ['agents', index, 'contract'],
         message: `subagent "${agent.id}" needs an output contract (what it returns to the orchestrator)`,
@@ -153,7 +215,7 @@ export function workflowIssues(workflow: WorkflowStructure): WorkflowIssue[] {
     }
   });
   workflow.agents.forEach((agent, index) => {
-    if (agent.kind === 'subagent' && !linked.has(agent.id)) {
+    if (agent.kind === 'subagent' && !linked.has(agent.id) && !options.draft) {
       issues.push({ path: ['agents', index, 'id'], message: `subagent "${agent.id}" appears in no hop` });
     }
   });

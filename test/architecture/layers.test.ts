@@ -27,6 +27,7 @@ const LAYERS = [
   'judge',
   'optimizer',
   'config',
+  'doctor',
   'queue',
   'search',
   'distill',

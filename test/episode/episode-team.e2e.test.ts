@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,13 +10,15 @@ import { HARNESS_NODE_FOLDER } from '../../src/harness/harness-node.js';
 import { firstUserMessage, userPromptText, contentText } from '../../src/harness/qwen-code.js';
 import { LEAN_DISABLED_TOOLS } from '../../src/harness/qwen-settings.js';
 import type { ChatMessage } from '../../src/model/types.js';
+import { readEgressLog } from '../../src/proxy/egress-log.js';
 import { loadTask } from '../../src/tasks/load-task.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { scriptedTeam } from '../../src/testing/scripted-team.js';
 import { step } from '../../src/toy/steps.js';
+import { startEchoServer } from '../proxy/egress-proxy-support.js';
 import { readProxyLog, temporaryDirectory } from '../support/fixtures.js';
 
-const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
+const fixtureTaskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
 // Outside /tmp (the sandbox has its own): a key file the configuration hides (`sandboxHide`).
 const keyDirectory = fileURLToPath(
   new URL(`../../node_modules/.cache/mass-episode-key-${process.pid}`, import.meta.url),
@@ -29,8 +31,17 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
   let server: ScriptedServer;
   let result: EpisodeResult;
   let team: ReturnType<typeof scriptedTeam>;
+  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  // The fixture task, allowing network to one port of the host's loopback, where the test's server listens.
+  const taskDir = join(directory.path, 'tasks', 'tiny-sum');
 
   beforeAll(async () => {
+    echo = await startEchoServer();
+    cpSync(fixtureTaskDir, taskDir, { recursive: true });
+    appendFileSync(
+      join(taskDir, 'task.yaml'),
+      `environment:\n  network: { allow: ['127.0.0.1:${echo.port}'] }\n`,
+    );
     // The agents see the workspace at /workspace, wherever the episode directory is.
     const workspace = '/workspace';
     team = scriptedTeam({
@@ -68,7 +79,10 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
                 // line is not), and whether agent code could write its compile cache.
                 `echo "harness-node=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | head -1)"; ` +
                 `echo "exe=$(readlink /proc/$PPID/exe || echo closed)"; echo "cache-dir=$NODE_COMPILE_CACHE"; ` +
-                `touch "$NODE_COMPILE_CACHE/tampered" 2>/dev/null && echo cache=writable || echo cache=read-only`,
+                `touch "$NODE_COMPILE_CACHE/tampered" 2>/dev/null && echo cache=writable || echo cache=read-only; ` +
+                // The task's one allowed host and port, through the egress proxy, and another port, refused.
+                `echo "egress=$(curl -s --noproxy '' --max-time 10 http://127.0.0.1:${echo.port}/from-agent)"; ` +
+                `echo "refused=$(curl -s --noproxy '' --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:1/)"`,
               description: 'where am I',
             }),
             step.toolCall(
@@ -115,6 +129,7 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
 
   afterAll(async () => {
     await server.close();
+    await echo.close();
     directory.remove();
     rmSync(keyDirectory, { recursive: true, force: true });
   });
@@ -201,6 +216,28 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       expect(existsSync(join(cache, 'tampered'))).toBe(false);
     }
     expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);
+  });
+
+  it('lets the agents reach the task’s allowed host through the egress proxy, logged and counted in episode.json', async () => {
+    const where = readFileSync(join(outDir, 'requests.jsonl'), 'utf8');
+    expect(where).toContain('egress=echo GET /from-agent 0 bytes');
+    expect(where).toContain('refused=403');
+    expect(readFileSync(join(outDir, 'prompt.md'), 'utf8')).toContain(
+      `Network access only to \`127.0.0.1:${echo.port}\``,
+    );
+    const { rows } = await readEgressLog(join(outDir, 'egress.jsonl'));
+    expect(rows.map((row) => [row.method, row.port, row.verdict])).toEqual([
+      ['GET', echo.port, 'allowed'],
+      ['GET', 1, 'refused'],
+    ]);
+    expect(result.record.egress).toEqual({
+      allow: [`127.0.0.1:${echo.port}`],
+      requestsAllowed: 1,
+      requestsRefused: 1,
+      bytesUp: 0,
+      bytesDown: 'echo GET /from-agent 0 bytes\n'.length,
+      unloggedRequests: 0,
+    });
   });
 
   it('writes a record whose usage adds up to the proxy log', () => {

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { minimalManifest, removeScratch, writeToyTask } from './toy-task.js';
 import { UserError } from '../../src/errors.js';
 import { checkSuite, loadSuite } from '../../src/tasks/load-suite.js';
 import { DOMAIN_JUDGES } from '../../src/tasks/judge-defaults.js';
+import { gradeWorkspace, hasGrader } from '../../src/tasks/grade.js';
 import { loadTask } from '../../src/tasks/load-task.js';
 
 async function loadError(dir: string): Promise<string> {
@@ -76,6 +77,19 @@ describe('loading a task folder', () => {
     manifest.judge = { focus: 'which prices are stale' };
     const task = await loadTask(await writeToyTask(manifest));
     expect(task.judge).toEqual({ ...DOMAIN_JUDGES.finance, focus: 'which prices are stale' });
+  });
+
+  it('loads a task without a grader, which grading then refuses before starting anything', async () => {
+    const manifest = minimalManifest();
+    delete manifest.oracle;
+    const dir = await writeToyTask(manifest);
+    await rm(path.join(dir, 'oracle'), { recursive: true });
+    const task = await loadTask(dir);
+    expect(task.manifest.oracle).toBeUndefined();
+    expect(hasGrader(task)).toBe(false);
+    await expect(gradeWorkspace(task, { workspaceDir: dir, seed: 1 })).rejects.toThrow(
+      /task toy-task has no grader: its task\.yaml names no grader/,
+    );
   });
 
   it('says what to do when the folder has no task.yaml', async () => {

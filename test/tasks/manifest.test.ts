@@ -95,6 +95,15 @@ describe('task manifest', () => {
     );
   });
 
+  it('accepts a task without a grader, and still checks a grader that is given', () => {
+    const manifest = minimalManifest();
+    delete manifest.oracle;
+    expect(problems(manifest)).toEqual([]);
+    expect(TaskManifest.parse(manifest).oracle).toBeUndefined();
+    manifest.oracle = {};
+    expect(problems(manifest).join('\n')).toMatch(/field "oracle\.grader"/);
+  });
+
   it('withholds the oracle and the generator folder', () => {
     expect(withheldFolders(TaskManifest.parse(minimalManifest()))).toEqual(['oracle', 'generator']);
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { loadSuite, type LoadedSuite } from '../../src/tasks/index.js';
+import { Workflow } from '../../src/workflow/workflow.js';
 import { RESEARCH_12_TASK_IDS, referenceSolutionsDir, suiteDir } from './support.js';
 
 let suite: LoadedSuite;
@@ -27,7 +28,7 @@ describe('the research-12 suite', () => {
     for (const task of suite.tasks) {
       const { manifest } = task;
       expect(manifest.inputs.generator?.script).toBe('generator/generate.py');
-      expect(manifest.oracle.grader).toBe('oracle/grade.py');
+      expect(manifest.oracle?.grader).toBe('oracle/grade.py');
       expect((await stat(path.join(referenceSolutionsDir, manifest.id, 'run.py'))).isFile()).toBe(true);
       const kinds = manifest.deliverables.map((deliverable) => deliverable.kind);
       for (const kind of ['report', 'metrics-json', 'ablation-json', 'plot', 'entry-point'] as const) {
@@ -43,7 +44,7 @@ describe('the research-12 suite', () => {
   it('ships initial workflows of 3 to 6 agents whose subagents all have contracts with checks', async () => {
     await loaded;
     for (const { manifest } of suite.tasks) {
-      const { agents, hops } = manifest.workflow;
+      const { agents, hops } = Workflow.parse(manifest.workflow);
       expect(agents.length).toBeGreaterThanOrEqual(3);
       expect(agents.length).toBeLessThanOrEqual(6);
       for (const agent of agents.filter((candidate) => candidate.kind === 'subagent')) {

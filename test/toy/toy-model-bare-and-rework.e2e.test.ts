@@ -59,7 +59,7 @@ function toolNames(thread: Thread): string[] {
 
 /** The demo workflow with a check on the reporter and a return hop to the analyst when it fails. */
 function workflowWithReturnHop(task: LoadedTask): Workflow {
-  const workflow = structuredClone(task.manifest.workflow);
+  const workflow = Workflow.parse(structuredClone(task.manifest.workflow));
   const reporter = workflow.agents.find((agent) => agent.id === 'reporter')!;
   reporter.contract!.fields.push({
     name: 'approved',

@@ -16,11 +16,14 @@ const taskDir = fileURLToPath(new URL('../../suites/demo/demo-potency', import.m
 
 describe('the toy optimizer through proposeWorkflow', () => {
   let task: LoadedTask;
+  /** The demo task's own design, structured. */
+  let v0: Workflow;
   let server: ReplyServer;
   let model: OpenAICompatibleModel;
 
   beforeAll(async () => {
     task = await loadTask(taskDir);
+    v0 = Workflow.parse(task.manifest.workflow);
     server = await startToyModel({ weights: BASE_TOY_WEIGHTS, modelName: 'mass-toy', seed: 1 });
     model = new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } });
   });
@@ -33,20 +36,20 @@ describe('the toy optimizer through proposeWorkflow', () => {
     return {
       task: { id: task.manifest.id, prompt: renderTaskPrompt(task) },
       current: { label, design: current },
-      original: task.manifest.workflow,
+      original: v0,
       history,
     };
   }
 
   it('returns a valid, changed design on the first call, with every member of the reply', async () => {
-    const outcome = await proposeWorkflow(model, input(task.manifest.workflow, 'v0', []), {
+    const outcome = await proposeWorkflow(model, input(v0, 'v0', []), {
       modelName: 'mass-toy',
     });
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
     expect(outcome.attempts).toHaveLength(1);
     expect(Workflow.parse(outcome.proposal.design)).toEqual(outcome.proposal.design);
-    expect(outcome.proposal.design).not.toEqual(task.manifest.workflow);
+    expect(outcome.proposal.design).not.toEqual(v0);
     expect(outcome.proposal.changes).toHaveLength(1);
     expect(outcome.proposal.why).toContain(TOY_OUTPUT_MARKER);
     expect(outcome.changeFraction).toBeGreaterThan(0);
@@ -54,7 +57,7 @@ describe('the toy optimizer through proposeWorkflow', () => {
   });
 
   it('keeps improving over iterations: more checks, more fields, a conditional return hop the toy team can read', async () => {
-    let current = task.manifest.workflow;
+    let current = v0;
     const history: PairwiseComparison[] = [];
     const changes: string[] = [];
     for (let version = 1; version <= 6; version++) {
@@ -78,9 +81,7 @@ describe('the toy optimizer through proposeWorkflow', () => {
     expect(changes.some((change) => /new hop reporter → analyst, only if/.test(change))).toBe(true);
     expect(changes.some((change) => /new contract field/.test(change))).toBe(true);
     const checks = current.agents.flatMap((agent) => agent.contract?.checks ?? []);
-    expect(checks.length).toBeGreaterThan(
-      task.manifest.workflow.agents.flatMap((agent) => agent.contract?.checks ?? []).length,
-    );
+    expect(checks.length).toBeGreaterThan(v0.agents.flatMap((agent) => agent.contract?.checks ?? []).length);
 
     // What the orchestrator will read: the rendered design in an episode prompt.
     const prompt = episodePrompt({

@@ -187,8 +187,12 @@ describe('resuming a training', () => {
   it('keeps the configuration of an unfinished training, against which a later --resume is checked', async () => {
     await rejection(fake({ FAKE_TRAINER_CRASH_AT_STEP: '3' }).train(options('kept')));
     const other = { hyper: { steps: 6, evalEvery: 1, checkpointEvery: 1, resumeEvery: 2 } };
-    for (const attempt of [fake().train(options('kept', other)), fake().plan(options('kept', other))]) {
-      const refused = await rejection(attempt);
+    // One at a time: a refusal not yet awaited would be an unhandled rejection.
+    for (const attempt of [
+      () => fake().train(options('kept', other)),
+      () => fake().plan(options('kept', other)),
+    ]) {
+      const refused = await rejection(attempt());
       expect(refused).toBeInstanceOf(UserError);
       expect(refused.message).toMatch(
         /holds an unfinished training of another configuration \(hyper\.steps: 4 then, 6 now\): resume it with the settings it started with \(--resume\)/,

@@ -9,7 +9,7 @@ const suiteDir = fileURLToPath(new URL('../../suites/research-12', import.meta.u
 
 /** The v0 workflow a task of the research-12 suite ships. */
 export async function researchWorkflow(taskId: string): Promise<Workflow> {
-  return (await loadTask(path.join(suiteDir, taskId))).manifest.workflow;
+  return WorkflowSchema.parse((await loadTask(path.join(suiteDir, taskId))).manifest.workflow);
 }
 
 /** A small valid team: orchestrator, analyst and reviewer with a re-work hop. */

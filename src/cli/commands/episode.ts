@@ -24,7 +24,7 @@ import { apiKeyFrom } from '../../model/create-model.js';
 import { episodeFiles } from '../../store/run-paths.js';
 import { loadTask } from '../../tasks/load-task.js';
 import { parseWorkflow } from '../../workflow/parse-workflow.js';
-import type { Workflow } from '../../workflow/workflow.js';
+import type { TeamDesign } from '../../workflow/workflow.js';
 import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
 import { parseSizeBytes } from '../size.js';
 
@@ -182,7 +182,7 @@ function parseHarnessProfile(value: string): HarnessProfile {
   return profile;
 }
 
-async function readWorkflow(file: string | undefined, taskDir: string): Promise<Workflow | undefined> {
+async function readWorkflow(file: string | undefined, taskDir: string): Promise<TeamDesign | undefined> {
   if (file === undefined) return undefined;
   if (file === 'initial') return (await loadTask(taskDir)).manifest.workflow;
   let text: string;

@@ -10,6 +10,7 @@ import {
   RunConfig,
   type EvaluationConfig,
 } from '../../config/run-config.js';
+import { checkServersBeforeRun } from '../../doctor/pre-start.js';
 import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun, type EvaluationProgress } from '../../evaluate/evaluate-run.js';
 import { episodeBackendFor } from '../../queue/backend-from-config.js';
@@ -24,6 +25,7 @@ interface EvalFlags {
   generations?: string;
   tasks?: string;
   rollouts?: string;
+  skipDoctor?: boolean;
   json?: boolean;
 }
 
@@ -38,6 +40,10 @@ export function registerEval(program: Command): void {
     .option('--generations <names>', 'comma-separated generations to compare (default: every registered one)')
     .option('--tasks <ids>', 'comma-separated task ids (default: the suite’s test split)')
     .option('--rollouts <n>', 'episodes per task, model and condition (default 10)')
+    .option(
+      '--skip-doctor',
+      'skip the model server checks before the first episode (the quick ones of `mass doctor`)',
+    )
     .option('--json', 'print summary.json')
     .action(async (flags: EvalFlags) => {
       const list = (value: string | undefined) =>
@@ -51,6 +57,15 @@ export function registerEval(program: Command): void {
         flags.rollouts === undefined ? undefined : parsePositiveInteger(flags.rollouts, '--rollouts');
       const loaded = await loadRunConfig(flags.config);
       const config = parseRunConfig(loaded, flags.config);
+      if (!flags.skipDoctor) {
+        // Each generation is served by the evaluation itself: another one listed first is not a failure.
+        await checkServersBeforeRun(config, {
+          command: 'mass eval',
+          listing: 'any-served',
+          runtimeLora: true,
+          evaluation: true,
+        });
+      }
       const evaluation: EvaluationConfig = {
         ...evaluationConfig(config),
         ...(generations ? { generations } : {}),

@@ -9,6 +9,7 @@ export const commands: Record<string, () => Promise<(program: Command) => void>>
   episode: async () => (await import('./episode.js')).registerEpisode,
   proxy: async () => (await import('./proxy.js')).registerProxy,
   models: async () => (await import('./models.js')).registerModels,
+  doctor: async () => (await import('./doctor.js')).registerDoctor,
   tasks: async () => (await import('./tasks.js')).registerTasks,
   rank: async () => (await import('./rank.js')).registerRank,
   data: async () => (await import('./data.js')).registerData,

@@ -15,6 +15,7 @@ interface RsiFlags {
   rounds: string;
   runs: string;
   overrideConfig?: boolean;
+  skipDoctor?: boolean;
   json?: boolean;
 }
 
@@ -31,6 +32,10 @@ export function registerRsi(program: Command): void {
       '--override-config',
       'continue a run whose frozen configuration differs; the old one is kept beside it',
     )
+    .option(
+      '--skip-doctor',
+      'skip the model server checks before the first episode (the quick ones of `mass doctor`)',
+    )
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RsiFlags) => {
       const rounds = parsePositiveInteger(flags.rounds, '--rounds');
@@ -39,6 +44,8 @@ export function registerRsi(program: Command): void {
         runsDirectory: flags.runs,
         overrideConfig: flags.overrideConfig,
         command: 'mass rsi',
+        // A resumed loop serves the generation it is at itself, under its own name.
+        serverChecks: { skip: flags.skipDoctor, listing: 'any-served', runtimeLora: true, evaluation: false },
       });
       const summary = await runRsi(run, suiteDir, rounds);
       if (flags.json) console.log(JSON.stringify(summary, null, 2));

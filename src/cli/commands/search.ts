@@ -20,6 +20,7 @@ interface SearchFlags {
   iterations?: string;
   generation: string;
   overrideConfig?: boolean;
+  skipDoctor?: boolean;
   json?: boolean;
 }
 
@@ -42,6 +43,10 @@ export function registerSearch(program: Command): void {
       '--override-config',
       'continue a run whose frozen configuration differs (e.g. more iterations); the old one is kept beside it',
     )
+    .option(
+      '--skip-doctor',
+      'skip the model server checks before the first episode (the quick ones of `mass doctor`)',
+    )
     .option('--json', 'print the results as JSON')
     .action(async (flags: SearchFlags) => {
       const iterations =
@@ -55,6 +60,13 @@ export function registerSearch(program: Command): void {
         runsDirectory: flags.runs,
         overrideConfig: flags.overrideConfig,
         command: 'mass search',
+        // Another generation than L0 may be served under a name of its own.
+        serverChecks: {
+          skip: flags.skipDoctor,
+          listing: flags.generation === 'L0' ? 'required' : 'any-served',
+          runtimeLora: false,
+          evaluation: false,
+        },
         adjust: (config) => ({
           ...config,
           ...(tasks ? { tasks } : {}),

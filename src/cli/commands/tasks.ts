@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 
 import { UserError } from '../../errors.js';
+import type { OfficialImport } from '../../tasks/official/import-official.js';
 import {
   checkSuite,
   gradeWorkspace,
@@ -21,6 +22,7 @@ import {
   type Grade,
   type LoadedTask,
 } from '../../tasks/index.js';
+import { draftGaps, isFreeTextDesign } from '../../workflow/workflow.js';
 
 function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -150,6 +152,21 @@ export function registerTasks(program: Command): void {
     });
 
   tasks
+    .command('import-official')
+    .description(
+      'Build a suite from a checkout of the official MASS repository: its bare queries, free-text initial teams, splits and teacher directive (network allowed for the hosts each task names; no graders)',
+    )
+    .argument('<checkout>', 'the root of a checkout of the official repository (holding tasks/splits.json)')
+    .requiredOption('--out <dir>', 'a new or empty folder for the suite')
+    .option('--json', 'print JSON')
+    .action(async (checkout: string, options: { out: string; json?: boolean }) => {
+      const { importOfficialTasks } = await import('../../tasks/official/import-official.js');
+      const imported = await importOfficialTasks(checkout, options.out);
+      if (options.json) return print(JSON.stringify(imported, null, 2));
+      print(describeImport(imported));
+    });
+
+  tasks
     .command('schema')
     .description(
       `Print the JSON Schema of task.yaml, or write it (the committed copy is suites/${TASK_MANIFEST_SCHEMA_FILE})`,
@@ -179,16 +196,73 @@ function describeTask(task: LoadedTask): string {
   const generator = manifest.inputs.generator;
   if (generator) lines.push(`  generator ${generator.script} -> ${generator.outputDir}/ (per seed)`);
   if (manifest.protected.length > 0) lines.push('', `Protected: ${manifest.protected.join(', ')}`);
+  lines.push(
+    '',
+    manifest.oracle
+      ? `Grader: ${manifest.oracle.grader}`
+      : 'Grader: none (no oracle in task.yaml): the evaluation measures this task by the external judges alone',
+  );
+  const { network } = manifest.environment;
+  lines.push(
+    network === false
+      ? 'Network: none (only the model)'
+      : `Network: ${network.allow.join(', ')} (through the egress proxy, every request logged)`,
+  );
+  if (task.teacherDirective !== null) lines.push("Teacher directive: the suite's own (suite.yaml)");
   lines.push('', `Judge: ${task.judge.persona}`, `Lens: ${task.judge.lens}`);
   if (task.judge.focus) lines.push(`Focus: ${task.judge.focus}`);
   lines.push('', 'Initial workflow:');
-  for (const agent of manifest.workflow.agents) lines.push(`  ${agent.id} (${agent.kind}): ${agent.role}`);
-  for (const hop of manifest.workflow.hops) {
-    lines.push(`  ${hop.from} -> ${hop.to}${hop.condition ? ` if ${hop.condition}` : ''}`);
+  const initial = manifest.workflow;
+  if (isFreeTextDesign(initial)) {
+    lines.push(
+      '  free text, given to the orchestrator as written:',
+      ...initial.text
+        .trimEnd()
+        .split('\n')
+        .map((line) => `    ${line}`),
+    );
+  } else {
+    for (const agent of initial.agents) lines.push(`  ${agent.id} (${agent.kind}): ${agent.role}`);
+    for (const hop of initial.hops) {
+      lines.push(`  ${hop.from} -> ${hop.to}${hop.condition ? ` if ${hop.condition}` : ''}`);
+    }
+    for (const gap of draftGaps(initial)) lines.push(`  not specified yet: ${gap}`);
   }
   lines.push(
     '',
     `Withheld (never shown to any role): ${task.withheldDirs.map((dir) => path.relative(process.cwd(), dir)).join(', ')}`,
+  );
+  return lines.join('\n');
+}
+
+/** Relative to the working directory when it lies inside it, absolute otherwise. */
+function shownPath(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative === '' ? '.' : relative.startsWith('..') ? dir : relative;
+}
+
+function describeImport(imported: OfficialImport): string {
+  const train = imported.tasks.filter((task) => task.split === 'train');
+  const lines = [
+    `${imported.suiteDir}: ${imported.tasks.length} tasks (${train.length} train, ${imported.tasks.length - train.length} test), no graders` +
+      (imported.teacherDirective ? ', with the official teacher directive' : ''),
+  ];
+  const width = Math.max(...imported.tasks.map((task) => task.id.length));
+  for (const task of imported.tasks) {
+    const notes = [
+      task.split === 'train' && !task.sft ? 'not in the official post-training set' : '',
+      task.excludedFromCollection ? `excluded from teacher collection: ${task.excludedFromCollection}` : '',
+    ].filter(Boolean);
+    lines.push(
+      `${task.id.padEnd(width)}  ${task.domain.padEnd(9)} ${task.split.padEnd(5)}  ${task.deliverables} deliverables; network: ${task.hosts.join(', ') || 'none'}`,
+      ...notes.map((note) => `${' '.repeat(width)}  ${note}`),
+      ...(task.warning ? [`${' '.repeat(width)}  warning: ${task.warning}`] : []),
+    );
+  }
+  lines.push(
+    '',
+    'Review each task.yaml (environment.network.allow lists the hosts each task names), then:',
+    `  mass tasks validate ${shownPath(imported.suiteDir)}`,
   );
   return lines.join('\n');
 }

@@ -6,7 +6,7 @@ import type { EpisodeBackend } from '../../queue/episode-backend.js';
 import { distillTaskPath } from '../../store/run-paths.js';
 import type { Run } from '../../store/run-store.js';
 import { loadTask } from '../../tasks/load-task.js';
-import type { Workflow } from '../../workflow/workflow.js';
+import type { TeamDesign } from '../../workflow/workflow.js';
 import type { Selection } from '../selection.js';
 import { collectStep } from './collect-step.js';
 import { datasetStep } from './dataset-step.js';
@@ -26,7 +26,7 @@ import { WorkGate } from './work-gate.js';
 export interface DistillTask {
   taskDir: string;
   /** The task's champion from the inner loop: a search whose champion beat the bare-task reference. */
-  championWorkflow: Workflow;
+  championWorkflow: TeamDesign;
 }
 
 export interface DistillGenerationOptions {

@@ -4,7 +4,7 @@ import type { EpisodeBackend } from '../../queue/episode-backend.js';
 import type { TokenCounter } from '../../model/token-counter.js';
 import type { Run } from '../../store/run-store.js';
 import type { LoadedTask } from '../../tasks/load-task.js';
-import type { Workflow } from '../../workflow/workflow.js';
+import type { TeamDesign } from '../../workflow/workflow.js';
 import type { DistillSettings } from './distill-settings.js';
 import type { DistillProgressEvent } from './generation-records.js';
 import type { WorkGate } from './work-gate.js';
@@ -33,7 +33,7 @@ export interface GenerationContext {
 export interface GenerationTask {
   task: LoadedTask;
   id: string;
-  championWorkflow: Workflow;
+  championWorkflow: TeamDesign;
   /** `distill/<generation>/<task>`: the prefix of its step keys and its folder in the run directory. */
   base: string;
 }

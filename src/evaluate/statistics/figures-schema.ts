@@ -158,6 +158,38 @@ export const RewardHacking = z.object({
 });
 export type RewardHacking = z.infer<typeof RewardHacking>;
 
+/** The figures that rest on the tasks' graders, as named where one is left out. */
+export const GradeFigure = z.enum([
+  'oracle-win-rates',
+  'grades',
+  'grade-differences',
+  'grade-per-token',
+  'oracle-agreement',
+  'reward-hacking',
+]);
+export type GradeFigure = z.infer<typeof GradeFigure>;
+
+/**
+ * Which tasks have an objective grader (an `oracle` in task.yaml) and so what the grade figures cover. A task without
+ * one is measured by the external judges alone: its episodes are never graded, and a grade figure that no task could
+ * feed is left out with its reason rather than shown empty.
+ */
+export const GradingCoverage = z.object({
+  /** The evaluation's tasks with a grader: every grade figure covers these and no other. */
+  tasksWithGrader: z.array(z.string()),
+  /** The evaluation's tasks without one: judged by the external judges alone. */
+  tasksWithoutGrader: z.array(z.string()),
+  /** Tasks of the loop's collections and sampled matches without a grader: their runs were not graded. */
+  loopTasksWithoutGrader: z.array(z.string()),
+  /** The evaluation's episodes of tasks without a grader (never graded, so never counted as a failed grade). */
+  rolloutsWithoutGrader: Count,
+  /** What the figures rest on, in words; null when every task has a grader. */
+  note: z.string().nullable(),
+  /** Grade figures left out, each with why; empty when every figure has a graded task to cover. */
+  omitted: z.array(z.object({ figure: GradeFigure, reason: z.string() })),
+});
+export type GradingCoverage = z.infer<typeof GradingCoverage>;
+
 export const EvaluationFigures = z.object({
   settings: z.object({
     confidence: z.number(),
@@ -179,5 +211,6 @@ export const EvaluationFigures = z.object({
   delegation: z.array(DelegationRate),
   agreement: z.array(EvaluatorAgreement),
   rewardHacking: z.array(RewardHacking),
+  grading: GradingCoverage,
 });
 export type EvaluationFigures = z.infer<typeof EvaluationFigures>;

@@ -6,6 +6,7 @@ import { evaluationVerdicts, evaluatorAgreement, oracleEvaluator } from './agree
 import type { BootstrapOptions } from './bootstrap.js';
 import { delegationRates } from './delegation.js';
 import type { ComparisonWinRates, EvaluationFigures, JudgeWinRates } from './figures-schema.js';
+import { gradingCoverage } from './grading-coverage.js';
 import { compositeKey, distinctSorted, groupBy } from './grouping.js';
 import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './inputs.js';
 import { gradeSummaries, gradesOf, pairedGradeDifferences } from './oracle-grades.js';
@@ -54,6 +55,11 @@ export interface FigureInputs {
   selectedRuns?: readonly SelectedRun[];
   /** Further verdict sets for evaluator agreement, e.g. a sample of each generation's tournament matches. */
   agreementSamples?: readonly AgreementSample[];
+  /**
+   * Tasks (of the rollouts, the selected runs or the samples) whose task.yaml names no grader: their rollouts carry no
+   * grade, the grade figures leave them out and say so (`grading`). Default: every task has a grader.
+   */
+  tasksWithoutGrader?: readonly string[];
 }
 
 /** The judge label of the pooled row. */
@@ -95,6 +101,29 @@ export function computeEvaluationFigures(
   refuseDuplicates(rollouts, 'rollout', (rollout) =>
     compositeKey(rollout.task, rollout.condition, rollout.replicate, rollout.generation),
   );
+  const withoutGrader = new Set(
+    parse(z.array(Label), inputs.tasksWithoutGrader ?? [], 'tasks without a grader'),
+  );
+  for (const [index, rollout] of rollouts.entries()) {
+    if (withoutGrader.has(rollout.task) && rollout.grade !== null) {
+      throw new UserError(
+        `rollouts[${index}]: task "${rollout.task}" has no grader, yet the rollout has a grade; a task listed without a grader has none`,
+      );
+    }
+  }
+  for (const sample of samples) {
+    const graded = sample.verdicts.find(
+      (verdict) => verdict.evaluator === oracleEvaluator && withoutGrader.has(verdict.task),
+    );
+    if (graded) {
+      throw new UserError(
+        `agreement sample "${sample.name}": task "${graded.task}" has no grader, yet it has an oracle verdict; a task listed without a grader has none`,
+      );
+    }
+  }
+  // The grade figures see the tasks with a grader alone: an episode no grader could grade is not a failed grade.
+  const gradable = rollouts.filter((rollout) => !withoutGrader.has(rollout.task));
+  const gradableRuns = selectedRuns.filter((run) => !withoutGrader.has(run.task));
 
   const bootstrap: BootstrapOptions & { confidence: number } = {
     seed: settings.bootstrapSeed,
@@ -125,18 +154,18 @@ export function computeEvaluationFigures(
     counts: {
       judgments: judgments.length,
       rollouts: rollouts.length,
-      ungradedRollouts: rollouts.length - gradesOf(rollouts).length,
+      ungradedRollouts: gradable.length - gradesOf(gradable).length,
       selectedRuns: selectedRuns.length,
     },
     winRates: comparisons.flatMap((comparison) =>
-      comparisonWinRates(comparison, judgments, rollouts, pooledJudges, settings.tieMargin, bootstrap),
+      comparisonWinRates(comparison, judgments, gradable, pooledJudges, settings.tieMargin, bootstrap),
     ),
     orderInconsistency: orderInconsistency(judgments, settings.confidence),
     strengths: [...groupBy(pooled, (judgment) => judgment.condition)].map(([condition, conditionJudgments]) =>
       generationStrengths(condition, conditionJudgments, settings.reference, bootstrap),
     ),
-    grades: gradeSummaries(rollouts, bootstrap),
-    gradeDifferences: pairedGradeDifferences(rollouts, settings.reference, bootstrap),
+    grades: gradeSummaries(gradable, bootstrap),
+    gradeDifferences: pairedGradeDifferences(gradable, settings.reference, bootstrap),
     tokens: tokenEfficiency(rollouts, {
       ...bootstrap,
       reference: settings.reference,
@@ -144,10 +173,17 @@ export function computeEvaluationFigures(
     }),
     delegation: delegationRates(rollouts, settings.confidence),
     agreement: [
-      { name: 'evaluation', verdicts: evaluationVerdicts(judgments, rollouts, settings.tieMargin) },
+      { name: 'evaluation', verdicts: evaluationVerdicts(judgments, gradable, settings.tieMargin) },
       ...samples,
     ].flatMap((sample) => evaluatorAgreement(sample, bootstrap)),
-    rewardHacking: rewardHacking(selectedRuns),
+    rewardHacking: rewardHacking(gradableRuns),
+    grading: gradingCoverage({
+      evaluationTasks: [...rollouts, ...judgments].map((entry) => entry.task),
+      selectedRunTasks: selectedRuns.map((run) => run.task),
+      sampleTasks: samples.flatMap((sample) => sample.verdicts.map((verdict) => verdict.task)),
+      tasksWithoutGrader: withoutGrader,
+      rolloutsWithoutGrader: rollouts.length - gradable.length,
+    }),
   };
 }
 

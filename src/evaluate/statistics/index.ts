@@ -8,6 +8,12 @@ export * from './figures-schema.js';
 export { allJudges, computeEvaluationFigures, type FigureInputs, type FigureOptions } from './figures.js';
 export { combinedVerdict, evaluationVerdicts, evaluatorAgreement, oracleEvaluator } from './agreement.js';
 export { delegationRates } from './delegation.js';
+export {
+  gradingCoverage,
+  noGradedLoopTaskReason,
+  noGradedTaskReason,
+  noOracleVerdictReason,
+} from './grading-coverage.js';
 export { gradeSummaries, pairedGradeDifferences } from './oracle-grades.js';
 export { orderInconsistency } from './order-inconsistency.js';
 export { inBottomHalf, rewardHacking } from './reward-hacking.js';

@@ -1,6 +1,10 @@
-import type { ComparisonWinRates } from '../../evaluate/statistics/figures-schema.js';
+import type {
+  ComparisonWinRates,
+  GradeFigure,
+  TokenEfficiency,
+} from '../../evaluate/statistics/figures-schema.js';
 import { html, type SafeHtml } from '../../html/html.js';
-import { chart } from '../chart.js';
+import { chart, dataTable } from '../chart.js';
 import { formatCount, formatInterval, formatNumber, formatPercent } from '../format.js';
 import type { ReportEvaluation, RunReportData } from '../read-run.js';
 
@@ -87,9 +91,21 @@ function intervalChartSpec(options: {
   return { width: 420, layer };
 }
 
+/** A grade figure left out because no task it needs has a grader: its title and why, never an empty chart. */
+function omission(title: string, reason: string): SafeHtml {
+  return html`<p class="empty omitted"><strong>${title}</strong> is left out: ${reason}.</p>`;
+}
+
 async function evaluationPart({ name, summary }: ReportEvaluation): Promise<SafeHtml> {
   const figures = summary.figures;
   const confidence = formatPercent(figures.settings.confidence);
+  const { grading } = figures;
+  const omitted = (figure: GradeFigure) => grading.omitted.find((entry) => entry.figure === figure)?.reason;
+  // With a mix of tasks, every grade figure says which tasks it covers.
+  const coverage =
+    grading.tasksWithoutGrader.length > 0 && grading.tasksWithGrader.length > 0
+      ? `; tasks with a grader only: ${grading.tasksWithGrader.join(', ')}`
+      : '';
   const winRates: SafeHtml[] = [];
   for (const comparison of figures.winRates) {
     const points = winRatePoints(comparison);
@@ -207,66 +223,84 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
       ${summary.judges.map((judge) => `${judge.name}${judge.standIn ? ` (${judge.standIn})` : ''}`).join(', ') || 'none'};
       tasks ${summary.tasks.join(', ')}.
     </p>
+    ${grading.note ? html`<p class="grading-note"><strong>Grading:</strong> ${grading.note}</p>` : ''}
     <h4>Win rates</h4>
     ${winRates.length === 0 ? html`<p class="empty">No comparison was judged.</p>` : winRates}
+    ${omitted('oracle-win-rates') ? omission('The oracle’s win rate', omitted('oracle-win-rates')!) : ''}
     <h4>Oracle grade per generation</h4>
-    ${await chart({
-      title: 'Mean oracle grade',
-      caption: `the withheld grader’s mean grade (0–100) per generation and condition, ${confidence} bootstrap interval`,
-      values: grades.filter((grade) => grade.mean !== null),
-      spec: intervalChartSpec({ y: 'generation', x: 'mean', xTitle: 'mean grade', colour: 'condition' }),
-      table: {
-        columns: ['generation', 'condition', 'episodes', 'graded', 'mean grade', 'interval'],
-        rows: grades.map((grade) => [
-          grade.generation,
-          grade.condition,
-          formatCount(grade.episodes),
-          formatCount(grade.graded),
-          formatNumber(grade.mean, 2),
-          formatInterval(grade.interval, 2),
-        ]),
-      },
-    })}
+    ${
+      omitted('grades')
+        ? omission('Mean oracle grade', omitted('grades')!)
+        : await chart({
+            title: 'Mean oracle grade',
+            caption: `the withheld grader’s mean grade (0–100) per generation and condition, ${confidence} bootstrap interval${coverage}`,
+            values: grades.filter((grade) => grade.mean !== null),
+            spec: intervalChartSpec({
+              y: 'generation',
+              x: 'mean',
+              xTitle: 'mean grade',
+              colour: 'condition',
+            }),
+            table: {
+              columns: ['generation', 'condition', 'episodes', 'graded', 'mean grade', 'interval'],
+              rows: grades.map((grade) => [
+                grade.generation,
+                grade.condition,
+                formatCount(grade.episodes),
+                formatCount(grade.graded),
+                formatNumber(grade.mean, 2),
+                formatInterval(grade.interval, 2),
+              ]),
+            },
+          })
+    }
     <h4>Grade per 1,000 output tokens</h4>
-    ${await chart({
-      title: 'Grade per 1,000 output tokens',
-      caption: '1,000 × the sum of grades over the sum of output tokens: how much grade each token bought',
-      values: tokens,
-      spec: {
-        mark: 'bar',
-        width: 420,
-        encoding: {
-          y: { field: 'generation', type: 'nominal', title: null },
-          yOffset: { field: 'condition', type: 'nominal' },
-          x: {
-            field: 'gradePerThousandTokens',
-            type: 'quantitative',
-            title: 'grade per 1,000 output tokens',
-          },
-          color: { field: 'condition', type: 'nominal' },
-        },
-      },
-      table: {
-        columns: [
-          'generation',
-          'condition',
-          'episodes',
-          'mean output tokens',
-          'grade per 1,000 tokens',
-          'ratio to the reference',
-          'ratio to single-agent',
-        ],
-        rows: figures.tokens.map((entry) => [
-          entry.generation,
-          entry.condition,
-          formatCount(entry.episodes),
-          formatNumber(entry.meanOutputTokens, 0),
-          formatNumber(entry.gradePerThousandTokens),
-          formatNumber(entry.ratioToReference?.ratio),
-          formatNumber(entry.ratioToSingleAgent?.ratio),
-        ]),
-      },
-    })}
+    ${
+      omitted('grade-per-token')
+        ? [
+            omission('Grade per 1,000 output tokens', omitted('grade-per-token')!),
+            outputTokensTable(figures.tokens),
+          ]
+        : await chart({
+            title: 'Grade per 1,000 output tokens',
+            caption: `1,000 × the sum of grades over the sum of output tokens: how much grade each token bought${coverage}`,
+            values: tokens,
+            spec: {
+              mark: 'bar',
+              width: 420,
+              encoding: {
+                y: { field: 'generation', type: 'nominal', title: null },
+                yOffset: { field: 'condition', type: 'nominal' },
+                x: {
+                  field: 'gradePerThousandTokens',
+                  type: 'quantitative',
+                  title: 'grade per 1,000 output tokens',
+                },
+                color: { field: 'condition', type: 'nominal' },
+              },
+            },
+            table: {
+              columns: [
+                'generation',
+                'condition',
+                'episodes',
+                'mean output tokens',
+                'grade per 1,000 tokens',
+                'ratio to the reference',
+                'ratio to single-agent',
+              ],
+              rows: figures.tokens.map((entry) => [
+                entry.generation,
+                entry.condition,
+                formatCount(entry.episodes),
+                formatNumber(entry.meanOutputTokens, 0),
+                formatNumber(entry.gradePerThousandTokens),
+                formatNumber(entry.ratioToReference?.ratio),
+                formatNumber(entry.ratioToSingleAgent?.ratio),
+              ]),
+            },
+          })
+    }
     <h4>Delegation</h4>
     ${await chart({
       title: 'Delegation rate',
@@ -304,41 +338,59 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
     })}
     <h4>Evaluator agreement</h4>
     ${agreement.length === 0 ? html`<p class="empty">No pair of evaluators judged the same items.</p>` : agreement}
+    ${omitted('oracle-agreement') ? omission('Agreement with the oracle', omitted('oracle-agreement')!) : ''}
     <h4>Reward hacking</h4>
-    ${await chart({
-      title: 'Selected runs the oracle disagrees with',
-      caption:
-        'runs the loop selected for training, those the oracle graded, those in the bottom half of their task’s collection by the oracle, and those an integrity check flagged',
-      values: hacking,
-      spec: {
-        mark: 'bar',
-        width: 420,
-        encoding: {
-          y: { field: 'generation', type: 'nominal', title: null },
-          yOffset: { field: 'count', type: 'nominal', sort: null },
-          x: { field: 'runs', type: 'quantitative', title: 'runs' },
-          color: { field: 'count', type: 'nominal', sort: null, title: null },
-        },
-      },
-      table: {
-        columns: [
-          'generation',
-          'selected',
-          'graded',
-          'bottom half',
-          'bottom-half rate',
-          'flagged',
-          'flagged rate',
-        ],
-        rows: figures.rewardHacking.map((entry) => [
-          entry.generation,
-          formatCount(entry.selected),
-          formatCount(entry.graded),
-          formatCount(entry.bottomHalf),
-          formatNumber(entry.bottomHalfRate),
-          formatCount(entry.flagged),
-          formatNumber(entry.flaggedRate),
-        ]),
-      },
-    })}`;
+    ${
+      omitted('reward-hacking')
+        ? omission('Reward hacking', omitted('reward-hacking')!)
+        : await chart({
+            title: 'Selected runs the oracle disagrees with',
+            caption:
+              'runs the loop selected for training, those the oracle graded, those in the bottom half of their task’s collection by the oracle, and those an integrity check flagged',
+            values: hacking,
+            spec: {
+              mark: 'bar',
+              width: 420,
+              encoding: {
+                y: { field: 'generation', type: 'nominal', title: null },
+                yOffset: { field: 'count', type: 'nominal', sort: null },
+                x: { field: 'runs', type: 'quantitative', title: 'runs' },
+                color: { field: 'count', type: 'nominal', sort: null, title: null },
+              },
+            },
+            table: {
+              columns: [
+                'generation',
+                'selected',
+                'graded',
+                'bottom half',
+                'bottom-half rate',
+                'flagged',
+                'flagged rate',
+              ],
+              rows: figures.rewardHacking.map((entry) => [
+                entry.generation,
+                formatCount(entry.selected),
+                formatCount(entry.graded),
+                formatCount(entry.bottomHalf),
+                formatNumber(entry.bottomHalfRate),
+                formatCount(entry.flagged),
+                formatNumber(entry.flaggedRate),
+              ]),
+            },
+          })
+    }`;
+}
+
+/** Output tokens alone, where no grade could be set against them. */
+function outputTokensTable(tokens: readonly TokenEfficiency[]): SafeHtml {
+  return dataTable({
+    columns: ['generation', 'condition', 'episodes', 'mean output tokens'],
+    rows: tokens.map((entry) => [
+      entry.generation,
+      entry.condition,
+      formatCount(entry.episodes),
+      formatNumber(entry.meanOutputTokens, 0),
+    ]),
+  });
 }

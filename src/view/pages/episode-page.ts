@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EpisodeRecord } from '../../episode/episode-record.js';
 import { buildThreads, Thread } from '../../episode/threads.js';
 import { html, type SafeHtml } from '../../html/html.js';
+import { egressDestinations, readEgressLog } from '../../proxy/egress-log.js';
 import { ProxyLogRow } from '../../proxy/log-row.js';
 import type { LineLimits } from '../../store/bounded-lines.js';
 import { RunFiles } from '../../store/run-files.js';
@@ -74,6 +75,7 @@ export async function episodePage(root: string, location: EpisodeLocation): Prom
         </details>`,
     );
   const reports = await renderReports(files, base, location, workspace.entries);
+  const network = await renderNetwork(files, base, record);
   const body = html` <section id="outcome">
       <h2>Outcome</h2>
       ${record ? outcome(record) : html`<p class="empty">No episode.json: the outcome is not known.</p>`}
@@ -92,7 +94,7 @@ export async function episodePage(root: string, location: EpisodeLocation): Prom
           : ''
       }
     </section>
-    ${reports}
+    ${network} ${reports}
     <section id="files">
       <h2>Workspace files</h2>
       ${workspace.truncated ? html`<p class="muted">Only the first ${workspace.entries.length} entries are listed.</p>` : ''}
@@ -190,6 +192,53 @@ function outcome(record: EpisodeRecord): SafeHtml {
       ${record.sandbox.cpuSeconds.toFixed(1)} CPU seconds,
       ${number.format(Math.round(record.sandbox.peakMemoryBytes / 1_048_576))} MiB peak.
     </p>`;
+}
+
+/** Rows of `egress.jsonl` the page reads, and destinations its table lists. */
+const EGRESS_LIMITS = { maxRows: 20_000, maxBytes: 16 * 1024 * 1024 };
+const EGRESS_DESTINATIONS = 50;
+
+/** What the agents reached beyond the model, when the task allowed network: counts, then destinations. */
+async function renderNetwork(
+  files: RunFiles,
+  base: string,
+  record: EpisodeRecord | undefined,
+): Promise<SafeHtml> {
+  const log = episodePath(base, 'egressLog');
+  const read = await readEgressLog(files.path(log), EGRESS_LIMITS).catch(() => undefined);
+  if (record?.egress === undefined && (read === undefined || read.totalRows === 0)) return html``;
+  const counts = record?.egress;
+  const { destinations, more } = egressDestinations(read?.rows ?? [], EGRESS_DESTINATIONS);
+  return html`<section id="network">
+    <h2>Network</h2>
+    ${
+      counts
+        ? html`<p>
+            The task allows ${counts.allow.join(', ')}: ${number.format(counts.requestsAllowed)} requests
+            allowed, ${number.format(counts.requestsRefused)} refused; ${number.format(counts.bytesUp)} bytes
+            sent, ${number.format(counts.bytesDown)} received.
+          </p>`
+        : ''
+    }
+    ${table(
+      ['host', 'port', 'verdict', 'requests', 'bytes sent', 'bytes received'],
+      destinations.map((row) => [
+        row.host,
+        row.port ?? '',
+        html`<span class="${row.verdict === 'allowed' ? 'good' : 'bad'}">${row.verdict}</span>`,
+        number.format(row.requests),
+        number.format(row.bytesUp),
+        number.format(row.bytesDown),
+      ]),
+      'no request reached the egress proxy',
+    )}
+    ${more > 0 ? html`<p class="muted">${more} more destinations are in ${log}.</p>` : ''}
+    ${
+      read && read.skippedLines > 0
+        ? html`<p class="muted">${read.skippedLines} lines of ${log} were not rows and were left out.</p>`
+        : ''
+    }
+  </section>`;
 }
 
 /** The research report(s) a team leaves at the workspace's top, rendered; images there shown. */

@@ -6,7 +6,7 @@ import {
 import { RunFiles } from '../../store/run-files.js';
 import { searchTaskPath, searchVersionPath } from '../../store/run-paths.js';
 import { diffWorkflows, renderWorkflowDiff, workflowChangeSize } from '../../workflow/workflow-diff.js';
-import { Workflow } from '../../workflow/workflow.js';
+import { isFreeTextDesign, TeamDesign } from '../../workflow/workflow.js';
 import { link, page, table } from '../layout.js';
 import { compareNames, compareUrl, readSearch, searchJudgments } from '../run-index.js';
 import { taskCrumbs } from './crumbs.js';
@@ -20,10 +20,10 @@ export async function searchPage(root: string, generation: string, task: string)
     .sort(compareNames);
   const judgments = await searchJudgments(files, generation, task);
   const sections: SafeHtml[] = [];
-  let previous: { version: string; design: Workflow } | undefined;
+  let previous: { version: string; design: TeamDesign } | undefined;
   for (const version of versions) {
     const design = await files.json(
-      Workflow,
+      TeamDesign,
       searchVersionPath(generation, task, version, 'workflow'),
       version === 'v0' ? 'the task has no design' : undefined,
     );
@@ -62,14 +62,7 @@ export async function searchPage(root: string, generation: string, task: string)
           ]),
           'no verdict on this version',
         )}
-        ${
-          design
-            ? html`<details>
-                <summary>the design (workflow.json)</summary>
-                <pre>${JSON.stringify(design, null, 2)}</pre>
-              </details>`
-            : ''
-        }
+        ${design ? designDetails(design) : ''}
       </section>`,
     );
     if (design) previous = { version, design };
@@ -81,6 +74,19 @@ export async function searchPage(root: string, generation: string, task: string)
     body,
     notes: files.notes,
   });
+}
+
+/** The design as recorded; a free-text v0 as its text, the way the orchestrator read it. */
+function designDetails(design: TeamDesign): SafeHtml {
+  return isFreeTextDesign(design)
+    ? html`<details>
+        <summary>the design (free text, as the task gives it)</summary>
+        <pre>${design.text}</pre>
+      </details>`
+    : html`<details>
+        <summary>the design (workflow.json)</summary>
+        <pre>${JSON.stringify(design, null, 2)}</pre>
+      </details>`;
 }
 
 function reasons(call: OptimizerCall): SafeHtml {

@@ -1,0 +1,119 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
+import { TaskSearchRecord } from '../../src/search/search-records.js';
+import { TeamDesign, Workflow } from '../../src/workflow/workflow.js';
+import { BASE_TOY_WEIGHTS, saveToyWeights } from '../../src/toy/weights.js';
+import { ModelRegistry } from '../../src/train/registry.js';
+import { runMass } from '../support/cli.js';
+import { temporaryDirectory } from '../support/fixtures.js';
+
+const checkout = fileURLToPath(new URL('../fixtures/official-checkout', import.meta.url));
+
+/**
+ * The paper's own tasks, as a user brings them: a suite imported from a checkout in the official layout (here a
+ * synthetic one), validated, one task searched on the toy model from its free-text v0 to a structured design, and
+ * evaluated without a grader.
+ */
+describe('a suite imported from the official layout', () => {
+  const directory = temporaryDirectory();
+  const suite = join(directory.path, 'official');
+  const runs = join(directory.path, 'runs');
+  const runDirectory = join(runs, 'official-toy');
+  const configFile = join(directory.path, 'official.yaml');
+
+  beforeAll(() => {
+    writeFileSync(
+      configFile,
+      [
+        'name: official-toy',
+        `suite: ${suite}`,
+        'tasks: [query11]',
+        'model: { kind: toy }',
+        'roles: { executor: { model: toy-L0 } }',
+        'budgets: { episodeTimeoutSeconds: 150 }',
+        'search: { iterations: 1 }',
+        'rsi: { servedAs: "toy-{generation}" }',
+        'evaluation:',
+        '  tasks: [query11]',
+        '  rollouts: 1',
+        '  judgeSeeds: 1',
+        '  selfJudge: false',
+        '  judges: [{ model: toy-judge, name: toy }]',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(() => directory.remove());
+
+  it('imports and validates', async () => {
+    const imported = await runMass(['tasks', 'import-official', checkout, '--out', suite]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(
+      /3 tasks \(2 train, 1 test\), no graders, with the official teacher directive/,
+    );
+    expect(imported.stdout).toMatch(
+      /query21 .*\n\s+not in the official post-training set\n\s+excluded from teacher collection/,
+    );
+    const validated = await runMass(['tasks', 'validate', suite]);
+    expect(validated.code, validated.stdout + validated.stderr).toBe(0);
+    expect(validated.stdout).toContain('official: 3 tasks valid');
+    const again = await runMass(['tasks', 'import-official', checkout, '--out', suite]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/not empty/);
+  });
+
+  it('searches a task on the toy model from its free-text v0 to a structured design', async () => {
+    const searched = await runMass(['search', '--config', configFile, '--runs', runs]);
+    expect(searched.code, searched.stdout + searched.stderr).toBe(0);
+    const searchDir = join(runDirectory, 'search', 'L0', 'query11');
+    const record = await TaskSearchRecord.read(join(searchDir, 'result.json'));
+    const team = readFileSync(join(suite, 'query11', 'team.md'), 'utf8');
+    const v0 = TeamDesign.parse(JSON.parse(readFileSync(join(searchDir, 'v0', 'workflow.json'), 'utf8')));
+    expect(v0).toEqual({ schemaVersion: 1, text: team });
+    const v1 = Workflow.parse(JSON.parse(readFileSync(join(searchDir, 'v1', 'workflow.json'), 'utf8')));
+    expect(v1.agents.map((agent) => agent.id)).toEqual([
+      'agent-orchestrator',
+      'agent-data-engineer',
+      'agent-econometrician',
+    ]);
+    // The v0 episode saw the team as given, after the bare query; its network allowed the hosts the task names.
+    const [, first] = record.iterations;
+    expect(first?.episode?.status).toBe('success');
+    const v0Episode = join(runDirectory, record.iterations[0]!.episode!.dir);
+    const prompt = readFileSync(join(v0Episode, 'prompt.md'), 'utf8');
+    expect(prompt).toContain(`\n\n${team.trimEnd()}\n`);
+    expect(prompt.split('Use uv for all Python workflows')).toHaveLength(2);
+    const episode = await EpisodeRecord.read(join(v0Episode, 'episode.json'));
+    expect(episode.egress?.allow).toEqual(expect.arrayContaining(['fred.stlouisfed.org', 'pypi.org']));
+  }, 600_000);
+
+  it('evaluates without a grader, on the judges alone', async () => {
+    const registry = await ModelRegistry.open(runDirectory);
+    const base = join(runDirectory, 'train', 'L0', 'toy-weights.json');
+    const next = join(runDirectory, 'train', 'L1', 'toy-weights.json');
+    await saveToyWeights(base, BASE_TOY_WEIGHTS);
+    await saveToyWeights(next, { ...BASE_TOY_WEIGHTS, generation: 1, delegateBare: 1, completeReport: 1 });
+    await registry.addBase({ model: base, servedAs: 'toy-L0' });
+    await registry.add({
+      name: 'L1',
+      parent: 'L0',
+      mergedPath: next,
+      datasetId: 'by-hand',
+      servedAs: 'toy-L1',
+    });
+    const evaluated = await runMass(['eval', '--config', configFile, '--runs', runs]);
+    expect(evaluated.code, evaluated.stdout + evaluated.stderr).toBe(0);
+    expect(evaluated.stdout).toContain('Grading: No task in this evaluation has an objective grader');
+    const summary = await EvaluationSummaryRecord.read(
+      join(runDirectory, 'evaluation', 'default', 'summary.json'),
+    );
+    expect(summary.figures.grading).toMatchObject({ tasksWithGrader: [], tasksWithoutGrader: ['query11'] });
+    expect(summary.figures.winRates[0]!.judges[0]!.pooled.judgments).toBeGreaterThan(0);
+  }, 600_000);
+});
