@@ -61,6 +61,15 @@ const HOP_HEADERS = new Set([
   'upgrade',
 ]);
 
+/** The standard hop-by-hop headers and those a message's own `Connection` header names (RFC 9110 §7.6.1). */
+function hopHeaders(connection: string | undefined): Set<string> {
+  const named = (connection ?? '')
+    .split(',')
+    .map((token) => token.trim().toLowerCase())
+    .filter((token) => token !== '');
+  return new Set([...HOP_HEADERS, ...named]);
+}
+
 /** One request while it lasts; its row is written once, when it ends. */
 interface Exchange {
   started: number;
@@ -220,9 +229,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return;
     }
     const headers: Array<[string, string]> = [];
+    const requestHops = hopHeaders(request.headers.connection);
     for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
       const name = request.rawHeaders[index]!;
-      if (HOP_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === 'host') continue;
+      if (requestHops.has(name.toLowerCase()) || name.toLowerCase() === 'host') continue;
       headers.push([name, request.rawHeaders[index + 1]!]);
     }
     headers.push(['Host', target.host], ['Connection', 'close']);
@@ -249,9 +259,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     upstream.on('response', (answerFromServer) => {
       exchange.status = answerFromServer.statusCode ?? null;
       const relayed: string[] = [];
+      const answerHops = hopHeaders(answerFromServer.headers.connection);
       for (let index = 0; index + 1 < answerFromServer.rawHeaders.length; index += 2) {
         const name = answerFromServer.rawHeaders[index]!;
-        if (HOP_HEADERS.has(name.toLowerCase())) continue;
+        if (answerHops.has(name.toLowerCase())) continue;
         relayed.push(name, answerFromServer.rawHeaders[index + 1]!);
       }
       try {

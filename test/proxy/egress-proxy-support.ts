@@ -1,7 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 
-/** A server on the host's loopback that answers every request with what it got: the one place egress may go. */
+/**
+ * A server on the host's loopback that answers every request with what it got (and, in a header, the names of the
+ * headers it got): the one place egress may go.
+ */
 export async function startEchoServer(): Promise<{
   port: number;
   server: Server;
@@ -12,7 +15,14 @@ export async function startEchoServer(): Promise<{
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = `echo ${request.method} ${request.url} ${Buffer.concat(chunks).length} bytes\n`;
-      response.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) });
+      response.writeHead(200, {
+        'content-type': 'text/plain',
+        'content-length': Buffer.byteLength(body),
+        // What reached the server, for the tests of what the proxy passes on.
+        'x-received-headers': Object.keys(request.headers).sort().join(','),
+        connection: 'close, x-server-hop',
+        'x-server-hop': 'for the proxy only',
+      });
       response.end(body);
     });
   });

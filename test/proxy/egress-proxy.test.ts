@@ -61,6 +61,19 @@ describe('the egress proxy', () => {
     ]);
   });
 
+  it('passes on neither hop-by-hop headers nor those a Connection header names, either way', async () => {
+    const answer = await exchangeOnSocket(
+      socketPath,
+      `GET http://127.0.0.1:${echo.port}/ HTTP/1.1\r\nHost: x\r\nConnection: close, X-Agent-Hop\r\n` +
+        `X-Agent-Hop: for the proxy only\r\nProxy-Authorization: Basic c2VjcmV0\r\nX-Kept: yes\r\n\r\n`,
+    );
+    const received = /x-received-headers: (.*)\r\n/i.exec(answer)?.[1]?.split(',');
+    expect(received).toContain('x-kept');
+    expect(received).not.toContain('x-agent-hop');
+    expect(received).not.toContain('proxy-authorization');
+    expect(answer).not.toMatch(/x-server-hop/i);
+  });
+
   it('refuses another port with a 403 and a one-line reason, and never connects', async () => {
     const answer = await exchangeOnSocket(
       socketPath,
