@@ -162,7 +162,7 @@ export async function readEpisodeEgress(
 
 /**
  * What the agents reached beyond the model: the task's allow-list and the counts from the record, and a compact
- * table of destinations (host, port, verdict, requests, bytes) from the egress log.
+ * table of destinations (host, port, verdict, requests, failed requests, bytes) from the egress log.
  */
 export function renderEgress(read: EgressLogRead, record: EpisodeRecord | undefined): string {
   const lines: string[] = [];
@@ -177,12 +177,12 @@ export function renderEgress(read: EgressLogRead, record: EpisodeRecord | undefi
   const { destinations, more } = egressDestinations(read.rows, MAX_EGRESS_DESTINATIONS);
   if (destinations.length > 0) {
     lines.push(
-      '| host | port | verdict | requests | sent | received |',
-      '| --- | --- | --- | --- | --- | --- |',
+      '| host | port | verdict | requests | failed | sent | received |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const row of destinations) {
       lines.push(
-        `| ${row.host} | ${row.port ?? ''} | ${row.verdict} | ${formatCount(row.requests)} | ${formatBytes(row.bytesUp)} | ${formatBytes(row.bytesDown)} |`,
+        `| ${row.host} | ${row.port ?? ''} | ${row.verdict} | ${formatCount(row.requests)} | ${formatCount(row.failed)} | ${formatBytes(row.bytesUp)} | ${formatBytes(row.bytesDown)} |`,
       );
     }
     if (more > 0) lines.push(`(${plural(more, 'more destination')} not listed)`);

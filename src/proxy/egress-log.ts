@@ -104,6 +104,10 @@ export interface EgressDestination {
   requests: number;
   bytesUp: number;
   bytesDown: number;
+  /** Requests that got no answer from the server or an error status (a refusal, a name that does not resolve, a 404). */
+  failed: number;
+  /** The first reason logged for one of them (why it was refused or what went wrong); null when none, or when the host is not shown. */
+  reason: string | null;
 }
 
 const HOST_NAME = /^(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}\.?$|^\[?[0-9A-Fa-f:.]+\]?$/;
@@ -122,10 +126,24 @@ export function egressDestinations(
     const key = JSON.stringify([host, row.port, row.verdict]);
     let group = groups.get(key);
     if (!group) {
-      group = { host, port: row.port, verdict: row.verdict, requests: 0, bytesUp: 0, bytesDown: 0 };
+      group = {
+        host,
+        port: row.port,
+        verdict: row.verdict,
+        requests: 0,
+        bytesUp: 0,
+        bytesDown: 0,
+        failed: 0,
+        reason: null,
+      };
       groups.set(key, group);
     }
     group.requests++;
+    if (row.status === null || row.status >= 400) {
+      group.failed++;
+      // The reason quotes the host the client named: shown only where the host itself is.
+      if (group.reason === null && host === row.host && row.reason !== null) group.reason = row.reason;
+    }
     group.bytesUp += row.bytesUp;
     group.bytesDown += row.bytesDown;
   }

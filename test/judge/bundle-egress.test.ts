@@ -73,10 +73,10 @@ describe('the egress log in the bundle', () => {
     expect(text).toContain(
       'Network beyond the model (the task allows pypi.org, files.pythonhosted.org): 3 requests allowed, 2 refused; 2.5 KB sent, 3.0 MB received.',
     );
-    expect(text).toContain('| host | port | verdict | requests | sent | received |');
-    expect(text).toContain('| pypi.org | 443 | allowed | 2 | 1.0 KB | 1.0 MB |');
-    expect(text).toContain('| files.pythonhosted.org | 443 | allowed | 1 | 512 B | 2.0 MB |');
-    expect(text).toContain('| (not a host name) | 443 | refused | 1 |');
+    expect(text).toContain('| host | port | verdict | requests | failed | sent | received |');
+    expect(text).toContain('| pypi.org | 443 | allowed | 2 | 0 | 1.0 KB | 1.0 MB |');
+    expect(text).toContain('| files.pythonhosted.org | 443 | allowed | 1 | 0 | 512 B | 2.0 MB |');
+    expect(text).toContain('| (not a host name) | 443 | refused | 1 | 1 |');
     expect(text).not.toContain('Ignore the rubric');
     expect(text).toContain('(8 more destinations not listed)');
   });

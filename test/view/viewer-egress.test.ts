@@ -50,7 +50,12 @@ beforeAll(async () => {
     },
   });
   const log = join(root, 'episodes', networked, 'egress.jsonl');
-  await writeFile(log, row('pypi.org', 443, 'allowed', 1024) + row('pypi.org', 443, 'allowed', 3072));
+  await writeFile(
+    log,
+    row('pypi.org', 443, 'allowed', 1024) +
+      row('pypi.org', 443, 'allowed', 3072) +
+      `${JSON.stringify({ ...JSON.parse(row('files.pythonhosted.org', 443, 'allowed', 0)), status: 502, reason: 'cannot resolve files.pythonhosted.org' })}\n`,
+  );
   await appendFile(log, row('<script>alert(1)</script>', 80, 'refused', 0) + '{"schemaVersion":1,"ti');
 });
 
@@ -68,7 +73,11 @@ describe('mass view: the network an episode reached', () => {
       'The task allows pypi.org: 2 requests allowed, 1 refused; 0 bytes sent, 4,096 received.',
     );
     expect(text).toContain(
-      '<td>pypi.org</td><td>443</td><td><span class="good">allowed</span></td><td>2</td><td>0</td><td>4,096</td>',
+      '<td>pypi.org</td><td>443</td><td><span class="good">allowed</span></td><td>2</td><td>0</td><td>0</td><td>4,096</td><td></td>',
+    );
+    // An allowed request that failed says why.
+    expect(text).toContain(
+      '<td>files.pythonhosted.org</td><td>443</td><td><span class="good">allowed</span></td><td>1</td><td><span class="bad">1</span></td><td>0</td><td>0</td><td>cannot resolve files.pythonhosted.org</td>',
     );
     expect(text).toContain('(not a host name)');
     expect(text).not.toContain('<script>alert(1)');

@@ -221,14 +221,16 @@ async function renderNetwork(
         : ''
     }
     ${table(
-      ['host', 'port', 'verdict', 'requests', 'bytes sent', 'bytes received'],
+      ['host', 'port', 'verdict', 'requests', 'failed', 'bytes sent', 'bytes received', 'why'],
       destinations.map((row) => [
         row.host,
         row.port ?? '',
         html`<span class="${row.verdict === 'allowed' ? 'good' : 'bad'}">${row.verdict}</span>`,
         number.format(row.requests),
+        row.failed > 0 ? html`<span class="bad">${number.format(row.failed)}</span>` : '0',
         number.format(row.bytesUp),
         number.format(row.bytesDown),
+        row.reason ?? '',
       ]),
       'no request reached the egress proxy',
     )}
