@@ -29,7 +29,9 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       : '';
   lines.push(
     '',
-    `Win rate W/(W+L): per task with its Wilson ${level} interval, pooled with a bootstrap interval over pairs (wins-losses-ties)`,
+    `Win rate W/(W+L) over episode pairs (a pair's verdict is the mean of its judgments; the unit of every interval ` +
+      `and test): per task with its exact ${level} interval and sign-test p, pooled with a bootstrap over pairs ` +
+      `within tasks widened to the exact interval; pairs won-lost-tied, then the judgments and the official W/(W+L) over them`,
   );
   if (omitted('oracle-win-rates')) lines.push(`  No oracle row: ${omitted('oracle-win-rates')}`);
   for (const comparison of figures.winRates) {
@@ -37,18 +39,28 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       `  ${modelName(comparison.candidate)} against ${modelName(comparison.baseline)}, ${comparison.condition}:`,
     );
     for (const judge of comparison.judges) {
-      const cells = judge.perTask.map(
-        (cell) => `${cell.task} ${rate(cell.winRate)} ${interval(cell.winRateWilson)} (${record(cell)})`,
-      );
-      const pooled = `pooled ${rate(judge.pooled.winRate)} ${interval(judge.pooled.winRateBootstrap)} (${record(judge.pooled)})`;
-      lines.push(`    ${judgeName(judge.judge).padEnd(22)} ${[...cells, pooled].join('; ')}`);
+      lines.push(`    ${judgeName(judge.judge)}:`);
+      for (const cell of [...judge.perTask, { task: 'pooled', ...judge.pooled }]) {
+        lines.push(
+          `      ${cell.task.padEnd(20)} ${rate(cell.winRate).padStart(5)} ${interval(cell.winRateInterval).padEnd(10)}` +
+            ` p ${number(cell.signTestP, 2).padEnd(4)}  ${record(cell)} of ${cell.pairs} pairs; ` +
+            `judgments ${record(cell.judgments)}, official ${rate(cell.judgments.winRate)}`,
+        );
+      }
     }
   }
-  if (figures.orderInconsistency.length > 0) {
-    lines.push('', 'Order inconsistency (the two orders of one pair and seed disagree):');
-    for (const judge of figures.orderInconsistency) {
+  const inBothOrders = figures.orderInconsistency.filter((judge) => judge.pairsInBothOrders > 0);
+  if (summary.settings.orders === 'random') {
+    lines.push(
+      '',
+      'Order inconsistency: not measured (orders: random shows each pair to a judge in one order per seed)',
+    );
+  } else if (inBothOrders.length > 0) {
+    lines.push('', 'Order inconsistency (the two orders of one pair and seed disagree; mean over pairs):');
+    for (const judge of inBothOrders) {
       lines.push(
-        `  ${judgeName(judge.judge).padEnd(22)} ${rate(judge.rate)} ${interval(judge.rateWilson)} of ${judge.pairsInBothOrders} pairs`,
+        `  ${judgeName(judge.judge).padEnd(22)} ${rate(judge.rate)} ${interval(judge.rateWilson)} over ${judge.pairsInBothOrders} pairs ` +
+          `(${judge.inconsistent} of ${judge.seedsInBothOrders} seeds disagree)`,
       );
     }
   }
@@ -101,7 +113,7 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
   // Two self-judges never judge the same pairs (each judges its own generation's): such rows have nothing to show.
   const agreements = figures.agreement.filter((agreement) => agreement.items > 0);
   if (agreements.length > 0) {
-    lines.push('', "Evaluator agreement (share of items; Cohen's κ):");
+    lines.push('', "Evaluator agreement (share of items, each an episode pair or a match; Cohen's κ):");
     for (const agreement of agreements) {
       const [first, second] = agreement.evaluators;
       lines.push(
@@ -149,9 +161,9 @@ function signed(value: number | null): string {
   return value === null ? '–' : `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
 }
 
-/** `[low, high]` as percentages by default, else with the given decimals. */
+/** `[low, high]` as percentages by default, else with the given decimals; `[–]` without one. */
 function interval(value: Interval | null, digits?: number): string {
-  if (value === null) return '';
+  if (value === null) return '[–]';
   if (digits === undefined) return `[${(value.lower * 100).toFixed(0)}, ${(value.upper * 100).toFixed(0)}]`;
   return `[${value.lower.toFixed(digits)}, ${value.upper.toFixed(digits)}]`;
 }

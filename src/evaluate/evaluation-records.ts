@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { JudgeUsage } from '../judge/judgment-record.js';
 import { defineRecord } from '../store/record.js';
+import { computeEvaluationFigures, type FigureOptions } from './statistics/figures.js';
 import { EvaluationFigures, type GradingCoverage } from './statistics/figures-schema.js';
 import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './statistics/inputs.js';
 
@@ -144,18 +145,45 @@ function withEveryTaskGraded(body: Record<string, unknown>): Record<string, unkn
   return { ...body, figures: { ...figures, grading } };
 }
 
+/**
+ * The figures of an older summary computed again from the inputs it records, with the settings its figures were
+ * computed with: its judgments, grades and runs are kept as they were, only the statistics change.
+ */
+function withFiguresRecomputed(body: Record<string, unknown>): Record<string, unknown> {
+  const inputs = body.inputs as Record<string, unknown> | undefined;
+  const figures = body.figures as { settings?: Record<string, unknown> } | undefined;
+  if (typeof inputs !== 'object' || inputs === null || typeof figures?.settings !== 'object') return body;
+  const { unit: _unit, ...settings } = figures.settings;
+  return {
+    ...body,
+    figures: computeEvaluationFigures(
+      {
+        judgments: inputs.judgedPairs as JudgedPair[],
+        rollouts: inputs.rollouts as GradedRollout[],
+        selectedRuns: inputs.selectedRuns as SelectedRun[],
+        agreementSamples: inputs.agreementSamples as AgreementSample[],
+        tasksWithoutGrader: (inputs.tasksWithoutGrader as string[] | undefined) ?? [],
+      },
+      { ...settings, comparisons: body.comparisons as FigureOptions['comparisons'] },
+    ),
+  };
+}
+
 /** `evaluation/<name>/summary.json`: every figure and the inputs it came from. */
 export const EvaluationSummaryRecord = defineRecord({
   kind: 'evaluation-summary',
-  version: 3,
+  version: 4,
   // Version 1 marked the toy model's models and judges with `toy: true`; version 2 with the label of what stands in.
   // Version 3 added `figures.grading` and `inputs.tasksWithoutGrader`: a task may have no grader.
+  // Version 4 made the episode pair the unit of every win-rate interval and test: older figures are recomputed from the
+  // summary's own inputs with its own settings.
   migrate: (body, fromVersion) => {
     const standIns =
       fromVersion === 1
         ? { ...body, models: withStandIn(body.models), judges: withStandIn(body.judges) }
         : body;
-    return withEveryTaskGraded(standIns);
+    const graded = fromVersion < 3 ? withEveryTaskGraded(standIns) : standIns;
+    return withFiguresRecomputed(graded);
   },
   schema: z.object({
     run: z.string(),

@@ -33,5 +33,11 @@ describe('the terminal summary of an evaluation', () => {
     expect(text).toContain('evaluation: oracle and toy-judge (toy): 100 %');
     expect(text).not.toContain('self:L1 (toy) and self:L2 (toy)');
     expect(text).not.toMatch(/over 0\b/);
+    // Written before the episode pair was the unit, its figures are computed again from its inputs: L1 against L0 on
+    // demo-potency is one decided pair of two (4 winning judgments and 4 ties), no longer [51, 100] with p 0.125.
+    expect(summary.figures.settings.unit).toBe('episode pair');
+    expect(text).toMatch(
+      /demo-potency\s+100 % \[[23], 100\]\s+p 1\.00\s+1-0-1 of 2 pairs; judgments 4-0-4, official 100 %/,
+    );
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { EvaluationSummaryRecord, type EvaluationSummary } from '../../src/evaluate/evaluation-records.js';
-import { noGradedTaskReason } from '../../src/evaluate/statistics/index.js';
+import { clopperPearsonInterval, noGradedTaskReason, signTest } from '../../src/evaluate/statistics/index.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { TaskSearchRecord } from '../../src/search/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
@@ -164,14 +164,21 @@ describe('mass eval on the toy model', () => {
     expect(again.stdout).toContain('toy (toy)');
   }, 600_000);
 
-  it('the better generation wins by the toy judge with an interval above 0.5, and by the oracle', () => {
+  it('the better generation wins by the toy judge, over episode pairs, and by the oracle', () => {
     const comparison = summary.figures.winRates.find(
       (entry) => entry.candidate === 'L1' && entry.baseline === 'L0' && entry.condition === 'bare',
     )!;
     const toy = comparison.judges.find((judge) => judge.judge === 'toy')!;
-    expect(toy.pooled.judgments).toBe(ROLLOUTS * SEEDS * 2);
-    expect(toy.perTask[0]!.winRateWilson!.lower).toBeGreaterThan(0.5);
-    expect(toy.pooled.winRateBootstrap!.lower).toBeGreaterThan(0.5);
+    expect(summary.figures.settings.unit).toBe('episode pair');
+    // Every judgment is counted, but the units are the episode pairs: one per replicate.
+    expect(toy.pooled.judgments.count).toBe(ROLLOUTS * SEEDS * 2);
+    expect(toy.pooled.pairs).toBe(ROLLOUTS);
+    expect(toy.pooled.wins).toBeGreaterThan(toy.pooled.losses);
+    // The interval and the test are over the decided pairs: however many judgments, 4 pairs cannot reach p ≤ 0.05.
+    const decided = toy.pooled.wins + toy.pooled.losses;
+    expect(toy.pooled.signTestP).toBeCloseTo(signTest(toy.pooled.wins, toy.pooled.losses)!, 12);
+    expect(toy.perTask[0]!.winRateInterval).toEqual(clopperPearsonInterval(toy.pooled.wins, decided));
+    expect(toy.pooled.winRateInterval!.lower).toBeLessThan(0.5);
     const grade = (generation: string) =>
       summary.figures.grades.find((entry) => entry.generation === generation && entry.condition === 'bare')!;
     expect(grade('L1').graded).toBe(ROLLOUTS);
@@ -183,7 +190,7 @@ describe('mass eval on the toy model', () => {
 
   it('the candidate judges its own pairs too (the self-judge), and every two evaluators’ agreement is measured', () => {
     const self = summary.figures.winRates[0]!.judges.find((judge) => judge.judge === 'self:L1')!;
-    expect(self.pooled.judgments).toBe(ROLLOUTS * SEEDS * 2);
+    expect(self.pooled.judgments.count).toBe(ROLLOUTS * SEEDS * 2);
     expect(summary.judges.find((judge) => judge.name === 'self:L1')).toEqual({
       name: 'self:L1',
       model: 'toy-L1',
@@ -197,12 +204,17 @@ describe('mass eval on the toy model', () => {
 
   it('a judge that always answers "A" is inconsistent on every pair and scores 0.5 in both orders', () => {
     const inconsistency = summary.figures.orderInconsistency.find((entry) => entry.judge === 'always-a')!;
-    expect(inconsistency.pairsInBothOrders).toBe(ROLLOUTS * SEEDS);
+    expect(inconsistency.pairsInBothOrders).toBe(ROLLOUTS);
+    expect(inconsistency.seedsInBothOrders).toBe(ROLLOUTS * SEEDS);
     expect(inconsistency.rate).toBe(1);
     const pooled = summary.figures.winRates[0]!.judges.find((judge) => judge.judge === 'always-a')!.pooled;
-    expect(pooled.wins).toBe(ROLLOUTS * SEEDS);
-    expect(pooled.losses).toBe(ROLLOUTS * SEEDS);
-    expect(pooled.winRate).toBe(0.5);
+    // Its judgments split evenly, so every episode pair is a tie and nothing is decided.
+    expect(pooled.judgments).toMatchObject({
+      wins: ROLLOUTS * SEEDS,
+      losses: ROLLOUTS * SEEDS,
+      winRate: 0.5,
+    });
+    expect(pooled).toMatchObject({ pairs: ROLLOUTS, ties: ROLLOUTS, winRate: null, winRateWithTies: 0.5 });
   });
 
   it('malformed verdicts are repaired within the bound, or recorded as failed and left out', () => {

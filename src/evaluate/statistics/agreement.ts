@@ -1,4 +1,6 @@
 import { bootstrapIntervals, type BootstrapOptions } from './bootstrap.js';
+import { hull, type Interval } from './interval.js';
+import { wilsonInterval } from './wilson.js';
 import type { EvaluatorAgreement } from './figures-schema.js';
 import { compositeKey, distinctSorted, groupBy } from './grouping.js';
 import type { AgreementSample, EvaluatorVerdict, GradedRollout, JudgedPair, PairOutcome } from './inputs.js';
@@ -63,10 +65,14 @@ export function combinedVerdict(outcomes: readonly PairOutcome[]): PairOutcome {
 
 /**
  * Agreement and Cohen's κ of every two evaluators of a sample, over the items both gave a verdict
- * on (each evaluator's verdicts on an item combined first), with bootstrap intervals resampling
- * items within tasks.
+ * on (each evaluator's verdicts on an item combined first: an item, such as an episode pair, is the unit), with
+ * Wilson's interval of the agreement and, for κ, the hull of a bootstrap resampling items within tasks and κ at the
+ * ends of the agreement's interval.
  */
-export function evaluatorAgreement(sample: AgreementSample, options: BootstrapOptions): EvaluatorAgreement[] {
+export function evaluatorAgreement(
+  sample: AgreementSample,
+  options: BootstrapOptions & { confidence?: number },
+): EvaluatorAgreement[] {
   const combined = new Map<string, Map<string, { task: string; outcome: PairOutcome }>>();
   for (const verdicts of groupBy(sample.verdicts, (verdict) =>
     compositeKey(verdict.evaluator, verdict.task, verdict.item),
@@ -99,8 +105,9 @@ function agreementFigure(
   sampleName: string,
   evaluators: [string, string],
   shared: readonly { task: string; first: PairOutcome; second: PairOutcome }[],
-  options: BootstrapOptions,
+  options: BootstrapOptions & { confidence?: number },
 ): EvaluatorAgreement {
+  const confidence = options.confidence ?? 0.95;
   const measure = (
     items: readonly { first: PairOutcome; second: PairOutcome }[],
   ): [number | null, number | null] => {
@@ -111,19 +118,41 @@ function agreementFigure(
     return [agreement, kappa];
   };
   const [agreement, kappa] = measure(shared);
+  const agreeing = shared.filter((item) => item.first === item.second).length;
+  const agreementInterval = wilsonInterval(agreeing, shared.length, confidence);
   const strata = [...groupBy(shared, (item) => item.task).values()];
-  const [agreementInterval, kappaInterval] =
-    shared.length === 0
-      ? [null, null]
-      : bootstrapIntervals(strata, (resample) => measure(resample.flat()), options);
+  const kappaBootstrap =
+    kappa === null
+      ? null
+      : bootstrapIntervals(strata, (resample) => [measure(resample.flat())[1]], options)[0];
   return {
     sample: sampleName,
     evaluators,
     items: shared.length,
     agreement,
-    agreementInterval: agreementInterval ?? null,
+    agreementInterval,
     kappa,
-    kappaInterval: kappaInterval ?? null,
-    intervalMethod: 'bootstrap',
+    kappaInterval:
+      kappa === null || agreementInterval === null
+        ? null
+        : hull(kappaBootstrap, kappaAtAgreement(agreementInterval, chanceAgreement(shared))),
+    intervalMethod: 'wilson-and-bootstrap',
   };
+}
+
+/** p_e of Cohen's κ: the agreement expected if each evaluator kept its own shares of verdicts but chose at random. */
+function chanceAgreement(items: readonly { first: PairOutcome; second: PairOutcome }[]): number {
+  let chance = 0;
+  for (const outcome of ['win', 'loss', 'tie'] as const) {
+    const first = items.filter((item) => item.first === outcome).length / items.length;
+    const second = items.filter((item) => item.second === outcome).length / items.length;
+    chance += first * second;
+  }
+  return chance;
+}
+
+/** κ = (p_o − p_e)/(1 − p_e) at both ends of an interval of p_o, chance agreement held at its observed value. */
+function kappaAtAgreement(agreement: Interval, chance: number): Interval {
+  const kappa = (observed: number) => Math.max(-1, (observed - chance) / (1 - chance));
+  return { lower: kappa(agreement.lower), upper: kappa(agreement.upper) };
 }

@@ -19,7 +19,7 @@ export interface BootstrapOptions {
  * Percentile intervals of several statistics computed on the same resamples (one per entry of what
  * `statistic` returns). A statistic that is undefined on a resample (null: e.g. no decided judgment
  * was drawn) is left out for that resample; an interval from fewer than half the resamples is null,
- * as is one for a statistic undefined on the data itself.
+ * as is one for a statistic undefined on the data itself, and one whose resamples all gave the same value.
  */
 export function bootstrapIntervals<Cluster>(
   strata: readonly (readonly Cluster[])[],
@@ -44,11 +44,14 @@ export function bootstrapIntervals<Cluster>(
       if (value !== null && Number.isFinite(value)) draws[index]?.push(value);
     });
   }
-  return draws.map((values, index) =>
-    observed[index] === null || values.length < options.resamples / 2
-      ? null
-      : percentileInterval(values, confidence),
-  );
+  return draws.map((values, index) => {
+    if (observed[index] === null || values.length < options.resamples / 2) return null;
+    const interval = percentileInterval(values, confidence);
+    // Resamples that never differ (one unit per task, or every unit alike) measure no uncertainty: they cannot
+    // support an interval, and a point would claim certainty from a handful of units.
+    const width = interval.upper - interval.lower;
+    return width <= 1e-12 * Math.max(1, Math.abs(interval.lower)) ? null : interval;
+  });
 }
 
 /** The interval of one statistic. */

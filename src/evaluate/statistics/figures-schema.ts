@@ -9,22 +9,42 @@ import { Interval } from './interval.js';
 const Count = z.number().int().nonnegative();
 const Rate = z.number().min(0).max(1);
 
+/**
+ * Win rates with the episode pair as the unit: a pair (one task and replicate: the two sides' episodes, run with the
+ * same sampling seed) is a win, loss or tie by its preference, the mean of its judgments (win 1, tie ½, loss 0).
+ */
 export const WinRateCell = z.object({
+  /** Episode pairs judged: the independent units every interval and test of this cell is over. */
+  pairs: Count,
+  /** Pairs whose preference is above ½. */
   wins: Count,
+  /** Pairs whose preference is below ½. */
   losses: Count,
+  /** Pairs whose preference is exactly ½. */
   ties: Count,
-  judgments: Count,
-  /** Distinct (task, replicate) pairs of episodes the judgments are about. */
-  episodePairs: Count,
-  /** W/(W+L): the official definition, ties left out. */
+  /** W/(W+L) over the decided pairs. */
   winRate: Rate.nullable(),
-  /** Wilson interval of `winRate`, judgments taken as independent (see README). */
-  winRateWilson: Interval.nullable(),
-  /** (W + T/2)/N. */
+  /** Per task: the Clopper–Pearson exact interval over the decided pairs. Pooled: see `JudgeWinRates`. */
+  winRateInterval: Interval.nullable(),
+  /** (W + T/2)/N over the pairs. */
   winRateWithTies: Rate.nullable(),
-  winRateWithTiesWilson: Interval.nullable(),
-  /** Exact two-sided sign test of W against L (ties left out); null with no decided judgment. */
+  /** The hull of Wilson's interval over the pairs and the exact one with the ties held fixed. */
+  winRateWithTiesInterval: Interval.nullable(),
+  /** The mean of the pairs' preferences. */
+  meanPreference: Rate.nullable(),
+  /** Exact two-sided sign test of the decided pairs' wins against their losses; null with no decided pair. */
   signTestP: Rate.nullable(),
+  /**
+   * The judgments as recorded (every judge given, seed and order) and the paper's pooled W/(W+L) over them, to compare
+   * with its tables. They are not independent of each other, so no interval or test rests on them.
+   */
+  judgments: z.object({
+    count: Count,
+    wins: Count,
+    losses: Count,
+    ties: Count,
+    winRate: Rate.nullable(),
+  }),
 });
 export type WinRateCell = z.infer<typeof WinRateCell>;
 
@@ -32,8 +52,12 @@ export const JudgeWinRates = z.object({
   /** A judge label, "oracle" (higher grade wins), or "all judges" (the pooled judges). */
   judge: z.string(),
   perTask: z.array(WinRateCell.extend({ task: z.string() })),
+  /**
+   * Over the pairs of every task. Its intervals are the bootstrap resampling pairs within tasks, widened where needed
+   * to the exact intervals over the pooled pairs, so neither leaves out ½ unless the sign test rejects.
+   */
   pooled: WinRateCell.extend({
-    /** Bootstrap interval of the pooled W/(W+L), resampling episode pairs within tasks. */
+    /** The bootstrap alone (W/(W+L) over the decided pairs); null when its resamples never differ. */
     winRateBootstrap: Interval.nullable(),
     winRateWithTiesBootstrap: Interval.nullable(),
   }),
@@ -49,13 +73,22 @@ export const ComparisonWinRates = z.object({
 });
 export type ComparisonWinRates = z.infer<typeof ComparisonWinRates>;
 
+/**
+ * How often one judge's two orders of one pair and seed disagree, the episode pair as the unit: each pair's rate is
+ * the share of its seeds whose two orders disagree, and the figure is their mean. Only judgments made in both orders
+ * count (none under `evaluation.orders: random`).
+ */
 export const OrderInconsistency = z.object({
   judge: z.string(),
-  /** Pairs judged in both orders with the same seed. */
+  /** Episode pairs with at least one seed judged in both orders. */
   pairsInBothOrders: Count,
-  /** Of those, the pairs whose two verdicts (from the candidate's view) differ. */
+  /** Seeds of those pairs judged in both orders. */
+  seedsInBothOrders: Count,
+  /** Of those, the ones whose two verdicts (from the candidate's view) differ. */
   inconsistent: Count,
+  /** The mean over pairs of each pair's share of inconsistent seeds. */
   rate: Rate.nullable(),
+  /** Wilson's interval of the mean over the pairs (a share counted as a fraction of a success). */
   rateWilson: Interval.nullable(),
 });
 export type OrderInconsistency = z.infer<typeof OrderInconsistency>;
@@ -137,11 +170,16 @@ export const EvaluatorAgreement = z.object({
   /** Items both evaluators gave a verdict on. */
   items: Count,
   agreement: Rate.nullable(),
+  /** Wilson's interval over the items: each item (an episode pair, a match) is one unit. */
   agreementInterval: Interval.nullable(),
   /** Cohen's κ over win/loss/tie; null when chance agreement is 1 (both always say the same one thing). */
   kappa: z.number().nullable(),
+  /**
+   * The hull of a bootstrap over items within tasks and κ at the ends of the agreement's interval (chance agreement
+   * as observed), so a handful of items that all agree never gives a point.
+   */
   kappaInterval: Interval.nullable(),
-  intervalMethod: z.literal('bootstrap'),
+  intervalMethod: z.literal('wilson-and-bootstrap'),
 });
 export type EvaluatorAgreement = z.infer<typeof EvaluatorAgreement>;
 
@@ -192,6 +230,8 @@ export type GradingCoverage = z.infer<typeof GradingCoverage>;
 
 export const EvaluationFigures = z.object({
   settings: z.object({
+    /** What every interval and test of the win rates treats as an independent replication. */
+    unit: z.literal('episode pair'),
     confidence: z.number(),
     tieMargin: z.number(),
     bootstrapSeed: z.number().int(),

@@ -143,6 +143,7 @@ export function computeEvaluationFigures(
 
   return {
     settings: {
+      unit: 'episode pair',
       confidence: settings.confidence,
       tieMargin: settings.tieMargin,
       bootstrapSeed: settings.bootstrapSeed,

@@ -19,6 +19,8 @@ export { orderInconsistency } from './order-inconsistency.js';
 export { inBottomHalf, rewardHacking } from './reward-hacking.js';
 export { generationStrengths } from './strengths.js';
 export { efficiencyRatio, gradePerThousandTokens, tokenEfficiency } from './token-efficiency.js';
+export { pairPreferences, type PairPreference } from './pair-preferences.js';
+export { clopperPearsonInterval } from './clopper-pearson.js';
 export {
   judgeWinRates,
   tallyOutcomes,

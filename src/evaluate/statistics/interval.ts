@@ -22,3 +22,17 @@ export function percentileInterval(values: readonly number[], confidence: number
   const tail = (1 - confidence) / 2;
   return { lower: quantileOfSorted(sorted, tail), upper: quantileOfSorted(sorted, 1 - tail) };
 }
+
+/**
+ * The smallest interval holding every given one (nulls skipped); null when none is given. Every part is a valid
+ * interval of the same quantity, so their hull covers at least as often as the best of them: the conservative way to
+ * combine a bootstrap that can be too narrow on few units with an exact interval that cannot.
+ */
+export function hull(...intervals: readonly (Interval | null | undefined)[]): Interval | null {
+  const present = intervals.filter((interval): interval is Interval => interval != null);
+  if (present.length === 0) return null;
+  return {
+    lower: Math.min(...present.map((interval) => interval.lower)),
+    upper: Math.max(...present.map((interval) => interval.upper)),
+  };
+}

@@ -1,6 +1,7 @@
 import type {
   ComparisonWinRates,
   GradeFigure,
+  OrderInconsistency,
   TokenEfficiency,
 } from '../../evaluate/statistics/figures-schema.js';
 import { html, type SafeHtml } from '../../html/html.js';
@@ -18,34 +19,27 @@ export async function evaluationSection(data: RunReportData): Promise<SafeHtml> 
   </section>`;
 }
 
-/** One point per task and one pooled, per judge: the paper's Table 1 as a figure. */
+/**
+ * One point per task and one pooled, per judge: the paper's Table 1 as a figure, the episode pair as the unit (its
+ * interval is exact per task; pooled, a bootstrap over pairs within tasks widened to the exact one).
+ */
 export function winRatePoints(comparison: ComparisonWinRates) {
-  return comparison.judges.flatMap((judge) => [
-    ...judge.perTask.map((cell) => ({
+  return comparison.judges.flatMap((judge) =>
+    [...judge.perTask, { task: 'pooled', ...judge.pooled }].map((cell) => ({
       judge: judge.judge,
       task: cell.task,
       winRate: cell.winRate,
-      lower: cell.winRateWilson?.lower ?? null,
-      upper: cell.winRateWilson?.upper ?? null,
-      interval: 'Wilson',
+      lower: cell.winRateInterval?.lower ?? null,
+      upper: cell.winRateInterval?.upper ?? null,
+      pairs: cell.pairs,
       wins: cell.wins,
       ties: cell.ties,
       losses: cell.losses,
       signTestP: cell.signTestP,
+      judgments: cell.judgments.count,
+      officialWinRate: cell.judgments.winRate,
     })),
-    {
-      judge: judge.judge,
-      task: 'pooled',
-      winRate: judge.pooled.winRate,
-      lower: (judge.pooled.winRateBootstrap ?? judge.pooled.winRateWilson)?.lower ?? null,
-      upper: (judge.pooled.winRateBootstrap ?? judge.pooled.winRateWilson)?.upper ?? null,
-      interval: judge.pooled.winRateBootstrap ? 'bootstrap' : 'Wilson',
-      wins: judge.pooled.wins,
-      ties: judge.pooled.ties,
-      losses: judge.pooled.losses,
-      signTestP: judge.pooled.signTestP,
-    },
-  ]);
+  );
 }
 
 function intervalChartSpec(options: {
@@ -112,7 +106,7 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
     winRates.push(
       await chart({
         title: `${comparison.candidate} against ${comparison.baseline} (${comparison.condition})`,
-        caption: `win rate W/(W+L) per task and pooled, per judge, with ${confidence} intervals (Wilson per task; pooled: bootstrap over episode pairs); above 0.5 the candidate is preferred`,
+        caption: `win rate W/(W+L) over episode pairs (a pair won, lost or tied by the mean of its judgments), per task and pooled, per judge, with ${confidence} intervals over pairs (exact per task; pooled: a bootstrap over pairs within tasks, widened to the exact interval) and the exact sign test over the decided pairs; above 0.5 the candidate is preferred. The official W/(W+L) counts every judgment; they are not independent, so it has no interval`,
         values: points.filter((point) => point.winRate !== null),
         spec: intervalChartSpec({
           y: 'task',
@@ -123,18 +117,31 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
           reference: 0.5,
         }),
         table: {
-          columns: ['judge', 'task', 'wins', 'ties', 'losses', 'win rate', 'interval', 'sign test p'],
+          columns: [
+            'judge',
+            'task',
+            'pairs',
+            'won',
+            'tied',
+            'lost',
+            'win rate',
+            'interval',
+            'sign test p',
+            'judgments',
+            'official W/(W+L)',
+          ],
           rows: points.map((point) => [
             point.judge,
             point.task,
+            formatCount(point.pairs),
             formatCount(point.wins),
             formatCount(point.ties),
             formatCount(point.losses),
             formatNumber(point.winRate),
-            point.lower === null
-              ? '—'
-              : `${formatInterval({ lower: point.lower, upper: point.upper! })} ${point.interval}`,
+            point.lower === null ? '—' : formatInterval({ lower: point.lower, upper: point.upper! }),
             formatNumber(point.signTestP, 4),
+            formatCount(point.judgments),
+            formatNumber(point.officialWinRate),
           ]),
         },
       }),
@@ -174,7 +181,7 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
       await chart({
         title: `Evaluator agreement, ${sample}`,
         caption:
-          'share of items on which two evaluators gave the same verdict (colour) and Cohen’s κ (label)',
+          'share of items (each an episode pair or a match, its verdicts combined first) on which two evaluators gave the same verdict (colour) and Cohen’s κ (label); intervals over the items: Wilson’s for the agreement, and for κ the hull of a bootstrap within tasks and κ at the ends of the agreement’s interval',
         values: cells.filter((cell) => cell.agreement !== null),
         spec: {
           width: { step: 90 },
@@ -227,6 +234,7 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
     <h4>Win rates</h4>
     ${winRates.length === 0 ? html`<p class="empty">No comparison was judged.</p>` : winRates}
     ${omitted('oracle-win-rates') ? omission('The oracle’s win rate', omitted('oracle-win-rates')!) : ''}
+    ${orderInconsistencyPart(summary.settings.orders, figures.orderInconsistency)}
     <h4>Oracle grade per generation</h4>
     ${
       omitted('grades')
@@ -380,6 +388,37 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
             },
           })
     }`;
+}
+
+/**
+ * How often each judge's two A/B orders of one pair and seed disagree, averaged per episode pair; not measured when
+ * the evaluation showed each pair in one order (`orders: random`).
+ */
+function orderInconsistencyPart(orders: unknown, judges: readonly OrderInconsistency[]): SafeHtml {
+  const measured = judges.filter((judge) => judge.pairsInBothOrders > 0);
+  if (orders === 'random') {
+    return html`<p class="empty">
+      Order inconsistency is not measured: with <code>orders: random</code> each judge saw a pair in one order
+      per seed.
+    </p>`;
+  }
+  if (measured.length === 0) return html``;
+  return html`<h4>Order inconsistency</h4>
+    <p>
+      the share of seeds whose two A/B orders of one pair disagree, averaged per episode pair, with Wilson’s
+      interval over the pairs; a judge that always prefers the first workspace shown scores 1
+    </p>
+    ${dataTable({
+      columns: ['judge', 'pairs', 'seeds in both orders', 'disagreeing', 'rate', 'interval'],
+      rows: measured.map((judge) => [
+        judge.judge,
+        formatCount(judge.pairsInBothOrders),
+        formatCount(judge.seedsInBothOrders),
+        formatCount(judge.inconsistent),
+        formatNumber(judge.rate),
+        formatInterval(judge.rateWilson),
+      ]),
+    })}`;
 }
 
 /** Output tokens alone, where no grade could be set against them. */

@@ -10,6 +10,7 @@ import {
   type GradedRollout,
   type JudgedPair,
   type PairOutcome,
+  wilsonInterval,
 } from '../../../src/evaluate/statistics/index.js';
 
 // Expected κ from scikit-learn: sklearn.metrics.cohen_kappa_score(first, second).
@@ -105,17 +106,34 @@ describe('evaluator agreement', () => {
       sample: 'evaluation',
       items: 12,
       agreement: 8 / 12,
-      intervalMethod: 'bootstrap',
+      intervalMethod: 'wilson-and-bootstrap',
     });
     expect(ab!.kappa).toBeCloseTo(0.49473684210526314, 12);
     expect(ab!.kappaInterval!.lower).toBeLessThan(ab!.kappa!);
     expect(ab!.kappaInterval!.upper).toBeGreaterThan(ab!.kappa!);
-    expect(ab!.agreementInterval!.lower).toBeLessThan(8 / 12);
+    // The twelve items are the units: Wilson's interval of 8 agreements in 12.
+    expect(ab!.agreementInterval).toEqual(wilsonInterval(8, 12));
     expect(evaluatorAgreement({ name: 'evaluation', verdicts }, options)).toEqual(figures);
     // pair-0 win vs loss, pair-1 win vs loss, pair-2 loss vs loss.
     expect(ac).toMatchObject({ items: 3, agreement: 1 / 3 });
     // judge-b: win, loss, loss against loss ×3.
     expect(bc).toMatchObject({ items: 3, agreement: 2 / 3 });
+  });
+
+  it('gives a handful of items that all agree an interval with a width, not certainty', () => {
+    // Four pairs, both evaluators saying win, win, loss, tie: every resample agrees fully, yet four items are few.
+    const outcomes: PairOutcome[] = ['win', 'win', 'loss', 'tie'];
+    const verdicts: EvaluatorVerdict[] = outcomes.flatMap((outcome, index) => [
+      { evaluator: 'a', task: 't1', item: `pair-${index}`, outcome },
+      { evaluator: 'b', task: 't1', item: `pair-${index}`, outcome },
+    ]);
+    const [figure] = evaluatorAgreement({ name: 'evaluation', verdicts }, { seed: 1, resamples: 200 });
+    expect(figure).toMatchObject({ items: 4, agreement: 1, kappa: 1 });
+    // Wilson's interval of 4 in 4, by hand: its lower end is n/(n + z²) = 4/(4 + 1.96²) = 0.5101.
+    expect(figure!.agreementInterval!.lower).toBeCloseTo(0.5101, 4);
+    // κ at that lower agreement, chance agreement (½·½ + ¼·¼ + ¼·¼ = 0.375) held: (0.5101 − 0.375)/0.625 = 0.2162.
+    expect(figure!.kappaInterval!.lower).toBeCloseTo((figure!.agreementInterval!.lower - 0.375) / 0.625, 12);
+    expect(figure!.kappaInterval!.upper).toBe(1);
   });
 
   it('turns the evaluation into verdicts: each judgment, and the oracle once per episode pair from the grades', () => {

@@ -120,6 +120,25 @@ describe('stratified cluster bootstrap', () => {
     expect(undefinedOnData).toBeNull();
   });
 
+  it('gives no interval when no resample can differ: one unit per stratum, or every unit alike', () => {
+    const mean = (resample: readonly (readonly number[])[]) => {
+      const drawn = resample.flat();
+      return drawn.reduce((sum, value) => sum + value, 0) / drawn.length;
+    };
+    expect(bootstrapInterval([[3], [5], [9]], mean, { seed: 2, resamples: 100 })).toBeNull();
+    expect(
+      bootstrapInterval(
+        [
+          [4, 4, 4],
+          [4, 4],
+        ],
+        mean,
+        { seed: 2, resamples: 100 },
+      ),
+    ).toBeNull();
+    expect(bootstrapInterval([[4, 5], [4]], mean, { seed: 2, resamples: 100 })).not.toBeNull();
+  });
+
   it('refuses a resample count that is not a positive whole number', () => {
     expect(() => bootstrapInterval([[1]], () => 1, { seed: 1, resamples: 0 })).toThrow(/at least 1/);
   });

@@ -83,8 +83,12 @@ describe('evaluation figures', () => {
       'oracle',
     ]);
     const fair = bare.judges[0]!;
-    expect(fair.pooled).toMatchObject({ wins: 84, losses: 12, ties: 0, episodePairs: 24, winRate: 0.875 });
-    expect(fair.pooled.winRateBootstrap!.lower).toBeGreaterThan(0.5);
+    // 21 of 24 episode pairs won (replicate 0 of each task lost), each judged by two seeds in both orders.
+    expect(fair.pooled).toMatchObject({ pairs: 24, wins: 21, losses: 3, ties: 0, winRate: 0.875 });
+    expect(fair.pooled.judgments).toMatchObject({ count: 96, wins: 84, losses: 12, winRate: 0.875 });
+    expect(fair.pooled.winRateInterval!.lower).toBeGreaterThan(0.5);
+    // scipy.stats.binomtest(21, 24).pvalue = 0.0002771615982055664.
+    expect(fair.pooled.signTestP).toBeCloseTo(0.0002771615982055664, 12);
     expect(fair.perTask).toHaveLength(3);
     // The oracle sees 6 points > the tie margin of 2 on every pair.
     expect(bare.judges[3]!.pooled).toMatchObject({ wins: 24, losses: 0, winRate: 1 });
@@ -102,11 +106,18 @@ describe('evaluation figures', () => {
 
   it('show the "A" judge with 100 % order inconsistency and a win rate of exactly 0.5', () => {
     expect(figures.orderInconsistency).toEqual([
-      expect.objectContaining({ judge: 'external:fair', pairsInBothOrders: 48, inconsistent: 0, rate: 0 }),
-      expect.objectContaining({ judge: 'external:first', pairsInBothOrders: 48, inconsistent: 48, rate: 1 }),
+      expect.objectContaining({
+        judge: 'external:fair',
+        pairsInBothOrders: 24,
+        seedsInBothOrders: 48,
+        rate: 0,
+      }),
+      expect.objectContaining({ judge: 'external:first', pairsInBothOrders: 24, inconsistent: 48, rate: 1 }),
     ]);
     const first = figures.winRates[0]!.judges.find((judge) => judge.judge === 'external:first')!;
-    expect(first.pooled.winRate).toBe(0.5);
+    // Its two orders cancel on every pair: every pair a tie, nothing decided, half of the judgments won.
+    expect(first.pooled).toMatchObject({ ties: 24, winRate: null, winRateWithTies: 0.5 });
+    expect(first.pooled.judgments.winRate).toBe(0.5);
   });
 
   it('measure the token efficiency of multi- against single-agent, and delegation', () => {

@@ -113,7 +113,7 @@ describe('evaluation figures of tasks without a grader', () => {
     );
     const oracle = figures.winRates[0]!.judges.find((judge) => judge.judge === 'oracle')!;
     expect(oracle.perTask.map((cell) => cell.task)).toEqual(['graded']);
-    expect(oracle.pooled).toMatchObject({ wins: 4, losses: 0, episodePairs: 4 });
+    expect(oracle.pooled).toMatchObject({ wins: 4, losses: 0, pairs: 4 });
     // Means over the graded task's 4 episodes alone: (50+51+52+53)/4 and (60+...+63)/4.
     expect(
       figures.grades.map((grade) => [grade.generation, grade.episodes, grade.graded, grade.mean]),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
+  clopperPearsonInterval,
   normalQuantile,
   signTest,
   twoSidedZ,
@@ -81,5 +82,37 @@ describe('exact two-sided sign test', () => {
     expect(signTest(5000, 0)).toBe(0);
     expect(signTest(0, 0)).toBeNull();
     expect(() => signTest(1.5, 2)).toThrow(/whole numbers/);
+  });
+});
+
+describe('Clopper–Pearson exact interval', () => {
+  // scipy.stats.binomtest(x, n).proportion_ci(confidence_level=c, method='exact'), SciPy 1.10.1.
+  it.each([
+    [0, 10, 0.95, 0.0, 0.30849710781876294],
+    [10, 10, 0.95, 0.6915028921812371, 1.0],
+    [6, 20, 0.9, 0.1395537490022759, 0.507818406614815],
+    [250, 1000, 0.99, 0.21549682324153818, 0.2869221344399952],
+    [1, 3, 0.95, 0.008403758659612647, 0.9057006759492866],
+    [5, 5, 0.95, 0.47817624989501856, 1.0],
+  ])('of %i in %i at %f is [%f, %f] as SciPy computes it', (successes, trials, confidence, lower, upper) => {
+    const interval = clopperPearsonInterval(successes, trials, confidence)!;
+    expect(interval.lower).toBeCloseTo(lower, 10);
+    expect(interval.upper).toBeCloseTo(upper, 10);
+  });
+
+  it('excludes ½ exactly when the two-sided sign test rejects at the same level', () => {
+    for (let trials = 1; trials <= 30; trials++) {
+      for (let wins = 0; wins <= trials; wins++) {
+        const interval = clopperPearsonInterval(wins, trials, 0.95)!;
+        const excludes = interval.lower > 0.5 || interval.upper < 0.5;
+        expect(excludes).toBe(signTest(wins, trials - wins)! <= 0.05);
+      }
+    }
+  });
+
+  it('has none for no trials and refuses counts that are not whole or out of range', () => {
+    expect(clopperPearsonInterval(0, 0)).toBeNull();
+    expect(() => clopperPearsonInterval(1.5, 3)).toThrow(/whole numbers/);
+    expect(() => clopperPearsonInterval(4, 3)).toThrow(/from 0 to trials/);
   });
 });

@@ -66,8 +66,8 @@ describe('oracle grades', () => {
         condition: 'bare',
         pairs: 5,
         meanDifference: 10,
-        // Every pair differs by exactly 10, which no resample can change.
-        interval: { lower: 10, upper: 10 },
+        // Every pair differs by exactly 10: no resample differs, and a point would claim certainty from five pairs.
+        interval: null,
       },
     ]);
   });
@@ -113,9 +113,8 @@ describe('tokens', () => {
       singleAgentCondition: 'single-agent',
     });
     const bare = figures.filter((entry) => entry.condition === 'bare');
-    // Same grades for half the tokens: twice as efficient, in every resample.
-    for (const entry of bare)
-      expect(entry.ratioToSingleAgent).toEqual({ ratio: 2, interval: { lower: 2, upper: 2 } });
+    // Same grades for half the tokens: twice as efficient in every resample, which therefore measure no uncertainty.
+    for (const entry of bare) expect(entry.ratioToSingleAgent).toEqual({ ratio: 2, interval: null });
     for (const entry of figures.filter((entry) => entry.condition === 'single-agent')) {
       expect(entry.ratioToSingleAgent).toBeNull();
     }
