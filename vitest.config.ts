@@ -27,6 +27,11 @@ const LONGEST_FIRST = [
   // A search from a free-text v0 and one of an imported official suite with its evaluation, on the toy model.
   'test/search/free-text-v0.e2e.test.ts',
   'test/tasks/official-suite.e2e.test.ts',
+  // Issue 23's analyses on the toy model: two searches and a coverage evaluation with mass compare; a workflow transfer
+  // in both judge-order protocols; a search with reruns of its champions.
+  'test/compare/compare.e2e.test.ts',
+  'test/evaluate/transfer.e2e.test.ts',
+  'test/search/repeats.e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.
   'test/train/python-torch.e2e.test.ts',
 ];

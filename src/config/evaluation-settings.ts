@@ -1,12 +1,61 @@
 import { z } from 'zod';
 
 import { Endpoint } from './endpoint.js';
+import { SearchCoverageSetting } from './search-coverage-setting.js';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const NAME_RULE = 'letters, digits, ".", "_" and "-"';
 
 const EvaluationCondition = z
   .enum(['bare', 'workflow', 'single-agent'])
   .describe(
     "bare: the task alone (the paper's); workflow: the task's champion design; single-agent: the bare task without the agent tool",
   );
+
+/**
+ * How each judge sees each pair with each seed. `both`: once in each A/B order (two judgments, which also measure
+ * the judge's position bias); `random`: once, in one order drawn from the seed and the pair (the official protocol,
+ * half the judge calls). The draw is a hash of the seed and the judgment's step key, so the same configuration
+ * always draws the same orders.
+ */
+export const JudgeOrders = z
+  .enum(['both', 'random'])
+  .describe(
+    'both: each pair judged in both A/B orders; random: in one order drawn from the seed and the pair (the official protocol)',
+  );
+export type JudgeOrders = z.infer<typeof JudgeOrders>;
+
+/**
+ * One workflow-transfer comparison (the paper's Table 2): executor X running generation Y's champion designs
+ * against X running the `against` generation's (by default X's own), on the tasks both searches covered.
+ */
+export const TransferEntry = z
+  .object({
+    executor: z
+      .string()
+      .regex(NAME, NAME_RULE)
+      .describe('the model that runs both sides: a model of this evaluation (a generation or a named model)'),
+    designsFrom: z
+      .string()
+      .regex(NAME, NAME_RULE)
+      .describe(
+        "the generation whose search's champion designs the candidate side runs (search/<it>/<task>/)",
+      ),
+    against: z
+      .string()
+      .regex(NAME, NAME_RULE)
+      .optional()
+      .describe("the generation whose champion designs the baseline side runs; default: the executor's own"),
+    tasks: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'task ids for this transfer; default: evaluation.tasks, else every task both searches finished (a task without both searches is left out)',
+      ),
+  })
+  .strict();
+export type TransferEntry = z.infer<typeof TransferEntry>;
 
 /**
  * `mass eval`: what is compared, on which tasks and conditions, and who judges. An outside measure: no loop stage
@@ -23,7 +72,9 @@ export const Evaluation = z
       .array(z.string().min(1))
       .min(1)
       .optional()
-      .describe("generations of the run's registry, by name; default: every registered one"),
+      .describe(
+        "generations of the run's registry, by name; default: every registered one (with comparisons: [], the transfer's executors)",
+      ),
     models: z
       .array(
         z
@@ -38,7 +89,9 @@ export const Evaluation = z
     comparisons: z
       .array(z.object({ candidate: z.string().min(1), baseline: z.string().min(1) }).strict())
       .optional()
-      .describe('default: each generation against the first (L0), and against its parent'),
+      .describe(
+        'default: each generation against the first (L0), and against its parent; [] for none (a transfer-only evaluation)',
+      ),
     conditions: z.array(EvaluationCondition).min(1).default(['bare']),
     tasks: z.array(z.string().min(1)).optional().describe("task ids; default: the suite's test split"),
     rollouts: z.number().int().positive().default(10).describe('per task, model and condition'),
@@ -58,8 +111,17 @@ export const Evaluation = z
         }).strict(),
       )
       .default([])
-      .describe('external judges (any provider); each judges every pair with every seed in both orders'),
+      .describe(
+        'external judges (any provider); each judges every pair with every seed, in the `orders` given',
+      ),
     judgeSeeds: z.number().int().positive().default(3),
+    orders: JudgeOrders.default('both'),
+    transfer: z
+      .array(TransferEntry)
+      .default([])
+      .describe(
+        "workflow transfer (the paper's Table 2): an executor with another generation's searched designs against the same executor with its own",
+      ),
     selfJudge: z
       .boolean()
       .default(true)
@@ -78,6 +140,9 @@ export const Evaluation = z
       .min(0)
       .default(20)
       .describe('tournament matches per task re-judged for evaluator agreement'),
+    searchCoverage: SearchCoverageSetting.optional().describe(
+      "how soon each generation's searches found a winning design, judged by the external judges (Figure 4): true, or { generations, judgeSeeds }",
+    ),
     concurrency: z
       .object({
         episodes: z.number().int().positive().default(4).describe('per model endpoint'),

@@ -69,7 +69,13 @@ export const Concurrency = z
   .strict()
   .prefault({});
 
-/** The inner loop: iterations, champion rule, judge mode, repair attempts, the stabiliser. */
+const REPEATS_HINT =
+  'give a whole number of reruns of each champion design, 0 (the default) to measure no search noise, e.g. repeats: 2';
+
+/**
+ * The inner loop: iterations, champion rule, judge mode, repair attempts, the stabiliser, and the reruns that measure
+ * the search's noise (docs/search.md, "Search noise: Figure 8").
+ */
 export const Search = z
   .object({
     iterations: z.number().int().min(0).default(11),
@@ -89,6 +95,14 @@ export const Search = z
       .strict()
       .optional()
       .describe('bounds how much of the design may change per iteration, decaying: a learning-rate schedule'),
+    repeats: z
+      .number({ error: REPEATS_HINT })
+      .int({ error: REPEATS_HINT })
+      .min(0, { error: REPEATS_HINT })
+      .default(0)
+      .describe(
+        'reruns of each unchanged champion design (and of the bare reference) with new seeds, judged beside the search to measure its noise; 0: none',
+      ),
   })
   .strict()
   .prefault({});

@@ -1,4 +1,5 @@
-import type { EvaluationSummary } from './evaluation-records.js';
+import type { EvaluationSummary, TransferRecord } from './evaluation-records.js';
+import type { SearchCoverageFigure } from './search-coverage-figure.js';
 import type { GradeFigure, Interval } from './statistics/index.js';
 
 /**
@@ -20,6 +21,11 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       `(${counts.repairedJudgments} repaired, ${counts.failedJudgments} failed and left out), ` +
       `${counts.grades} grades (${counts.failedGrades} failed)`,
   ];
+  const records = `Records: ${directory}/evaluation/${summary.name}/ (summary.json, judgments.jsonl, grades.jsonl, episodes/)`;
+  // An evaluation of the recorded searches alone (comparisons: [] with searchCoverage) ran no episode.
+  if (summary.comparisons.length === 0 && summary.searchCoverage) {
+    return [...lines, ...describeSearchCoverage(summary.searchCoverage), '', records].join('\n');
+  }
   const { grading } = figures;
   if (grading.note) lines.push(`  Grading: ${grading.note}`);
   const omitted = (figure: GradeFigure) => grading.omitted.find((entry) => entry.figure === figure)?.reason;
@@ -49,6 +55,8 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       }
     }
   }
+  for (const transfer of summary.transfer) lines.push(...describeTransfer(transfer));
+  if (summary.searchCoverage) lines.push(...describeSearchCoverage(summary.searchCoverage));
   const inBothOrders = figures.orderInconsistency.filter((judge) => judge.pairsInBothOrders > 0);
   if (summary.settings.orders === 'random') {
     lines.push(
@@ -138,11 +146,57 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       );
     }
   }
-  lines.push(
-    '',
-    `Records: ${directory}/evaluation/${summary.name}/ (summary.json, judgments.jsonl, grades.jsonl, episodes/)`,
-  );
+  lines.push('', records);
   return lines.join('\n');
+}
+
+/** Which design each side of a workflow transfer ran: its win rates are the `transfer` condition's above. */
+function describeTransfer(transfer: TransferRecord): string[] {
+  const bare = (side: 'candidate' | 'baseline') =>
+    transfer.tasks.filter((task) => task[side].champion === 'reference').map((task) => task.task);
+  const notes = [
+    ...bare('candidate').map(
+      (task) => `${task}: ${transfer.designsFrom}'s search never beat the bare task, run bare`,
+    ),
+    ...bare('baseline').map(
+      (task) => `${task}: ${transfer.against}'s search never beat the bare task, run bare`,
+    ),
+    ...transfer.tasks
+      .filter((task) => task.sameDesign)
+      .map((task) => `${task.task}: both sides ran the same design`),
+    ...transfer.leftOut.map((entry) => `${entry.task} left out: ${entry.reason}`),
+  ];
+  return [
+    '',
+    `Workflow transfer (the paper's Table 2): ${transfer.candidate} against ${transfer.baseline}, ${transfer.executor} ` +
+      `executing ${transfer.designsFrom}'s and ${transfer.against}'s search champions on ` +
+      `${transfer.tasks.map((task) => task.task).join(', ') || 'no task'}; its win rates are the "transfer" rows above`,
+    ...notes.map((note) => `  ${note}`),
+  ];
+}
+
+/** How soon each generation's searches found a design the external judges prefer unanimously to the bare task. */
+function describeSearchCoverage(coverage: SearchCoverageFigure): string[] {
+  const lines = [
+    '',
+    `Search coverage (the paper's Figure 4): tasks whose search had a design every judgment of ` +
+      `${coverage.judges.join(', ')} (${coverage.judgeSeeds} seed${coverage.judgeSeeds === 1 ? '' : 's'} each) prefers ` +
+      `to the bare-task reference, by iteration; exact interval over tasks at the last one:`,
+  ];
+  for (const generation of coverage.generations) {
+    const last = generation.curve.at(-1);
+    const lastIteration = Math.max(0, ...generation.tasks.map((task) => task.iterationsRun - 1));
+    const median = generation.summary.median;
+    lines.push(
+      `  ${generation.generation}: ${generation.curve.map((point) => `${point.iteration}: ${point.won}/${point.tasks}`).join(', ')}` +
+        (last ? ` ${interval(last.interval)}` : '') +
+        (median
+          ? `; median first win ${median.median === null ? `> ${lastIteration}` : median.median}` +
+            ` (${generation.summary.censored} of ${generation.summary.tasks} never won)`
+          : ''),
+    );
+  }
+  return lines;
 }
 
 function record(cell: { wins: number; losses: number; ties: number }): string {

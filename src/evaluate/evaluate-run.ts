@@ -15,26 +15,43 @@ import type { Run } from '../store/run-store.js';
 import { hasGrader } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { ModelRegistry } from '../train/registry.js';
+import { loadSuite } from '../tasks/load-suite.js';
 import type { TeamDesign } from '../workflow/workflow.js';
+import { UserError } from '../errors.js';
 import { evaluationEpisodeStep, gradeStep, type EvaluationEpisodeRunner } from './evaluation-episodes.js';
-import { judgmentStep, type JudgedEpisodes } from './evaluation-judgments.js';
+import { judgmentStep, judgmentsPerStep, type JudgedEpisodes } from './evaluation-judgments.js';
 import { evaluationPlan, type EvaluationPlan } from './evaluation-plan.js';
 import {
   EvaluationSummaryRecord,
+  type EvaluationCondition,
   type EvaluationEpisode,
   type EvaluationSummary,
   type GradeRow,
   type JudgmentRow,
 } from './evaluation-records.js';
-import { serveEvaluation } from './serve-evaluation.js';
+import { serveEvaluation, type ServedJudge } from './serve-evaluation.js';
 import { modelKind } from '../hosting/model-kind.js';
 import { evaluationPath, searchResultPath } from '../store/run-paths.js';
 import { computeEvaluationFigures, type GradedRollout, type JudgedPair } from './statistics/index.js';
-import { loopOutsideMeasures } from './loop-outside-measures.js';
+import { loopOutsideMeasures, type LoopOutsideMeasures } from './loop-outside-measures.js';
+import { describeSearchCoveragePlan, judgeSearchCoverage, planSearchCoverage } from './search-coverage.js';
+import {
+  describeTransferPlan,
+  planTransfers,
+  searchRecordsOf,
+  transferRecord,
+  TRANSFER_CONDITION,
+  type TransferComparison,
+  type TransferDesign,
+} from './transfer-plan.js';
 
 export type EvaluationProgress =
+  /** `judgments`: rows of `judgments.jsonl`, one per judge, seed, pair and order judged. */
   | { kind: 'planned'; episodes: number; grades: number; judgments: number }
-  | { kind: 'finished'; what: 'episode' | 'grade' | 'judgment' }
+  /** `count`: how many it finished at once (a judgment step judges one or both orders); default 1. */
+  | { kind: 'finished'; what: 'episode' | 'grade' | 'judgment'; count?: number }
+  /** What the evaluation will run, said before it starts (which tasks and designs a workflow transfer uses). */
+  | { kind: 'note'; text: string }
   /** The evaluation's own pairs are done; the loop's collections and tournament samples come next. */
   | { kind: 'loop-records' };
 
@@ -51,7 +68,9 @@ export interface EvaluateRunOptions {
 
 /**
  * An evaluation of a run's generations (or of named endpoints) on held-out tasks, by two outside measures: external
- * judges, each judging every pair of episodes with every seed in both A/B orders, and the task's withheld grader.
+ * judges, each judging every pair of episodes with every seed in both A/B orders (or in one drawn per pair, judge and
+ * seed: `orders: random`), and the task's withheld grader. Workflow transfers (`evaluation.transfer`, the paper's
+ * Table 2) add pairs of one executor running two generations' searched designs, in the `transfer` condition.
  * Everything lands in `evaluation/<name>/` and every episode, grade and judgment is a step, so a killed evaluation
  * resumes without redoing any of them. Episodes, grades and judgments run as soon as what they need is there, each
  * kind under its own limits (episodes per model endpoint, judge calls per judge).
@@ -69,6 +88,15 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
   const seeds = dataSeeds(config);
   const samplingSeed = evaluation.seed ?? config.seed;
   const workflows = await championDesigns(run, registry, plan.tasks, evaluation.conditions);
+  const transfers = await plannedTransfers(run, evaluation, plan, options.suiteDir);
+  const coverage = await planSearchCoverage({
+    run,
+    evaluation,
+    judges: plan.judges,
+    suiteDir: options.suiteDir,
+  });
+  if (coverage) report({ kind: 'note', text: describeSearchCoveragePlan(coverage, plan.judges.length) });
+  for (const transfer of transfers) report({ kind: 'note', text: describeTransferPlan(transfer) });
   const tokenCounter = await loadTokenCounter();
   const settings = episodeSettings(config);
   const served = await serveEvaluation(config, modelKind(config).host, plan.models, plan.judges, {
@@ -111,27 +139,25 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
     const episodes = new Map<string, Promise<EvaluationEpisode>>();
     const gradeRows: Array<Promise<GradeRow>> = [];
     const bundles = new Map<string, Promise<WorkspaceBundle>>();
-    const episodeOf = (
-      model: string,
-      task: LoadedTask,
-      condition: EvaluationConfig['conditions'][number],
-      replicate: number,
-    ) => {
-      const key = `${model}\u0000${task.manifest.id}\u0000${condition}\u0000${replicate}`;
+    /** A side's episode of one task and replicate: run once, however many pairs it belongs to. */
+    const episodeOf = (side: EpisodeSide, task: LoadedTask, replicate: number) => {
+      const key = `${side.label}\u0000${task.manifest.id}\u0000${side.condition}\u0000${replicate}`;
       let episode = episodes.get(key);
       if (!episode) {
-        const servedModel = served.models.get(model)!;
+        const servedModel = served.models.get(side.model)!;
         episode = (async () => {
           const release = await slotsFor(servedModel.baseUrl).acquire();
+          let finished: EvaluationEpisode;
           try {
-            return await evaluationEpisodeStep(
+            finished = await evaluationEpisodeStep(
               run,
               base,
               {
                 model: servedModel,
+                label: side.label,
                 task,
-                condition,
-                workflow: condition === 'workflow' ? workflows.get(task.manifest.id) : undefined,
+                condition: side.condition,
+                workflow: side.workflow,
                 replicate,
                 samplingSeed: samplingSeed + replicate,
                 dataSeed: taskDataSeed(seeds, task.manifest.id),
@@ -143,6 +169,8 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
             release();
             report({ kind: 'finished', what: 'episode' });
           }
+          if (side.designHash !== undefined) assertRanDesign(finished, side.designHash);
+          return finished;
         })();
         episodes.set(key, episode);
         // A task without a grader is measured by the judges alone; the summary says so (figures.grading).
@@ -172,54 +200,93 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
     };
 
     const judged: Array<Promise<JudgmentRow[]>> = [];
+    const perStep = judgmentsPerStep(evaluation.orders);
+    /** Every judge with every seed on one pair, in the configured orders, as soon as both episodes are there. */
+    const judgeEpisodes = (pair: {
+      candidate: EpisodeSide;
+      baseline: EpisodeSide;
+      task: LoadedTask;
+      replicate: number;
+      judges: readonly ServedJudge[];
+    }) => {
+      const { candidate, baseline, task, replicate } = pair;
+      const condition = candidate.condition;
+      const both = Promise.all([episodeOf(candidate, task, replicate), episodeOf(baseline, task, replicate)]);
+      for (const judge of pair.judges) {
+        for (let seed = 0; seed < evaluation.judgeSeeds; seed++) {
+          judged.push(
+            both.then(async ([first, second]) => {
+              const judgedEpisodes: JudgedEpisodes = {
+                sample: 'evaluation',
+                task,
+                condition,
+                replicate,
+                candidate: {
+                  label: candidate.label,
+                  episodeId: first.episodeId,
+                  bundle: () => bundleOf(task, first),
+                },
+                baseline: {
+                  label: baseline.label,
+                  episodeId: second.episodeId,
+                  bundle: () => bundleOf(task, second),
+                },
+              };
+              try {
+                return await judgmentStep({
+                  run,
+                  key: `${base}/judgment/${candidate.label}-vs-${baseline.label}/${task.manifest.id}/${condition}/${replicate}/${judge.name}/${seed}`,
+                  pair: judgedEpisodes,
+                  judge,
+                  seed,
+                  orders: evaluation.orders,
+                  repairAttempts: evaluation.judgeRepairAttempts,
+                  slots: judgeSlots.get(judge.name)!,
+                  judgments,
+                });
+              } finally {
+                report({ kind: 'finished', what: 'judgment', count: perStep });
+              }
+            }),
+          );
+        }
+      }
+    };
+
+    const modelSide = (model: string, task: LoadedTask, condition: EvaluationCondition): EpisodeSide => ({
+      label: model,
+      model,
+      condition,
+      workflow: condition === 'workflow' ? workflows.get(task.manifest.id) : undefined,
+    });
     for (const { candidate, baseline } of plan.comparisons) {
       for (const task of plan.tasks) {
         for (const condition of evaluation.conditions) {
           for (let replicate = 0; replicate < evaluation.rollouts; replicate++) {
-            const pair = Promise.all([
-              episodeOf(candidate, task, condition, replicate),
-              episodeOf(baseline, task, condition, replicate),
-            ]);
             const selfJudge = served.selfJudges.get(candidate);
-            for (const judge of [...served.judges, ...(selfJudge ? [selfJudge] : [])]) {
-              for (let seed = 0; seed < evaluation.judgeSeeds; seed++) {
-                judged.push(
-                  pair.then(async ([first, second]) => {
-                    const judgedEpisodes: JudgedEpisodes = {
-                      sample: 'evaluation',
-                      task,
-                      condition,
-                      replicate,
-                      candidate: {
-                        label: candidate,
-                        episodeId: first.episodeId,
-                        bundle: () => bundleOf(task, first),
-                      },
-                      baseline: {
-                        label: baseline,
-                        episodeId: second.episodeId,
-                        bundle: () => bundleOf(task, second),
-                      },
-                    };
-                    try {
-                      return await judgmentStep({
-                        run,
-                        key: `${base}/judgment/${candidate}-vs-${baseline}/${task.manifest.id}/${condition}/${replicate}/${judge.name}/${seed}`,
-                        pair: judgedEpisodes,
-                        judge,
-                        seed,
-                        repairAttempts: evaluation.judgeRepairAttempts,
-                        slots: judgeSlots.get(judge.name)!,
-                        judgments,
-                      });
-                    } finally {
-                      report({ kind: 'finished', what: 'judgment' });
-                    }
-                  }),
-                );
-              }
-            }
+            judgeEpisodes({
+              candidate: modelSide(candidate, task, condition),
+              baseline: modelSide(baseline, task, condition),
+              task,
+              replicate,
+              judges: [...served.judges, ...(selfJudge ? [selfJudge] : [])],
+            });
           }
+        }
+      }
+    }
+    // The workflow transfers: one executor on both sides, each side with its generation's champion design. Judged by
+    // the external judges alone: the self-judge measures a generation judging itself against another.
+    for (const transfer of transfers) {
+      for (const { task, candidate, baseline } of transfer.tasks) {
+        for (let replicate = 0; replicate < evaluation.rollouts; replicate++) {
+          judgeEpisodes({
+            candidate: transferSide(transfer.candidate, transfer.executor, candidate),
+            baseline: transferSide(transfer.baseline, transfer.executor, baseline),
+            task,
+            replicate,
+            judges: served.judges,
+          });
         }
       }
     }
@@ -227,27 +294,42 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       kind: 'planned',
       episodes: episodes.size,
       grades: gradeRows.length,
-      judgments: judged.length,
+      judgments: judged.length * perStep,
     });
     const episodeList = await settleAll([...episodes.values()]);
     const gradeList = await settleAll(gradeRows);
     const judgmentList = (await settleAll(judged)).flat();
-    report({ kind: 'loop-records' });
-    const outside = await loopOutsideMeasures({
-      run,
-      suiteDir: options.suiteDir,
-      registry,
-      plan,
-      evaluation,
-      served,
-      base,
-      tokenCounter,
-      seeds,
-      grades,
-      judgments,
-      gradeSlots,
-      judgeSlots,
-    });
+    // A transfer-only evaluation compares no generations: their loops' records are not measured.
+    const measuresLoops = plan.comparisons.length > 0;
+    if (measuresLoops) report({ kind: 'loop-records' });
+    const outside = !measuresLoops
+      ? noLoopMeasures()
+      : await loopOutsideMeasures({
+          run,
+          suiteDir: options.suiteDir,
+          registry,
+          plan,
+          evaluation,
+          served,
+          base,
+          tokenCounter,
+          seeds,
+          grades,
+          judgments,
+          gradeSlots,
+          judgeSlots,
+        });
+    const searchCoverage =
+      coverage &&
+      (await judgeSearchCoverage(coverage, {
+        run,
+        base,
+        judges: served.judges,
+        repairAttempts: evaluation.judgeRepairAttempts,
+        tokenCounter,
+        judgments,
+        judgeSlots,
+      }));
     const summary = summarise({
       run,
       evaluation,
@@ -270,11 +352,15 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       grades: gradeList,
       judgments: judgmentList,
       outside,
+      transfers,
       tasksWithoutGrader: [
-        ...plan.tasks.filter((task) => !hasGrader(task)).map((task) => task.manifest.id),
+        ...[...plan.tasks, ...transfers.flatMap((transfer) => transfer.tasks.map(({ task }) => task))]
+          .filter((task) => !hasGrader(task))
+          .map((task) => task.manifest.id),
         ...outside.tasksWithoutGrader,
       ],
     });
+    if (searchCoverage) summary.searchCoverage = searchCoverage;
     await EvaluationSummaryRecord.write(run.path(evaluationPath(evaluation.name, 'summary')), summary);
     return summary;
   } finally {
@@ -293,6 +379,64 @@ async function settleAll<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> {
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
   return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+}
+
+/** The episodes of one side of a pair: who runs them, under which label and condition, with which design. */
+interface EpisodeSide {
+  /** The name its records carry: the model's, or a transfer side's label. */
+  label: string;
+  /** The evaluated model that runs it. */
+  model: string;
+  condition: EvaluationCondition;
+  /** The design rendered into the prompt; none: the bare task. */
+  workflow?: TeamDesign;
+  /** A transfer side's: the hash of the design its plan gives it (null: bare), checked against what ran. */
+  designHash?: string | null;
+}
+
+function transferSide(label: string, executor: string, design: TransferDesign): EpisodeSide {
+  return {
+    label,
+    model: executor,
+    condition: TRANSFER_CONDITION,
+    workflow: design.design ?? undefined,
+    designHash: design.designHash,
+  };
+}
+
+/**
+ * A finished transfer episode must have run the design its side is planned with now. It would not when the
+ * generation's search went on after the episode (a new champion): the figures would then mix two designs under one
+ * label, so that is refused rather than measured.
+ */
+function assertRanDesign(episode: EvaluationEpisode, designHash: string | null): void {
+  if (episode.workflowHash === undefined || episode.workflowHash === designHash) return;
+  throw new UserError(
+    `evaluation.transfer: ${episode.dir} ran design ${episode.workflowHash ?? 'none (the bare task)'}, but its side's ` +
+      `search champion is now ${designHash ?? 'the bare task'} (the search went on since): give evaluation.name ` +
+      `another name to evaluate the new designs`,
+  );
+}
+
+/** The transfers of `evaluation.transfer`, planned from the run's search records (none when there are none). */
+async function plannedTransfers(
+  run: Run<RunConfig>,
+  evaluation: EvaluationConfig,
+  plan: EvaluationPlan,
+  suiteDir: string,
+): Promise<TransferComparison[]> {
+  if (evaluation.transfer.length === 0) return [];
+  return planTransfers({
+    entries: evaluation.transfer,
+    models: plan.models.map((model) => model.name),
+    suiteTasks: (await loadSuite(suiteDir)).tasks,
+    ...(evaluation.tasks ? { taskIds: evaluation.tasks } : {}),
+    searches: searchRecordsOf((...segments) => run.path(...segments)),
+  });
+}
+
+function noLoopMeasures(): LoopOutsideMeasures {
+  return { selectedRuns: [], agreementSamples: [], judgments: [], grades: [], tasksWithoutGrader: [] };
 }
 
 /**
@@ -333,12 +477,27 @@ function summarise(options: {
   episodes: EvaluationEpisode[];
   grades: GradeRow[];
   judgments: JudgmentRow[];
-  outside: Awaited<ReturnType<typeof loopOutsideMeasures>>;
+  outside: LoopOutsideMeasures;
+  transfers: readonly TransferComparison[];
   /** Tasks of the evaluation or of the loop's collections whose task.yaml names no grader. */
   tasksWithoutGrader: readonly string[];
 }): EvaluationSummary {
   const tasksWithoutGrader = [...new Set(options.tasksWithoutGrader)].sort();
-  const { evaluation, plan, episodes, grades, judgments, outside } = options;
+  const { evaluation, plan, episodes, grades, judgments, outside, transfers } = options;
+  const comparisons = [
+    ...plan.comparisons,
+    ...transfers.map(({ candidate, baseline }) => ({ candidate, baseline })),
+  ];
+  const conditions: EvaluationCondition[] = [
+    ...(plan.comparisons.length > 0 ? evaluation.conditions : []),
+    ...(transfers.length > 0 ? [TRANSFER_CONDITION] : []),
+  ];
+  const tasks = [
+    ...new Set([
+      ...plan.tasks.map((task) => task.manifest.id),
+      ...transfers.flatMap((transfer) => transfer.tasks.map(({ task }) => task.manifest.id)),
+    ]),
+  ];
   const everyJudgment = [...judgments, ...outside.judgments];
   const everyGrade = [...grades, ...outside.grades];
   const gradeOf = new Map(grades.map((row) => [row.episodeId, row.grade]));
@@ -378,8 +537,9 @@ function summarise(options: {
       tasksWithoutGrader,
     },
     {
-      comparisons: plan.comparisons,
-      reference: plan.models[0]!.name,
+      comparisons,
+      // An evaluation of the searches alone has no model: its figures have no reference to measure against.
+      reference: plan.models[0]?.name ?? 'L0',
       tieMargin: evaluation.oracleTieMargin,
       bootstrapSeed: evaluation.seed ?? options.run.config.seed,
       pooledJudges: plan.judges.map((judge) => judge.name),
@@ -396,9 +556,10 @@ function summarise(options: {
       standIn: options.standIns.get(model.name) ?? null,
     })),
     judges: options.served,
-    tasks: plan.tasks.map((task) => task.manifest.id),
-    conditions: evaluation.conditions,
-    comparisons: plan.comparisons,
+    tasks,
+    conditions,
+    comparisons,
+    transfer: transfers.map(transferRecord),
     counts: {
       episodes: episodes.length,
       failedEpisodes: episodes.filter((episode) => episode.status !== 'success').length,

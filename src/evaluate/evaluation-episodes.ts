@@ -16,9 +16,14 @@ import { episodeFiles, episodePath } from '../store/run-paths.js';
 
 export interface EvaluationEpisodeSpec {
   model: ServedModel;
+  /**
+   * The name the episode's records carry (its id, folder and step key): default the model's name; a workflow
+   * transfer's side has a label of its own (`L0-with-L1-designs`), since one model runs both sides.
+   */
+  label?: string;
   task: LoadedTask;
   condition: EvaluationCondition;
-  /** The design rendered into the prompt in the `workflow` condition. */
+  /** The design rendered into the prompt: the `workflow` condition's, or a transfer side's; none for the bare task. */
   workflow?: TeamDesign;
   replicate: number;
   samplingSeed: number;
@@ -32,10 +37,10 @@ export interface EvaluationEpisodeRunner {
 }
 
 /**
- * One evaluation episode as a step (`evaluation/<name>/episode/<model>/<task>/<condition>/<replicate>`), in
- * `evaluation/<name>/episodes/<model>-<task>-<condition>-<replicate>/`. A finished episode is never run again; the
- * episode directory of an interrupted one is cleaned and run again. An episode lost to the model server being down is
- * redone once it answers, never counted as a failed rollout.
+ * One evaluation episode as a step (`evaluation/<name>/episode/<label>/<task>/<condition>/<replicate>`), in
+ * `evaluation/<name>/episodes/<label>-<task>-<condition>-<replicate>/` (the label: the model's name, or a transfer
+ * side's). A finished episode is never run again; the episode directory of an interrupted one is cleaned and run
+ * again. An episode lost to the model server being down is redone once it answers, never counted as a failed rollout.
  */
 export function evaluationEpisodeStep(
   run: Run<unknown>,
@@ -45,13 +50,14 @@ export function evaluationEpisodeStep(
   runner: EvaluationEpisodeRunner,
 ): Promise<EvaluationEpisode> {
   const { model, task, condition, replicate } = spec;
+  const label = spec.label ?? model.name;
   const taskId = task.manifest.id;
-  const episodeId = `${model.name}-${taskId}-${condition}-${replicate}`;
+  const episodeId = `${label}-${taskId}-${condition}-${replicate}`;
   const dir = join(base, 'episodes', episodeId);
+  const stepKey = `${base}/episode/${label}/${taskId}/${condition}/${replicate}`;
   return run.step(
-    `${base}/episode/${model.name}/${taskId}/${condition}/${replicate}`,
+    stepKey,
     async () => {
-      const stepKey = `${base}/episode/${model.name}/${taskId}/${condition}/${replicate}`;
       const options = {
         ...settings,
         taskDir: task.dir,
@@ -74,7 +80,7 @@ export function evaluationEpisodeStep(
       return describeEpisode(record, {
         episodeId,
         dir,
-        model: model.name,
+        model: label,
         task: taskId,
         condition,
         replicate,
@@ -101,6 +107,7 @@ function describeEpisode(
     delegations: record.delegations,
     subagentThreads: record.usage.perThread.filter((thread) => thread.role === 'subagent').length,
     tampered: record.integrity.tampered,
+    workflowHash: record.workflowHash,
   };
 }
 

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 
 import { z } from 'zod';
 
+import type { JudgeOrders } from '../config/evaluation-settings.js';
+import { UserError } from '../errors.js';
 import type { WorkspaceBundle } from '../judge/bundle.js';
 import type { PairWinner, SingleJudgment } from '../judge/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
@@ -22,12 +24,22 @@ export interface JudgedEpisodes {
   baseline: { label: string; episodeId: string; bundle: () => Promise<WorkspaceBundle> };
 }
 
-const JudgmentRows = z.array(JudgmentRow).length(2);
+/** Two rows under `orders: both`, one under `random`. */
+const JudgmentRows = z.array(JudgmentRow).min(1).max(2);
+
+/** The judgments (rows of `judgments.jsonl`) one judgment step makes: one per A/B order judged. */
+export function judgmentsPerStep(orders: JudgeOrders): number {
+  return orders === 'both' ? 2 : 1;
+}
 
 /**
- * One judge with one seed on one pair, in both A/B orders, as a step: two rows of `judgments.jsonl`, which are also
- * the step's output. A verdict that stays malformed after the judge's repairs is recorded as failed; a server that
- * keeps failing stops the step (the next run redoes it).
+ * One judge with one seed on one pair as a step, in both A/B orders (`orders: both`) or in one drawn from the seed
+ * and the step's key (`random`, the official protocol: the same configuration draws the same orders, and each pair,
+ * judge and seed its own): a row of `judgments.jsonl` per order, which are also the step's output. The key is the
+ * same under both settings, so a finished step of an evaluation made with the other setting would come back with
+ * the wrong number of rows: that is refused, since mixing the two would misstate the evaluation's protocol. A
+ * verdict that stays malformed after the judge's repairs is recorded as failed; a server that keeps failing stops
+ * the step (the next run redoes it).
  */
 export function judgmentStep(options: {
   run: Run<unknown>;
@@ -35,12 +47,13 @@ export function judgmentStep(options: {
   pair: JudgedEpisodes;
   judge: ServedJudge;
   seed: number;
+  orders: JudgeOrders;
   repairAttempts: number;
   slots: Semaphore;
   judgments: JsonlAppender;
 }): Promise<JudgmentRow[]> {
-  const { run, key, pair, judge, seed } = options;
-  return run.step(
+  const { run, key, pair, judge, seed, orders } = options;
+  const rows = run.step(
     key,
     async (): Promise<JudgmentRow[]> => {
       const [candidate, baseline] = await Promise.all([pair.candidate.bundle(), pair.baseline.bundle()]);
@@ -53,7 +66,7 @@ export function judgmentStep(options: {
           y: { label: pair.baseline.episodeId, bundle: baseline },
           model: judge.model,
           modelName: judge.modelName,
-          mode: 'both',
+          mode: orders,
           seed,
           orderKey: key,
           sampling: { ...judge.sampling, seed },
@@ -68,6 +81,16 @@ export function judgmentStep(options: {
     },
     { output: JudgmentRows },
   );
+  return rows.then((finished) => {
+    if (finished.length !== judgmentsPerStep(orders)) {
+      const made = finished.length === 2 ? 'both' : 'random';
+      throw new UserError(
+        `evaluation.orders: ${key} was judged with orders: ${made}, and the configuration now says ${orders}; ` +
+          `an evaluation keeps the orders it was made with: set orders back to ${made}, or give evaluation.name another name`,
+      );
+    }
+    return finished;
+  });
 }
 
 function judgmentRow(

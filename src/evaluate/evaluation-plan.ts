@@ -2,6 +2,7 @@ import { UserError } from '../errors.js';
 import type { Endpoint, EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
+import { searchCoverageSettings } from '../config/search-coverage-setting.js';
 import type { ModelGeneration } from '../train/model-generation.js';
 import type { ModelRegistry } from '../train/registry.js';
 
@@ -34,7 +35,8 @@ export interface EvaluationPlan {
 /**
  * What an evaluation compares: the configuration's named endpoints, else the registry's generations (all, or those
  * named); comparisons as given, else each model against the first and against its parent; the tasks named, else the
- * suite's test split.
+ * suite's test split. With `comparisons: []` only the workflow transfers run (planned by `planTransfers`), and the
+ * comparisons have no tasks.
  */
 export async function evaluationPlan(options: {
   config: RunConfig;
@@ -58,9 +60,9 @@ export async function evaluationPlan(options: {
       throw new UserError(`evaluation.comparisons: ${comparison.candidate} is compared with itself`);
     }
   }
-  if (comparisons.length === 0) {
+  if (comparisons.length === 0 && evaluation.transfer.length === 0 && !judgesSearchesOnly(evaluation)) {
     throw new UserError(
-      `evaluation: nothing to compare (models: ${[...names].join(', ') || 'none'}); an evaluation needs two models or more`,
+      `evaluation: nothing to compare (models: ${[...names].join(', ') || 'none'}); an evaluation needs two models or more, a workflow transfer (evaluation.transfer), or comparisons: [] with searchCoverage`,
     );
   }
   const judges: EvaluationJudge[] = evaluation.judges.map((endpoint) => ({
@@ -80,12 +82,24 @@ export async function evaluationPlan(options: {
   if (repeated !== undefined) {
     throw new UserError(`evaluation.judges: two judges are named "${repeated}"; give each a name of its own`);
   }
-  return {
-    models,
-    comparisons,
-    tasks: await evaluationTasks(options.suiteDir, evaluation.tasks),
-    judges,
-  };
+  // A transfer-only evaluation (comparisons: []) runs on the tasks the searches covered, not on the test split.
+  const tasks =
+    comparisons.length > 0 || evaluation.tasks
+      ? await evaluationTasks(options.suiteDir, evaluation.tasks, evaluation.transfer.length > 0)
+      : [];
+  return { models, comparisons, tasks: comparisons.length > 0 ? tasks : [], judges };
+}
+
+/**
+ * `comparisons: []` with no transfer and `searchCoverage` on: the evaluation judges the recorded searches alone, so it
+ * runs no episode and serves no model (a run of `mass search` has no registered generation to serve).
+ */
+function judgesSearchesOnly(evaluation: EvaluationConfig): boolean {
+  return (
+    evaluation.comparisons?.length === 0 &&
+    evaluation.transfer.length === 0 &&
+    searchCoverageSettings(evaluation.searchCoverage, evaluation.judgeSeeds) !== null
+  );
 }
 
 function evaluatedModels(
@@ -93,6 +107,7 @@ function evaluatedModels(
   evaluation: EvaluationConfig,
   registry: ModelRegistry,
 ): EvaluatedModel[] {
+  if (judgesSearchesOnly(evaluation)) return [];
   if (evaluation.models) {
     return evaluation.models.map(({ name, endpoint }) => ({
       name,
@@ -101,9 +116,12 @@ function evaluatedModels(
       endpoint,
     }));
   }
-  const generations = evaluation.generations
-    ? evaluation.generations.map((name) => registry.require(name))
-    : registry.list();
+  // A transfer-only evaluation needs its executors alone: no other generation is served.
+  const transferOnly = evaluation.comparisons?.length === 0 && evaluation.transfer.length > 0;
+  const named =
+    evaluation.generations ??
+    (transferOnly ? [...new Set(evaluation.transfer.map((entry) => entry.executor))] : undefined);
+  const generations = named ? named.map((name) => registry.require(name)) : registry.list();
   if (generations.length === 0) {
     throw new UserError(
       `${registry.file}: no generation is registered; run the loop first (mass rsi), or name the models to compare in evaluation.models`,
@@ -141,13 +159,15 @@ function defaultComparisons(
 async function evaluationTasks(
   suiteDir: string,
   taskIds: readonly string[] | undefined,
+  transfer: boolean,
 ): Promise<LoadedTask[]> {
   const suite = await loadSuite(suiteDir);
   if (!taskIds) {
     const test = suite.tasks.filter((task) => task.manifest.split === 'test');
     if (test.length === 0) {
       throw new UserError(
-        `suite ${suite.dir} has no test tasks: name the tasks to evaluate on in evaluation.tasks (or --tasks)`,
+        `suite ${suite.dir} has no test tasks: name the tasks to evaluate on in evaluation.tasks (or --tasks)` +
+          (transfer ? ', or give evaluation.comparisons: [] for a workflow transfer alone' : ''),
       );
     }
     return test;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { JudgeUsage } from '../judge/judgment-record.js';
 import { defineRecord } from '../store/record.js';
+import { SearchCoverageFigure } from './search-coverage-figure.js';
 import { computeEvaluationFigures, type FigureOptions } from './statistics/figures.js';
 import { EvaluationFigures, type GradingCoverage } from './statistics/figures-schema.js';
 import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './statistics/inputs.js';
@@ -11,7 +12,8 @@ import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './stati
  * (`grades.jsonl`) and per judgment of one order (`judgments.jsonl`), both append-only, and `summary.json`.
  */
 
-export const EvaluationCondition = z.enum(['bare', 'workflow', 'single-agent']);
+/** The configurable conditions, and `transfer`: the episodes of a workflow transfer (`evaluation.transfer`). */
+export const EvaluationCondition = z.enum(['bare', 'workflow', 'single-agent', 'transfer']);
 export type EvaluationCondition = z.infer<typeof EvaluationCondition>;
 
 /** One evaluation episode as its step stored it: where it is and what its record says. */
@@ -19,6 +21,7 @@ export const EvaluationEpisode = z.object({
   episodeId: z.string(),
   /** Relative to the run directory. */
   dir: z.string(),
+  /** The model's name; for a transfer side, its label (`L0-with-L1-designs`). */
   model: z.string(),
   task: z.string(),
   condition: EvaluationCondition,
@@ -33,6 +36,8 @@ export const EvaluationEpisode = z.object({
   delegations: z.number().int().nonnegative(),
   subagentThreads: z.number().int().nonnegative(),
   tampered: z.boolean(),
+  /** The hash of the design the episode ran (`episode.json`'s); null for the bare task; absent in older records. */
+  workflowHash: z.string().nullable().optional(),
 });
 export type EvaluationEpisode = z.infer<typeof EvaluationEpisode>;
 
@@ -94,9 +99,46 @@ export const JudgmentRow = z.object({
 });
 export type JudgmentRow = z.infer<typeof JudgmentRow>;
 
+/** The design one side of a workflow transfer ran on one task: its generation's search champion. */
+export const TransferDesignRecord = z.object({
+  /** The generation whose search found it. */
+  generation: z.string(),
+  /** The search's champion: a version, or `reference` when no version beat the bare task (the side ran bare). */
+  champion: z.string(),
+  /** `workflowHash` of the design, as the side's episodes record it; null for the bare task. */
+  designHash: z.string().nullable(),
+});
+export type TransferDesignRecord = z.infer<typeof TransferDesignRecord>;
+
+/** One workflow transfer of the evaluation (the paper's Table 2): which design each side ran on each task. */
+export const TransferRecord = z.object({
+  executor: z.string(),
+  designsFrom: z.string(),
+  against: z.string(),
+  /** The candidate side's label, as comparisons, figures and episodes name it. */
+  candidate: z.string(),
+  baseline: z.string(),
+  tasks: z.array(
+    z.object({
+      task: z.string(),
+      candidate: TransferDesignRecord,
+      baseline: TransferDesignRecord,
+      /** Both sides ran the same design (or both the bare task): the pair differs by its sampling alone. */
+      sameDesign: z.boolean(),
+    }),
+  ),
+  /** Tasks one of the two searches covered (or `evaluation.tasks` named) that were left out, and why. */
+  leftOut: z.array(z.object({ task: z.string(), reason: z.string() })),
+});
+export type TransferRecord = z.infer<typeof TransferRecord>;
+
 /** The judged step's output: its rows' outcomes, so a resumed evaluation knows them without the file. */
 export const JudgmentStepOutput = z.object({
-  outcomes: z.array(z.enum(['win', 'loss', 'tie']).nullable()).length(2),
+  /** One per order judged: two under `orders: both`, one under `random`. */
+  outcomes: z
+    .array(z.enum(['win', 'loss', 'tie']).nullable())
+    .min(1)
+    .max(2),
   repairs: z.number().int().nonnegative(),
 });
 
@@ -196,7 +238,10 @@ export const EvaluationSummaryRecord = defineRecord({
     judges: z.array(z.object({ name: z.string(), model: z.string(), standIn: StandIn })),
     tasks: z.array(z.string()),
     conditions: z.array(EvaluationCondition),
+    /** The generation comparisons, then each workflow transfer's (its sides' labels, in the `transfer` condition). */
     comparisons: z.array(z.object({ candidate: z.string(), baseline: z.string() })),
+    /** The workflow transfers (`evaluation.transfer`), with the design each side ran per task. */
+    transfer: z.array(TransferRecord).default([]),
     counts: Counts,
     figures: EvaluationFigures,
     inputs: z.object({
@@ -210,6 +255,8 @@ export const EvaluationSummaryRecord = defineRecord({
        */
       tasksWithoutGrader: z.array(z.string()).default([]),
     }),
+    /** `evaluation.searchCoverage`: how soon each generation's searches found a design the external judges prefer. */
+    searchCoverage: SearchCoverageFigure.optional(),
   }),
 });
 export type EvaluationSummary = z.infer<(typeof EvaluationSummaryRecord)['schema']>;

@@ -170,7 +170,8 @@ async function distilledTasks(run: Run<RunConfig>, generation: string): Promise<
 
 /**
  * Up to `tournamentSample` decided matches of the task's tournament, drawn with the evaluation's seed: the match's
- * own verdict (the self-judge), each external judge's (the majority of its seeds and orders) and the oracle's.
+ * own verdict (the self-judge), each external judge's (the majority of its seeds and orders, the orders as
+ * `evaluation.orders` says) and the oracle's.
  */
 async function tournamentVerdicts(options: {
   run: Run<RunConfig>;
@@ -252,6 +253,7 @@ async function tournamentVerdicts(options: {
               },
               judge,
               seed,
+              orders: evaluation.orders,
               repairAttempts: evaluation.judgeRepairAttempts,
               slots: options.judgeSlots.get(judge.name)!,
               judgments: options.judgments,

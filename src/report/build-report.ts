@@ -10,6 +10,7 @@ import { evaluationSection } from './sections/evaluation-section.js';
 import { innerLoopSection } from './sections/inner-loop-section.js';
 import { outerLoopSection } from './sections/outer-loop-section.js';
 import { runSection } from './sections/run-section.js';
+import { searchCoverageSection } from './sections/search-coverage-section.js';
 import { trainingSection } from './sections/training-section.js';
 
 /** Where `mass report` writes by default: beside the run's records. */
@@ -30,13 +31,15 @@ export async function renderReport(data: RunReportData, generatedAt = new Date()
       </section>`
     : '';
   const body = html`${notes} ${await runSection(data)} ${await innerLoopSection(data)}
-  ${await outerLoopSection(data)} ${await trainingSection(data)} ${await evaluationSection(data)}`;
+  ${await searchCoverageSection(data)} ${await outerLoopSection(data)} ${await trainingSection(data)}
+  ${await evaluationSection(data)}`;
   return page({
     title: `mass report: ${data.name}`,
     subtitle: `${data.directory} · generated ${generatedAt.toISOString()}`,
     nav: [
       ['run', 'Run'],
       ['inner-loop', 'Inner loop'],
+      ['search-coverage', 'Search coverage'],
       ['outer-loop', 'Outer loop'],
       ['training', 'Training'],
       ['evaluation', 'Evaluation'],

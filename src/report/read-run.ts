@@ -9,6 +9,7 @@ import { STATS_FILE } from '../distill/training-records.js';
 import { errorMessage } from '../errors.js';
 import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../evaluate/evaluation-records.js';
 import { RsiSummaryRecord, type RsiSummary } from '../rsi/rsi-records.js';
+import { TaskRepeatsRecord, type TaskRepeats } from '../search/repeat-records.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
 import { describeIssues } from '../store/describe-issues.js';
 import { RunFiles } from '../store/run-files.js';
@@ -17,6 +18,7 @@ import {
   datasetPath,
   evaluationPath,
   runFiles,
+  searchRepeatsPath,
   searchResultPath,
 } from '../store/run-paths.js';
 import type { ModelGeneration } from '../train/model-generation.js';
@@ -53,6 +55,8 @@ export interface RunReportData {
   wallTime: WallTime | null;
   tokens: TokenUsageRow[];
   searches: TaskSearchResult[];
+  /** The searches' reruns that measure their noise (`repeats.json`), for the tasks that have them. */
+  searchRepeats: TaskRepeats[];
   outerLoops: TaskOuterLoop[];
   datasets: GenerationDataset[];
   evaluations: ReportEvaluation[];
@@ -68,6 +72,7 @@ export async function readRunForReport(directory: string): Promise<RunReportData
   const generations = await readRegistry(files);
   const rsiSummary = await files.record(RsiSummaryRecord, runFiles.rsiSummary);
   const searches = await readSearches(files);
+  const searchRepeats = await readSearchRepeats(files);
   const outerLoops = await readOuterLoops(files);
   const datasets = await readDatasets(files);
   const evaluationNames = await files.folders(runFiles.evaluation);
@@ -99,6 +104,7 @@ export async function readRunForReport(directory: string): Promise<RunReportData
     wallTime,
     tokens,
     searches,
+    searchRepeats,
     outerLoops,
     datasets,
     evaluations,
@@ -139,7 +145,8 @@ async function readRegistry(files: RunFiles): Promise<ModelGeneration[]> {
   }
 }
 
-async function readSearches(files: RunFiles): Promise<TaskSearchResult[]> {
+/** Every finished task search of the run (`search/<generation>/<task>/result.json`); an unfinished one is a note. */
+export async function readSearches(files: RunFiles): Promise<TaskSearchResult[]> {
   const searches: TaskSearchResult[] = [];
   for (const generation of await files.folders(runFiles.search)) {
     for (const task of await files.folders(join(runFiles.search, generation))) {
@@ -152,6 +159,18 @@ async function readSearches(files: RunFiles): Promise<TaskSearchResult[]> {
     }
   }
   return searches;
+}
+
+/** Every task's `repeats.json`; a search without reruns has none, which is not worth a note. */
+async function readSearchRepeats(files: RunFiles): Promise<TaskRepeats[]> {
+  const repeats: TaskRepeats[] = [];
+  for (const generation of await files.folders(runFiles.search)) {
+    for (const task of await files.folders(join(runFiles.search, generation))) {
+      const record = await files.record(TaskRepeatsRecord, searchRepeatsPath(generation, task));
+      if (record) repeats.push(record);
+    }
+  }
+  return repeats;
 }
 
 async function readOuterLoops(files: RunFiles): Promise<TaskOuterLoop[]> {

@@ -2,6 +2,8 @@ export * from './champion.js';
 export * from './search-config.js';
 export * from './search-progress.js';
 export * from './search-records.js';
+export * from './repeat-records.js';
+export * from './noise-figures.js';
 export * from './search-task.js';
 export * from './search-tasks.js';
 export * from './stabiliser.js';

@@ -21,6 +21,7 @@ export function searchSettings(config: RunConfig): SearchSettings {
     judgeRepairAttempts: search.judgeRepairAttempts,
     optimizerRepairAttempts: search.optimizerRepairAttempts,
     stabiliser: search.stabiliser,
+    repeats: search.repeats,
     seed: config.seed,
     dataSeeds: dataSeeds(config),
     episode: episodeSettings(config),

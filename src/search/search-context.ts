@@ -20,6 +20,11 @@ export interface SearchSettings {
   judgeRepairAttempts: number;
   optimizerRepairAttempts: number;
   stabiliser?: Stabiliser;
+  /**
+   * Reruns of the bare reference and of each new champion with new sampling seeds, judged beside the search to
+   * measure its noise (`search-repeats.ts`); nothing the search decides reads them. Default 0: none.
+   */
+  repeats?: number;
   /** The sampling seed of every episode of the search (and of the judge's A/B orders). */
   seed: number;
   /** Each task's data seed: every version of a task works on the same data, so the designs are what differs. */

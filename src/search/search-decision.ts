@@ -157,7 +157,8 @@ function comparisonOf(
   ];
 }
 
-function rationaleOf(judgment: PairwiseJudgment): string | null {
+/** What the judge said, as a match records it: each order's rationale, or why there was no verdict. */
+export function rationaleOf(judgment: PairwiseJudgment): string | null {
   const rationales = judgment.judgments.flatMap((single) =>
     single.verdict ? [single.verdict.rationale] : [],
   );

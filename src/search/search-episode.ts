@@ -5,38 +5,44 @@ import { executionMetadata } from '../optimizer/execution-metadata.js';
 import { localEpisodeBackend } from '../queue/episode-backend.js';
 import type { TeamDesign } from '../workflow/workflow.js';
 import { runEpisodeThroughOutages } from './outage-gate.js';
+import { repeatRunLabel, repeatSeed, repeatStepBase } from './repeat-runs.js';
 import { SearchEpisode } from './search-records.js';
 import type { TaskSearchState } from './task-search-state.js';
 
 /**
  * The run of one version (`design`; null: the bare-task reference) as a step of the run store, in
  * `episodes/<generation>-<task>-<version>/`. An episode lost to the model server being down says nothing about the
- * design: it is redone once the server answers (`runEpisodeThroughOutages`).
+ * design: it is redone once the server answers (`runEpisodeThroughOutages`). `repeat` (1, 2 …) makes it a rerun of
+ * the unchanged design with its own seed, measured beside the search (`repeat-runs.ts`): `<version>-r<repeat>`.
  */
 export async function searchEpisode(
   state: TaskSearchState,
   version: string,
   design: TeamDesign | null,
+  repeat = 0,
 ): Promise<SearchEpisode> {
   const { context, id, base } = state;
   const { run, generation, executor, settings } = context;
   const report = context.onProgress;
+  const label = repeatRunLabel(version, repeat);
+  const stepKey =
+    repeat === 0 ? `${base}/${version}/episode` : `${repeatStepBase(base, version, repeat)}/episode`;
   let ran = false;
   const episode = await run.step(
-    `${base}/${version}/episode`,
+    stepKey,
     async () => {
       ran = true;
-      const episodeId = `${generation}-${id}-${version}`;
+      const episodeId = `${generation}-${id}-${label}`;
       const outDir = run.path('episodes', episodeId);
       const { record } = await runEpisodeThroughOutages(
         context.outages,
         { id: episodeId, outDir },
         async () => {
           const release = await context.episodeSlots.acquire();
-          report?.({ kind: 'episode-started', task: id, version });
+          report?.({ kind: 'episode-started', task: id, version: label });
           try {
             return await (context.episodes ?? localEpisodeBackend).run({
-              stepKey: `${base}/${version}/episode`,
+              stepKey,
               apiKeyEnv: executor.apiKeyEnv,
               options: {
                 ...settings.episode,
@@ -45,7 +51,7 @@ export async function searchEpisode(
                 model: executor.model,
                 baseUrl: executor.baseUrl,
                 apiKey: executor.apiKey,
-                seed: settings.seed,
+                seed: repeatSeed(settings.seed, repeat),
                 dataSeed: taskDataSeed(settings.dataSeeds, id),
                 outDir,
                 hiddenDirectories: context.hiddenDirectories,
@@ -55,9 +61,9 @@ export async function searchEpisode(
             release();
           }
         },
-        (error) => report?.({ kind: 'lost-to-outage', task: id, version, what: 'episode', error }),
+        (error) => report?.({ kind: 'lost-to-outage', task: id, version: label, what: 'episode', error }),
       );
-      report?.({ kind: 'episode-finished', task: id, version, ok: record.status === 'success' });
+      report?.({ kind: 'episode-finished', task: id, version: label, ok: record.status === 'success' });
       return {
         episodeId,
         dir: relative(run.directory, outDir),
@@ -74,7 +80,7 @@ export async function searchEpisode(
     report?.({
       kind: 'episode-finished',
       task: id,
-      version,
+      version: label,
       ok: episode.status === 'success',
       resumed: true,
     });

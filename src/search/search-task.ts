@@ -5,6 +5,7 @@ import type { SearchContext } from './search-context.js';
 import { decideVersion } from './search-decision.js';
 import { searchEpisode } from './search-episode.js';
 import { proposeVersion } from './search-proposal.js';
+import { SearchRepeats } from './search-repeats.js';
 import {
   TaskSearchRecord,
   type SearchEpisode,
@@ -20,10 +21,35 @@ import { REFERENCE, TaskSearchState } from './task-search-state.js';
  * `iterations` rounds of optimizer → episode → judge, the champion kept by the configured rule. Every episode,
  * proposal and judgment is a step of the run store, so a search killed at any moment resumes where it stopped and
  * never redoes a finished step. Everything lands under `search/<generation>/<task>/`, and the result also in
- * `result.json` there.
+ * `result.json` there. With `repeats`, the search's noise is measured beside it (`SearchRepeats`), told each decision
+ * once it is made and waited for at the end; the task is finished when both are.
  */
 export async function searchTask(context: SearchContext, taskDir: string): Promise<TaskSearchResult> {
   const search = new TaskSearchState(context, await loadTask(taskDir));
+  const repeats = SearchRepeats.for(search);
+  let result: TaskSearchResult;
+  try {
+    result = await searchVersions(search, repeats);
+    await repeats?.finish();
+  } catch (error) {
+    await repeats?.stop();
+    throw error;
+  }
+  context.onProgress?.({
+    kind: 'task-finished',
+    task: search.id,
+    champion: result.champion,
+    beatsReference: result.beatsReference,
+  });
+  return result;
+}
+
+/** The reference, v0 and the iterations, each decision handed to `repeats` (when measured) after it is made. */
+async function searchVersions(
+  search: TaskSearchState,
+  repeats: SearchRepeats | null,
+): Promise<TaskSearchResult> {
+  const { context } = search;
   const { settings } = context;
   const v0 = search.task.manifest.workflow;
   await search.writeDesign('v0', v0);
@@ -64,6 +90,7 @@ export async function searchTask(context: SearchContext, taskDir: string): Promi
     }
     const episode = search.version(version).episode!;
     const decision = await decideVersion(search, version, state);
+    repeats?.decided(decision);
     state = { referenceId: REFERENCE, championId: decision.championAfter };
     search.history.push(...decision.comparisons);
     if (decision.promoted) {
@@ -77,7 +104,7 @@ export async function searchTask(context: SearchContext, taskDir: string): Promi
   }
 
   const resultFile = `${search.base}/result.json`;
-  const result = await context.run.step(
+  return context.run.step(
     `${search.base}/result`,
     async () => {
       const summary = taskSearchResult(search, reference, state, iterations, championHistory);
@@ -86,13 +113,6 @@ export async function searchTask(context: SearchContext, taskDir: string): Promi
     },
     { output: TaskSearchRecord.schema, produces: [resultFile] },
   );
-  context.onProgress?.({
-    kind: 'task-finished',
-    task: search.id,
-    champion: result.champion,
-    beatsReference: result.beatsReference,
-  });
-  return result;
 }
 
 /** `result.json`: the champion, its history, every iteration and the counts of what ran and failed. */

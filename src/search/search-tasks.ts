@@ -1,6 +1,7 @@
 import { outageSettings } from '../config/fault-tolerance.js';
 import { errorMessage } from '../errors.js';
 import { Semaphore } from '../model/concurrency.js';
+import { writeGenerationNoise } from './generation-noise.js';
 import { OutageBudgetSpentError, outageGateFor, type LostWork, type OutageGate } from './outage-gate.js';
 import type { SearchContext } from './search-context.js';
 import { searchTask } from './search-task.js';
@@ -63,6 +64,8 @@ export async function searchTasks(options: SearchTasksOptions): Promise<SearchSu
     }),
   );
   if (!given) await outages.close();
+  // The tasks' search noise pooled, beside the searches it never touched (docs/search.md, "Search noise: Figure 8").
+  if ((shared.settings.repeats ?? 0) > 0) await writeGenerationNoise(shared.run, shared.generation);
   return {
     outage,
     lostToOutages: outages.lost,

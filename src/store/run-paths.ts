@@ -87,6 +87,29 @@ export function searchVersionPath(
   return entry === undefined ? base : join(base, searchVersionFiles[entry]);
 }
 
+/**
+ * The reruns that measure a search's noise (`search.repeats`), beside the search they leave untouched: the record
+ * `search/<generation>/<task>/repeats.json` and its judgments in `search/<generation>/<task>/repeats/judgments/`,
+ * a folder named as a version's so that whatever counts a search's judgments counts these too.
+ */
+export const searchRepeatsFiles = {
+  record: 'repeats.json',
+  folder: 'repeats',
+  judgments: 'judgments',
+} as const;
+
+/** A task's repeats record, or with `judgment`, the file of one judgment between two of its runs. */
+export function searchRepeatsPath(generation: string, task: string, judgment?: string): string {
+  return judgment === undefined
+    ? searchTaskPath(generation, task, searchRepeatsFiles.record)
+    : searchTaskPath(generation, task, searchRepeatsFiles.folder, searchRepeatsFiles.judgments, judgment);
+}
+
+/** The search noise of a generation over its tasks: `search/<generation>/noise.json`. */
+export function searchNoisePath(generation: string): string {
+  return join(runFiles.search, generation, 'noise.json');
+}
+
 /** The files of one task's outer loop in a generation, under `distill/<generation>/<task>`. */
 export const outerLoopFiles = {
   collection: 'collection.json',

@@ -15,6 +15,7 @@ const SRC = fileURLToPath(new URL('../../src', import.meta.url));
  * test, so that the table stays the whole truth.
  */
 const LAYERS = [
+  'statistics',
   'html',
   'store',
   'model',
@@ -37,6 +38,7 @@ const LAYERS = [
   'rsi',
   'evaluate',
   'report',
+  'compare',
   'view',
   'demo',
   'cli',

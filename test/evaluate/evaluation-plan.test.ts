@@ -100,6 +100,36 @@ describe('what an evaluation compares', () => {
     ).rejects.toThrow(/"oracle" names a figure of its own/);
   });
 
+  it('comparisons: [] with a workflow transfer: no generation comparison, no test split, only the executors served', async () => {
+    const attempt = (evaluation: Record<string, unknown>) => {
+      const run = config(evaluation);
+      return evaluationPlan({
+        config: run,
+        evaluation: evaluationConfig(run),
+        registry,
+        suiteDir: DEMO_SUITE,
+      });
+    };
+    const transferOnly = await attempt({
+      comparisons: [],
+      transfer: [{ executor: 'L1', designsFrom: 'L2' }],
+    });
+    expect(transferOnly.comparisons).toEqual([]);
+    expect(transferOnly.tasks).toEqual([]);
+    expect(transferOnly.models.map((model) => model.name)).toEqual(['L1']);
+    // Beside the generation comparisons, the transfer changes nothing of theirs.
+    const beside = await attempt({
+      tasks: ['demo-potency'],
+      transfer: [{ executor: 'L0', designsFrom: 'L1' }],
+    });
+    expect(beside.comparisons).toHaveLength(3);
+    expect(beside.tasks.map((task) => task.manifest.id)).toEqual(['demo-potency']);
+    await expect(attempt({ comparisons: [] })).rejects.toThrow(/nothing to compare.*evaluation\.transfer/);
+    await expect(attempt({ transfer: [{ executor: 'L0', designsFrom: 'L1' }] })).rejects.toThrow(
+      /has no test tasks.*comparisons: \[\] for a workflow transfer alone/,
+    );
+  });
+
   it('the single-agent condition: the harness does not register the agent tool', () => {
     const settings = (disabledTools?: string[]) =>
       qwenSettings({

@@ -179,6 +179,17 @@ describe('mass eval on the toy model', () => {
     expect(toy.pooled.signTestP).toBeCloseTo(signTest(toy.pooled.wins, toy.pooled.losses)!, 12);
     expect(toy.perTask[0]!.winRateInterval).toEqual(clopperPearsonInterval(toy.pooled.wins, decided));
     expect(toy.pooled.winRateInterval!.lower).toBeLessThan(0.5);
+    // No interval of the evaluation leaves out ½ where the exact sign test over the decided pairs does not reject.
+    for (const entry of summary.figures.winRates) {
+      for (const judge of entry.judges) {
+        for (const cell of [...judge.perTask, judge.pooled]) {
+          for (const interval of [cell.winRateInterval, cell.winRateWithTiesInterval]) {
+            if (interval && (interval.lower > 0.5 || interval.upper < 0.5))
+              expect(cell.signTestP!).toBeLessThanOrEqual(0.05);
+          }
+        }
+      }
+    }
     const grade = (generation: string) =>
       summary.figures.grades.find((entry) => entry.generation === generation && entry.condition === 'bare')!;
     expect(grade('L1').graded).toBe(ROLLOUTS);
@@ -248,7 +259,7 @@ describe('mass eval on the toy model', () => {
     expect(summary.counts.failedJudgments).toBe(ROLLOUTS * 2);
     expect(summary.counts.repairedJudgments).toBe(ROLLOUTS * 2);
     const pooled = summary.figures.winRates[0]!.judges.find((judge) => judge.judge === 'flaky')!.pooled;
-    expect(pooled.judgments).toBe(ROLLOUTS * 2 * 2);
+    expect(pooled.judgments.count).toBe(ROLLOUTS * 2 * 2);
   });
 
   it('the loop never sees the outside measures: a search beside the evaluation is the search without it', async () => {
@@ -386,7 +397,8 @@ describe('mass eval of a task without a grader', () => {
     // The judge's figures stand: the toy judge judged every pair in both orders.
     const judges = summary.figures.winRates[0]!.judges;
     expect(judges.map((judge) => judge.judge)).toEqual(['toy']);
-    expect(judges[0]!.pooled.judgments).toBe(2);
+    expect(judges[0]!.pooled.judgments.count).toBe(2);
+    expect(judges[0]!.pooled.pairs).toBe(1);
 
     const out = join(directory.path, 'report.html');
     const reported = await runMass(['report', runDirectory, '--out', out]);

@@ -10,7 +10,9 @@ import {
   RunConfig,
   type EvaluationConfig,
 } from '../../config/run-config.js';
+import { JudgeOrders } from '../../config/evaluation-settings.js';
 import { checkServersBeforeRun } from '../../doctor/pre-start.js';
+import { UserError } from '../../errors.js';
 import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun, type EvaluationProgress } from '../../evaluate/evaluate-run.js';
 import { episodeBackendFor } from '../../queue/backend-from-config.js';
@@ -25,6 +27,7 @@ interface EvalFlags {
   generations?: string;
   tasks?: string;
   rollouts?: string;
+  orders?: string;
   skipDoctor?: boolean;
   json?: boolean;
 }
@@ -33,13 +36,17 @@ export function registerEval(program: Command): void {
   program
     .command('eval')
     .description(
-      "Measures whether the generations got better: episodes on held-out tasks judged by external judges in both orders and graded by the tasks' withheld graders",
+      "Measures whether the generations got better: episodes on held-out tasks judged by external judges (in both A/B orders, or one drawn per pair) and graded by the tasks' withheld graders; workflow transfers (evaluation.transfer) likewise",
     )
     .requiredOption('--config <file>', 'the run configuration with its evaluation section')
     .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
     .option('--generations <names>', 'comma-separated generations to compare (default: every registered one)')
     .option('--tasks <ids>', 'comma-separated task ids (default: the suite’s test split)')
     .option('--rollouts <n>', 'episodes per task, model and condition (default 10)')
+    .option(
+      '--orders <orders>',
+      'both: every pair judged in both A/B orders (the default); random: in one order drawn per pair, judge and seed',
+    )
     .option(
       '--skip-doctor',
       'skip the model server checks before the first episode (the quick ones of `mass doctor`)',
@@ -55,6 +62,7 @@ export function registerEval(program: Command): void {
       const tasks = list(flags.tasks);
       const rollouts =
         flags.rollouts === undefined ? undefined : parsePositiveInteger(flags.rollouts, '--rollouts');
+      const orders = flags.orders === undefined ? undefined : parseOrders(flags.orders);
       const loaded = await loadRunConfig(flags.config);
       const config = parseRunConfig(loaded, flags.config);
       if (!flags.skipDoctor) {
@@ -71,6 +79,7 @@ export function registerEval(program: Command): void {
         ...(generations ? { generations } : {}),
         ...(tasks ? { tasks } : {}),
         ...(rollouts === undefined ? {} : { rollouts }),
+        ...(orders === undefined ? {} : { orders }),
       };
       const run = openEvaluatedRun(config, flags.runs);
       const suiteDir = resolve(dirname(resolve(flags.config)), run.config.suite);
@@ -90,6 +99,12 @@ export function registerEval(program: Command): void {
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
       else console.log(describeEvaluation(summary, run.directory));
     });
+}
+
+function parseOrders(value: string): JudgeOrders {
+  const parsed = JudgeOrders.safeParse(value);
+  if (!parsed.success) throw new UserError(`--orders: "${value}" is neither both nor random`);
+  return parsed.data;
 }
 
 /**
@@ -140,7 +155,11 @@ export function evaluationProgressLine(): { onEvent: (event: EvaluationProgress)
         planned.judgment = event.judgments;
         return;
       }
-      done[event.what]++;
+      if (event.kind === 'note') {
+        process.stderr.write(`mass eval: ${event.text}\n`);
+        return;
+      }
+      done[event.what] += event.count ?? 1;
       if (Date.now() - last >= 1000) {
         last = Date.now();
         print();

@@ -20,6 +20,7 @@ export const commands: Record<string, () => Promise<(program: Command) => void>>
   train: async () => (await import('./train.js')).registerTrain,
   eval: async () => (await import('./eval.js')).registerEval,
   report: async () => (await import('./report.js')).registerReport,
+  compare: async () => (await import('./compare.js')).registerCompare,
   config: async () => (await import('./config.js')).registerConfig,
   view: async () => (await import('./view.js')).registerView,
   worker: async () => (await import('./worker.js')).registerWorker,

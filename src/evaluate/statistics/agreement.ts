@@ -1,6 +1,6 @@
 import { bootstrapIntervals, type BootstrapOptions } from './bootstrap.js';
-import { hull, type Interval } from './interval.js';
-import { wilsonInterval } from './wilson.js';
+import { hull, type Interval } from '../../statistics/interval.js';
+import { wilsonInterval } from '../../statistics/wilson.js';
 import type { EvaluatorAgreement } from './figures-schema.js';
 import { compositeKey, distinctSorted, groupBy } from './grouping.js';
 import type { AgreementSample, EvaluatorVerdict, GradedRollout, JudgedPair, PairOutcome } from './inputs.js';

@@ -1,5 +1,5 @@
 import { seededRandom } from '../../ranking/seeded-random.js';
-import { percentileInterval, type Interval } from './interval.js';
+import { percentileInterval, type Interval } from '../../statistics/interval.js';
 
 /**
  * A stratified cluster bootstrap: each stratum (a task) keeps its number of clusters (episode

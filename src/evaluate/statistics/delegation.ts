@@ -1,7 +1,7 @@
 import type { DelegationRate } from './figures-schema.js';
 import { compositeKey, groupBy, mean } from './grouping.js';
 import type { GradedRollout } from './inputs.js';
-import { wilsonInterval } from './wilson.js';
+import { wilsonInterval } from '../../statistics/wilson.js';
 
 /** Per generation and condition: the share of episodes that called `agent` at least once, and the mean calls and sub-agent threads per episode. */
 export function delegationRates(rollouts: readonly GradedRollout[], confidence: number): DelegationRate[] {

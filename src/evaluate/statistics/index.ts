@@ -3,7 +3,7 @@
  * network access (the pipeline in src/evaluate/ gathers the inputs and writes the summary).
  */
 export * from './inputs.js';
-export * from './interval.js';
+export * from '../../statistics/interval.js';
 export * from './figures-schema.js';
 export { allJudges, computeEvaluationFigures, type FigureInputs, type FigureOptions } from './figures.js';
 export { combinedVerdict, evaluationVerdicts, evaluatorAgreement, oracleEvaluator } from './agreement.js';
@@ -20,7 +20,7 @@ export { inBottomHalf, rewardHacking } from './reward-hacking.js';
 export { generationStrengths } from './strengths.js';
 export { efficiencyRatio, gradePerThousandTokens, tokenEfficiency } from './token-efficiency.js';
 export { pairPreferences, type PairPreference } from './pair-preferences.js';
-export { clopperPearsonInterval } from './clopper-pearson.js';
+export { clopperPearsonInterval } from '../../statistics/clopper-pearson.js';
 export {
   judgeWinRates,
   tallyOutcomes,
@@ -29,9 +29,9 @@ export {
   type OutcomeTally,
   type ScoredVerdict,
 } from './win-rates.js';
-export { wilsonInterval } from './wilson.js';
-export { signTest } from './sign-test.js';
+export { wilsonInterval } from '../../statistics/wilson.js';
+export { signTest } from '../../statistics/sign-test.js';
 export { cohenKappa, type Agreement } from './kappa.js';
 export { bootstrapInterval, bootstrapIntervals, type BootstrapOptions } from './bootstrap.js';
-export { normalQuantile, twoSidedZ } from './normal-quantile.js';
+export { normalQuantile, twoSidedZ } from '../../statistics/normal-quantile.js';
 export { oraclePreference } from './oracle-preference.js';

@@ -1,7 +1,7 @@
 import type { OrderInconsistency } from './figures-schema.js';
 import { compositeKey, groupBy, mean } from './grouping.js';
 import type { JudgedPair } from './inputs.js';
-import { wilsonInterval } from './wilson.js';
+import { wilsonInterval } from '../../statistics/wilson.js';
 
 /**
  * Per judge: of the seeds it judged a pair with in both orders, the share whose two verdicts disagree once both are

@@ -1,12 +1,12 @@
 import { bootstrapIntervals, type BootstrapOptions } from './bootstrap.js';
-import { clopperPearsonInterval } from './clopper-pearson.js';
+import { clopperPearsonInterval } from '../../statistics/clopper-pearson.js';
 import type { JudgeWinRates, WinRateCell } from './figures-schema.js';
 import { groupBy, mean } from './grouping.js';
-import { hull, type Interval } from './interval.js';
+import { hull, type Interval } from '../../statistics/interval.js';
 import type { PairOutcome } from './inputs.js';
 import { pairPreferences, type PairPreference, type ScoredVerdict } from './pair-preferences.js';
-import { signTest } from './sign-test.js';
-import { wilsonInterval } from './wilson.js';
+import { signTest } from '../../statistics/sign-test.js';
+import { wilsonInterval } from '../../statistics/wilson.js';
 
 export type { ScoredVerdict } from './pair-preferences.js';
 

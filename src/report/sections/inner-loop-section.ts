@@ -3,6 +3,7 @@ import type { SearchIteration, TaskSearchResult } from '../../search/search-reco
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatPercent } from '../format.js';
 import type { RunReportData } from '../read-run.js';
+import { searchNoisePart } from './search-noise-part.js';
 
 export type IterationVerdict = 'won' | 'lost' | 'tie' | 'failed';
 
@@ -28,17 +29,22 @@ const verdictColours = {
   range: ['#2e8b57', '#c0392b', '#9aa5b1', '#f0a202'],
 };
 
-/** Per generation: the champion history of every task, the change size per iteration, the final champion. */
+/**
+ * Per generation: the champion history of every task, the change size per iteration, the final champion, and the
+ * search's noise beside the stabiliser's bound when it was measured.
+ */
 export async function innerLoopSection(data: RunReportData): Promise<SafeHtml> {
   const generations = [...new Set(data.searches.map((search) => search.generation))];
   const parts: SafeHtml[] = [];
   for (const generation of generations) {
-    parts.push(
-      await generationSearches(
-        generation,
-        data.searches.filter((search) => search.generation === generation),
-      ),
+    const searches = data.searches.filter((search) => search.generation === generation);
+    const noise = searchNoisePart(
+      generation,
+      searches,
+      data.searchRepeats.filter((repeats) => repeats.generation === generation),
+      data.config.value?.search.stabiliser,
     );
+    parts.push(await generationSearches(generation, searches, noise));
   }
   return html`<section id="inner-loop">
     <h2>Inner loop: the workflow search, per task</h2>
@@ -46,7 +52,11 @@ export async function innerLoopSection(data: RunReportData): Promise<SafeHtml> {
   </section>`;
 }
 
-async function generationSearches(generation: string, searches: TaskSearchResult[]): Promise<SafeHtml> {
+async function generationSearches(
+  generation: string,
+  searches: TaskSearchResult[],
+  noise: SafeHtml,
+): Promise<SafeHtml> {
   const history = searches.flatMap((search) =>
     search.iterations.map((iteration, index) => ({
       task: search.task,
@@ -162,7 +172,7 @@ async function generationSearches(generation: string, searches: TaskSearchResult
         ]),
       },
     })}
-    ${searches.map(iterationTable)}`;
+    ${noise} ${searches.map(iterationTable)}`;
 }
 
 function championAgainstV0(search: TaskSearchResult): string {

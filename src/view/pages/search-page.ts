@@ -3,13 +3,21 @@ import {
   OptimizerCallRecord,
   type OptimizerCallRecord as OptimizerCall,
 } from '../../optimizer/optimizer-outcome.js';
+import { TaskRepeatsRecord } from '../../search/repeat-records.js';
+import type { TaskSearchResult } from '../../search/search-records.js';
 import { RunFiles } from '../../store/run-files.js';
-import { searchTaskPath, searchVersionPath } from '../../store/run-paths.js';
+import {
+  searchRepeatsFiles,
+  searchRepeatsPath,
+  searchTaskPath,
+  searchVersionPath,
+} from '../../store/run-paths.js';
 import { diffWorkflows, renderWorkflowDiff, workflowChangeSize } from '../../workflow/workflow-diff.js';
 import { isFreeTextDesign, TeamDesign } from '../../workflow/workflow.js';
 import { link, page, table } from '../layout.js';
 import { compareNames, compareUrl, readSearch, searchJudgments } from '../run-index.js';
 import { taskCrumbs } from './crumbs.js';
+import { searchNoiseSection } from './search-noise.js';
 
 /** A task's design versions, oldest first: each one's diff from the one before and the optimizer's stated reasons. */
 export async function searchPage(root: string, generation: string, task: string): Promise<string> {
@@ -67,13 +75,34 @@ export async function searchPage(root: string, generation: string, task: string)
     );
     if (design) previous = { version, design };
   }
-  const body = html`${sections.length > 0 ? sections : html`<section><p class="empty">No design versions under ${searchTaskPath(generation, task)}.</p></section>`}`;
+  const body = html`${sections.length > 0 ? sections : html`<section><p class="empty">No design versions under ${searchTaskPath(generation, task)}.</p></section>`}
+  ${await noise(files, search, generation, task)}`;
   return page({
     title: `Search ${task} · ${generation}`,
     crumbs: [...taskCrumbs(generation, task), ['design versions', '']],
     body,
     notes: files.notes,
   });
+}
+
+/** The search's noise when it was measured (`search.repeats`); nothing for a search without reruns. */
+async function noise(
+  files: RunFiles,
+  search: TaskSearchResult | undefined,
+  generation: string,
+  task: string,
+): Promise<SafeHtml | string> {
+  const repeats = await files.record(TaskRepeatsRecord, searchRepeatsPath(generation, task));
+  if (repeats) return searchNoiseSection(repeats, search, generation, task);
+  const started = (await files.folders(searchTaskPath(generation, task))).includes(searchRepeatsFiles.folder);
+  return started
+    ? html`<section id="noise">
+        <h2>Search noise</h2>
+        <p class="empty">
+          The reruns have not finished: ${searchRepeatsPath(generation, task)} is written when they have.
+        </p>
+      </section>`
+    : '';
 }
 
 /** The design as recorded; a free-text v0 as its text, the way the orchestrator read it. */

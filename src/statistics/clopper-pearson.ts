@@ -3,8 +3,10 @@ import type { Interval } from './interval.js';
 /**
  * The exact (Clopper–Pearson) interval for a proportion of `successes` in `trials`: the set of p for which neither
  * tail of Binomial(trials, p) at the observed count falls below (1 − confidence)/2. It never covers less than its
- * level, which matters where the search coverage figures use it: over a dozen tasks, often at 0 or every task, where
- * normal approximations (and even Wilson's) cover too little. Equal to SciPy's
+ * level, which matters on few units (a dozen tasks, ten episode pairs), often at 0 or all of them, where normal
+ * approximations (and even Wilson's) cover too little. It is the exact binomial test turned around, so at p = ½ it
+ * leaves ½ out exactly when the two-sided sign test (sign-test.ts) rejects at the same level: 5 wins of 5 is
+ * [0.478, 1] and p = 0.0625, where Wilson's [0.57, 1] would claim more. Equal to SciPy's
  * `beta.ppf(α/2, k, n − k + 1)` and `beta.ppf(1 − α/2, k + 1, n − k)`. Null when there are no trials.
  */
 export function clopperPearsonInterval(

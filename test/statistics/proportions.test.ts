@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  clopperPearsonInterval,
-  normalQuantile,
-  signTest,
-  twoSidedZ,
-  wilsonInterval,
-} from '../../../src/evaluate/statistics/index.js';
+import { clopperPearsonInterval } from '../../src/statistics/clopper-pearson.js';
+import { normalQuantile, twoSidedZ } from '../../src/statistics/normal-quantile.js';
+import { signTest } from '../../src/statistics/sign-test.js';
+import { wilsonInterval } from '../../src/statistics/wilson.js';
 
 // Expected values from SciPy 1.10.1: scipy.stats.binomtest(k, n).proportion_ci(confidence_level, method='wilson'),
 // scipy.stats.binomtest(w, w + l, 0.5).pvalue and scipy.stats.norm.ppf(p). Tolerances allow for the
