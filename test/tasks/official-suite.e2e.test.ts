@@ -114,6 +114,6 @@ describe('a suite imported from the official layout', () => {
       join(runDirectory, 'evaluation', 'default', 'summary.json'),
     );
     expect(summary.figures.grading).toMatchObject({ tasksWithGrader: [], tasksWithoutGrader: ['query11'] });
-    expect(summary.figures.winRates[0]!.judges[0]!.pooled.judgments).toBeGreaterThan(0);
+    expect(summary.figures.winRates[0]!.judges[0]!.pooled.judgments.count).toBeGreaterThan(0);
   }, 600_000);
 });
