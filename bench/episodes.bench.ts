@@ -13,6 +13,7 @@ import { contentText, systemPromptOf, threadRoleOf } from '../src/harness/qwen-c
 import type { HarnessProfile } from '../src/harness/qwen-settings.js';
 import { loadTokenCounter } from '../src/model/token-counter.js';
 import type { ChatMessage } from '../src/model/types.js';
+import { readProxyLog } from '../src/proxy/log-row.js';
 import { startScriptedServer } from '../src/testing/scripted-server.js';
 import { scriptedTeam } from '../src/testing/scripted-team.js';
 import { step, type Step } from '../src/toy/steps.js';
@@ -177,12 +178,9 @@ export async function benchEpisodes(options: { concurrent?: number } = {}): Prom
     const counter = await loadTokenCounter();
     const promptTokens: Record<string, unknown> = {};
     for (const variant of variants) {
-      const requests = readFileSync(join(directory, `concurrent-${variant.name}-0`, 'requests.jsonl'), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map(
-          (line) => (JSON.parse(line) as { request: { messages: ChatMessage[]; tools?: unknown[] } }).request,
-        );
+      const requests = (
+        await readProxyLog(join(directory, `concurrent-${variant.name}-0`, 'requests.jsonl'))
+      ).map((row) => row.request as { messages: ChatMessage[]; tools?: unknown[] });
       const tokens = (role: string) => {
         const request = requests.find(
           (candidate) => threadRoleOf(systemPromptOf(candidate.messages)) === role,

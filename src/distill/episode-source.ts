@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { EpisodeRecord } from '../episode/episode-record.js';
 import { buildThreads, Thread } from '../episode/threads.js';
 import { UserError, errorMessage } from '../errors.js';
-import { ProxyLogRow } from '../proxy/log-row.js';
+import { readProxyLog } from '../proxy/log-row.js';
 import { readJsonLines } from '../store/json-lines.js';
 import { episodeFiles, episodePath } from '../store/run-paths.js';
 import { isFile } from '../tasks/load-task.js';
@@ -73,8 +73,7 @@ async function readThreads(directory: string, episodePrompt: string): Promise<Th
   const threadsFile = episodePath(directory, 'threads');
   if (await isFile(threadsFile)) return readJsonLines(threadsFile, Thread, 'a thread');
   const logFile = episodePath(directory, 'proxyLog');
-  if (await isFile(logFile))
-    return buildThreads(await readJsonLines(logFile, ProxyLogRow, 'a proxy log row'), { episodePrompt });
+  if (await isFile(logFile)) return buildThreads(await readProxyLog(logFile), { episodePrompt });
   throw new UserError(
     `${directory}: neither ${episodeFiles.threads} nor ${episodeFiles.proxyLog}; is this an episode directory?`,
   );

@@ -1,5 +1,6 @@
 import type { Exchange } from './exchange.js';
 import { JsonlAppender } from './jsonl-appender.js';
+import { ProxyLogEncoder, type RequestBody, type RowFields } from './log-encoder.js';
 import { redact } from './log-redaction.js';
 import type { ProxyLogRow, ProxyRefusal } from './log-row.js';
 import type { ParsedJson } from './sse-recorder.js';
@@ -36,10 +37,14 @@ export interface ProxyLogWriterOptions {
   onRow?: (row: ProxyLogRow) => void;
 }
 
-/** The proxy's JSONL request log: one row per call, numbered in the order calls began, every secret scrubbed. */
+/**
+ * The proxy's JSONL request log: one row per call, numbered in the order calls began, written when it ends, every
+ * secret scrubbed. Rows store each thing once (see log-encoder.ts); `readProxyLog` gives them back whole.
+ */
 export class ProxyLogWriter {
   private sequence = 0;
   private readonly log: JsonlAppender;
+  private readonly encoder = new ProxyLogEncoder();
 
   constructor(
     logFile: string,
@@ -77,8 +82,7 @@ export class ProxyLogWriter {
     const { exchange } = facts;
     const requestBytes = facts.requestBytes ?? Buffer.alloc(0);
     const parsed: ParsedJson = facts.parsed ?? { ok: false };
-    const row: Omit<ProxyLogRow, 'request'> = {
-      schemaVersion: 1,
+    const fields: RowFields = {
       seq: call.seq,
       startedAt: new Date(call.startedAt).toISOString(),
       endedAt: new Date().toISOString(),
@@ -97,12 +101,18 @@ export class ProxyLogWriter {
       attempts: exchange.attempts ?? [],
       refusal: facts.refusal ?? null,
     };
-    const line = redact(serializeRow(row, requestBytes, parsed), call.secrets);
+    const body: RequestBody = parsed.ok
+      ? { json: true, value: parsed.value, bytes: requestBytes }
+      : { json: false, text: requestBytes.length === 0 ? null : requestBytes.toString('utf8') };
+    const encoded = this.encoder.encode(fields, body, call.secrets);
     call.recorded = true;
-    await this.log.append(line);
+    await this.log.append(encoded.line);
+    // Only a row the file holds may be named by later ones: after a write failed, no row is remembered any more.
+    if (this.log.error === null) encoded.remember();
     if (this.options.onRow) {
       // The row's figures as the log has them, its request left out (it can be megabytes: the log holds it).
-      this.options.onRow({ ...row, request: null, error: row.error && redact(row.error, call.secrets) });
+      const error = fields.error && redact(fields.error, call.secrets);
+      this.options.onRow({ schemaVersion: 1, ...fields, request: null, error });
     }
   }
 
@@ -114,20 +124,4 @@ export class ProxyLogWriter {
 /** Milliseconds to the microsecond, as rows give them. */
 export function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
-}
-
-/**
- * The row as one JSON line. A JSON request body is spliced in as the client sent it when that keeps the line one
- * line: request bodies are the bulk of a log (whole conversations), and serialising them again would double the cost.
- */
-function serializeRow(row: Omit<ProxyLogRow, 'request'>, requestBytes: Buffer, parsed: ParsedJson): string {
-  if (!parsed.ok) {
-    return JSON.stringify({
-      ...row,
-      request: requestBytes.length === 0 ? null : requestBytes.toString('utf8'),
-    });
-  }
-  const text = requestBytes.toString('utf8');
-  const requestJson = /[\r\n]/.test(text) ? JSON.stringify(parsed.value) : text;
-  return `${JSON.stringify(row).slice(0, -1)},"request":${requestJson}}`;
 }

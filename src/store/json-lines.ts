@@ -96,7 +96,24 @@ export async function readJsonLines<T>(
   options: StrictReadOptions = {},
 ): Promise<T[]> {
   const values: T[] = [];
+  await eachStrictJsonLine(file, schema, what, options, (value) => void values.push(value));
+  return values;
+}
+
+/**
+ * `readJsonLines` streamed: each line's value, with its line number, handed to `onValue` as it is read, for a reader
+ * whose lines depend on earlier ones (a proxy log's rows refer to earlier rows). An error `onValue` throws ends the
+ * read and is thrown as it is.
+ */
+export async function eachStrictJsonLine<T>(
+  file: string,
+  schema: z.ZodType<T>,
+  what: string,
+  options: StrictReadOptions,
+  onValue: (value: T, number: number) => void,
+): Promise<void> {
   let failure: string | undefined;
+  let thrown: { error: unknown } | undefined;
   let read;
   try {
     read = await eachJsonLine(file, schema, what, options, (line) => {
@@ -104,14 +121,20 @@ export async function readJsonLines<T>(
         failure = `${file}: line ${line.number} ${line.problem}`;
         return false;
       }
-      values.push(line.value);
+      try {
+        onValue(line.value, line.number);
+      } catch (error) {
+        thrown = { error };
+        return false;
+      }
     });
   } catch (error) {
     throw new UserError(`${file}: cannot read ${what} (${errorMessage(error)})`, { cause: error });
   }
+  if (thrown !== undefined) throw thrown.error;
   if (failure !== undefined) throw new UserError(failure);
   if (read === undefined) {
-    if (options.missing === 'empty') return [];
+    if (options.missing === 'empty') return;
     throw new UserError(`${file}: cannot read ${what} (the file does not exist)`);
   }
   if (read.longLines.length > 0) {
@@ -123,7 +146,6 @@ export async function readJsonLines<T>(
   if (read.unfinishedLastLine && options.unfinishedLastLine !== 'skip') {
     throw new UserError(`${file}: its last line is unfinished (not ${what})`);
   }
-  return values;
 }
 
 export interface LenientRead {

@@ -80,14 +80,14 @@ export class RunFiles {
    * each), within `limits` (see bounded-lines.ts). What was passed over is noted: lines over the line limit, the rest
    * of a file past the byte limit, a last line without its end (being appended, or cut off by a stop). A line that
    * is not valid leaves the whole file out, noted: false is returned, and the caller drops what it kept. A missing
-   * file has no lines.
+   * file has no lines. An error `onValue` throws leaves the file out too, noted.
    */
   async eachJsonLine<T>(
     schema: z.ZodType<T>,
     relative: string,
     what: string,
     limits: JsonLineLimits,
-    onValue: (value: T, lineBytes: number) => void,
+    onValue: (value: T, lineBytes: number, lineNumber: number) => void,
   ): Promise<boolean> {
     let failure: string | undefined;
     let read;
@@ -97,7 +97,7 @@ export class RunFiles {
           failure = `line ${line.number} ${line.problem}`;
           return false;
         }
-        onValue(line.value, line.bytes);
+        onValue(line.value, line.bytes, line.number);
       });
     } catch (error) {
       this.notes.push(`${relative} could not be read: ${errorMessage(error)}`);

@@ -7,7 +7,9 @@ import { BareTasks, readEpisodeSource } from '../../src/distill/index.js';
 import { episodePrompt } from '../../src/episode/prompt.js';
 import { loadTask } from '../../src/tasks/load-task.js';
 import { renderTaskPrompt } from '../../src/tasks/render-prompt.js';
+import { exportProxyLog } from '../../src/proxy/log-export.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { encodeRows, wholeRows, writeLog } from '../proxy/log-support.js';
 import { fixtures, readThreads, tasksDirectory } from './support.js';
 
 describe('reading an episode directory', () => {
@@ -46,6 +48,25 @@ describe('reading an episode directory', () => {
     const source = await readEpisodeSource(dir, 'validation', { bareTasks: new BareTasks([tasksDirectory]) });
     // Rebuilt now, each thread checked for forgery (version 2); the recorded ones are from before (version 1).
     expect(source.threads).toEqual(
+      readThreads('team-a').map((thread) => ({ ...thread, schemaVersion: 2, forged: false })),
+    );
+  });
+
+  it('gives the same threads, so the same training windows, from a native log and from its export', async () => {
+    // The recorded log re-encoded as the proxy writes it now (each thing once), then exported back to whole bodies.
+    const native = copyOf('native-log', ['episode.json', 'prompt.md']);
+    writeLog(native, encodeRows(wholeRows(join(fixtures, 'team-a', 'requests.jsonl'))));
+    const exported = copyOf('exported-log', ['episode.json', 'prompt.md']);
+    await exportProxyLog(join(native, 'requests.jsonl'), join(exported, 'requests.jsonl'));
+    expect(readFileSync(join(exported, 'requests.jsonl'), 'utf8')).not.toContain('"schemaVersion":2');
+    const options = { bareTasks: new BareTasks([tasksDirectory]) };
+    const [fromNative, fromExport] = await Promise.all([
+      readEpisodeSource(native, 'train', options),
+      readEpisodeSource(exported, 'train', options),
+    ]);
+    expect(fromNative.threads.length).toBeGreaterThan(1);
+    expect(fromExport.threads).toEqual(fromNative.threads);
+    expect(fromNative.threads).toEqual(
       readThreads('team-a').map((thread) => ({ ...thread, schemaVersion: 2, forged: false })),
     );
   });

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ProxyLogRow } from '../../src/proxy/log-row.js';
+import { ProxyLogDecoder } from '../../src/proxy/log-decoder.js';
+import { StoredProxyLogRow, type ProxyLogRow } from '../../src/proxy/log-row.js';
 import {
   startRecordingProxy,
   type RecordingProxy,
@@ -19,7 +20,7 @@ export function temporaryDirectory(prefix = 'mass-test-'): { path: string; remov
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** Every row of a proxy log, validated against the row schema. */
+/** Every row of a proxy log, validated against the row schema, each with its whole request (as `readProxyLog`). */
 export function readProxyLog(path: string): ProxyLogRow[] {
   let text: string;
   try {
@@ -27,10 +28,12 @@ export function readProxyLog(path: string): ProxyLogRow[] {
   } catch {
     return [];
   }
+  const decoder = new ProxyLogDecoder(path);
   return text
     .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => ProxyLogRow.parse(JSON.parse(line)));
+    .map((line, index) => ({ line, number: index + 1 }))
+    .filter(({ line }) => line !== '')
+    .map(({ line, number }) => decoder.decode(StoredProxyLogRow.parse(JSON.parse(line)), number));
 }
 
 export interface ProxyFixture {

@@ -8,6 +8,7 @@ export const commands: Record<string, () => Promise<(program: Command) => void>>
   demo: async () => (await import('./demo.js')).registerDemo,
   episode: async () => (await import('./episode.js')).registerEpisode,
   proxy: async () => (await import('./proxy.js')).registerProxy,
+  log: async () => (await import('./log.js')).registerLog,
   models: async () => (await import('./models.js')).registerModels,
   doctor: async () => (await import('./doctor.js')).registerDoctor,
   tasks: async () => (await import('./tasks.js')).registerTasks,

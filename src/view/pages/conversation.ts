@@ -16,7 +16,7 @@ export interface CallFacts {
 }
 
 /** One row's facts: a few numbers, kept where the row itself (with its request body) is not. */
-export function callFactOf(row: ProxyLogRow): CallFacts {
+export function callFactOf(row: Pick<ProxyLogRow, 'durationMs' | 'response' | 'attempts'>): CallFacts {
   const usage = row.response?.kind === 'completion' ? row.response.completion.usage : null;
   return {
     durationMs: row.durationMs,

@@ -5,7 +5,8 @@ import { EpisodeRecord } from '../../episode/episode-record.js';
 import { buildThreads, Thread } from '../../episode/threads.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { egressDestinations, readEgressLog } from '../../proxy/egress-log.js';
-import { ProxyLogRow } from '../../proxy/log-row.js';
+import { ProxyLogDecoder } from '../../proxy/log-decoder.js';
+import { StoredProxyLogRow, type ProxyLogRow } from '../../proxy/log-row.js';
 import type { LineLimits } from '../../store/bounded-lines.js';
 import { RunFiles } from '../../store/run-files.js';
 import { episodePath } from '../../store/run-paths.js';
@@ -121,19 +122,28 @@ async function readConversation(
   let rows: ProxyLogRow[] | undefined = threads.length === 0 ? [] : undefined;
   let keptBytes = 0;
   const log = episodePath(base, 'proxyLog');
-  const logRead = await files.eachJsonLine(ProxyLogRow, log, 'a proxy log row', LOG_LIMITS, (row, bytes) => {
-    facts.set(row.seq, callFactOf(row));
-    if (rows === undefined) return;
-    keptBytes += bytes;
-    if (keptBytes <= REBUILD_BYTES) rows.push(row);
-    else {
-      rows = undefined;
-      files.notes.push(
-        `${threadFile} has no thread to show, and ${log} is too large to rebuild the conversation from ` +
-          'here: read the log from the run directory',
-      );
-    }
-  });
+  // Rows are rebuilt (each may open with an earlier one's messages) only when the threads must be rebuilt from them.
+  let decoder = rows === undefined ? undefined : new ProxyLogDecoder(log);
+  const logRead = await files.eachJsonLine(
+    StoredProxyLogRow,
+    log,
+    'a proxy log row',
+    LOG_LIMITS,
+    (stored, bytes, line) => {
+      facts.set(stored.seq, callFactOf(stored));
+      if (rows === undefined || decoder === undefined) return;
+      keptBytes += bytes;
+      if (keptBytes <= REBUILD_BYTES) rows.push(decoder.decode(stored, line));
+      else {
+        rows = undefined;
+        decoder = undefined;
+        files.notes.push(
+          `${threadFile} has no thread to show, and ${log} is too large to rebuild the conversation from ` +
+            'here: read the log from the run directory',
+        );
+      }
+    },
+  );
   if (!logRead) return { threads, facts: new Map() };
   if (threads.length === 0 && rows !== undefined && rows.length > 0) threads = buildThreads(rows);
   return { threads, facts };
