@@ -126,6 +126,38 @@ describe('proxy log: each thing stored once, every request rebuilt exactly', () 
     }
   });
 
+  it('rebuilds bodies an agent shaped to confuse it: odd messages and tools, a body of its own named `chat`', async () => {
+    // The agent writes the request body: whatever it sends must come back as sent, and never break the reader.
+    const bodies: unknown[] = [
+      { messages: [], tools: 'x' },
+      { messages: [null, 1, 'a', [], { role: 'user', content: 'k' }], tools: {} },
+      {
+        tools: [{ a: 1 }],
+        messages: [
+          { role: 'user', content: 'k' },
+          { role: 'assistant', content: null },
+        ],
+      },
+      {
+        messages: [
+          { role: 'user', content: 'k' },
+          { ['__proto__']: { x: 1 }, constructor: 2 },
+        ],
+        tools: [{ a: 1 }],
+      },
+      { messages: { not: 'an array' } },
+      { messages: [{ role: 'user', content: 'k' }], tools: null },
+      { messages: [{ role: 'user', content: 'k' }, { x: 1 }], chat: { base: { seq: 0, shared: 5 } } },
+      [1, 2, 3],
+      'text',
+    ];
+    const rows = bodies.map((body, seq) => ({ ...chatRow(seq, []), request: body }));
+    const read = await readProxyLog(writeLog(directory.path, encodeRows(rows)));
+    expect(read.map((row) => JSON.stringify(row.request))).toEqual(
+      bodies.map((body) => JSON.stringify(body)),
+    );
+  });
+
   it('rebuilds conversations whose prefixes break: compaction, a new system prompt, interleaved threads, tool lists', async () => {
     const rows = conversationRows();
     const lines = encodeRows(rows);
