@@ -3,6 +3,7 @@ import { judgeSystemPrompt, judgeUserPrompt } from '../judge/judge-prompt.js';
 import { apiKeyFrom, recognisedProvider } from '../model/create-model.js';
 import { OpenAICompatibleModel } from '../model/openai-compatible.js';
 import type { TokenCounter } from '../model/token-counter.js';
+import { judgeCriteria } from '../optimizer/judge-criteria.js';
 import { buildOptimizerPrompt } from '../optimizer/optimizer-prompt.js';
 import { loadTask, type LoadedTask } from '../tasks/load-task.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
@@ -186,8 +187,17 @@ function optimizerProblems(options: ContextFitOptions, context: RoleContext): st
       current: { label: 'v0', design },
       original: design,
       history: [],
+      judge: judgeCriteria(task.judge),
+      nextMatch: {
+        version: 'v1',
+        opponent: { label: 'reference', bare: true },
+        champion: { label: 'reference', bare: true },
+        rule: options.config.search.championRule,
+        judgeMode: options.config.search.judgeMode,
+      },
     });
-    // The smallest prompt the optimizer is sent: the first call, before any history.
+    // The smallest prompt the optimizer is sent: the first call, before any history. The workspace excerpts it is
+    // shown (the current design's, and the one it is judged against) share optimizerEvidenceTokens.
     const promptTokens = counter.count(prompt.system) + counter.count(prompt.user);
     const need = promptTokens + optimizerEvidenceTokens + optimizerMaxTokens;
     if (need <= context.tokens) continue;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 import type { TokenCounter } from '../model/token-counter.js';
@@ -15,6 +16,18 @@ export interface RenderedSection {
   itemsShown: number;
   itemsNotShown: number;
   truncated: boolean;
+  /** The files it shows an excerpt of, each as it appears in `text` (before any cut of the section). */
+  excerpts?: FileExcerpt[];
+}
+
+/** One file's excerpt in a bundle: its heading and fenced text, and the digest of the whole file as read. */
+export interface FileExcerpt {
+  path: string;
+  /** SHA-256 of the file's text (host paths replaced); null when only its ends were read. */
+  digest: string | null;
+  /** The excerpt as it appears in the bundle: the heading line, then the fenced text. */
+  text: string;
+  tokens: number;
 }
 
 export interface ExcerptItem {
@@ -96,6 +109,7 @@ export async function renderExcerptSection(options: {
   const reserve = items.length > 1 ? NOT_SHOWN_RESERVE : 0;
   let remaining = options.budgetTokens - counter.count(options.heading) - 4 - reserve;
   const notShown: string[] = [];
+  const excerpts: FileExcerpt[] = [];
   let shown = 0;
   let truncated = false;
   if (items.length === 0) parts.push(options.emptyText);
@@ -116,8 +130,12 @@ export async function renderExcerptSection(options: {
     } else if (read.kind === 'binary') body = `(binary file, ${formatCount(read.bytes)} bytes: not shown)`;
     else body = `(could not be read: ${read.reason})`;
     const piece = `${heading}\n${body}`;
-    remaining -= counter.count(piece) + 2;
+    const pieceTokens = counter.count(piece);
+    remaining -= pieceTokens + 2;
     parts.push(piece);
+    if (read.kind === 'text') {
+      excerpts.push({ path: item.path, digest: digestOf(read.file), text: piece, tokens: pieceTokens });
+    }
     shown++;
   }
   if (notShown.length > 0) {
@@ -131,11 +149,16 @@ export async function renderExcerptSection(options: {
     }
     parts.push(line);
   }
-  return finishSection(counter, options.name, parts.join('\n\n'), options.budgetTokens, {
+  const section = finishSection(counter, options.name, parts.join('\n\n'), options.budgetTokens, {
     itemsShown: shown,
     itemsNotShown: notShown.length,
     truncated,
   });
+  return { ...section, excerpts: excerpts.filter((excerpt) => section.text.includes(excerpt.text)) };
+}
+
+function digestOf(file: FileText): string | null {
+  return file.kind === 'whole' ? createHash('sha256').update(file.text).digest('hex') : null;
 }
 
 function notShownLine(files: string[], named: number): string {

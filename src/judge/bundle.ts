@@ -2,11 +2,13 @@ import { z } from 'zod';
 
 import type { TokenCounter } from '../model/token-counter.js';
 import type { LoadedTask } from '../tasks/load-task.js';
+import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import {
   FileReader,
   renderExcerptSection,
   renderTextSection,
   renderTree,
+  type FileExcerpt,
   type RenderedSection,
 } from './bundle-sections.js';
 import { fenced, shrinkToTokens } from './excerpt.js';
@@ -112,6 +114,8 @@ export interface WorkspaceBundle {
   text: string;
   tokens: number;
   summary: BundleSummary;
+  /** The file excerpts `text` holds, so that a judgment can show a file both workspaces share once. */
+  excerpts: FileExcerpt[];
 }
 
 export interface BuildBundleOptions {
@@ -120,6 +124,11 @@ export interface BuildBundleOptions {
   location: string | WorkspaceSource;
   tokenCounter: TokenCounter;
   budget?: Partial<BundleBudget>;
+  /**
+   * Whether the process evidence opens with the run's outcome and counts (default true). The optimizer, shown the
+   * same figures in its execution record, gets the bundle without them.
+   */
+  runSummary?: boolean;
 }
 
 const MAX_FIT_ROUNDS = 5;
@@ -165,6 +174,8 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
     }
   }
   const evidence: Evidence = {
+    taskText: renderTaskPrompt(options.task),
+    runSummary: options.runSummary ?? true,
     source,
     redact,
     listing,
@@ -196,6 +207,9 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
   return {
     text,
     tokens,
+    excerpts: sections
+      .flatMap((section) => section.excerpts ?? [])
+      .filter((item) => text.includes(item.text)),
     summary: BundleSummary.parse({
       source: source.kind,
       tokenizer: options.tokenCounter.name,
@@ -230,6 +244,9 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
 }
 
 interface Evidence {
+  /** The task as the team was given it: a delegation's copy of it is not shown again. */
+  taskText: string;
+  runSummary: boolean;
   source: WorkspaceSource;
   redact: RedactHostPaths;
   listing: WorkspaceListing;
@@ -337,12 +354,14 @@ async function renderProcessSection(
       'No episode record: this is a plain workspace folder, so only its files are evidence of how the work went.',
     );
   } else {
-    if (source.episode) parts.push(evidence.redact(renderEpisodeSummary(source.episode)));
+    if (source.episode && evidence.runSummary) {
+      parts.push(evidence.redact(renderEpisodeSummary(source.episode)));
+    }
     if (source.episodeProblem) parts.push(`Episode record: ${source.episodeProblem}.`);
     if (evidence.egress) parts.push(renderEgress(evidence.egress, source.episode));
     if (delegations) {
       const room = Math.floor(budgetTokens * 0.45);
-      parts.push(renderDelegations(counter, delegations, room));
+      parts.push(renderDelegations(counter, delegations, room, evidence.taskText));
     }
   }
   const head = parts.join('\n\n');
@@ -363,6 +382,7 @@ async function renderProcessSection(
     itemsShown: logs.itemsShown,
     itemsNotShown: logs.itemsNotShown,
     truncated: section.truncated || logs.truncated,
+    excerpts: (logs.excerpts ?? []).filter((excerpt) => section.text.includes(excerpt.text)),
   };
 }
 

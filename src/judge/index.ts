@@ -12,7 +12,16 @@ export { DeliverableCheck, DeliverableStatus } from './preflight.js';
 export { ProtectedFileFinding } from './integrity-findings.js';
 export { locateWorkspace, type WorkspaceSource } from './workspace-source.js';
 export { Verdict, parseVerdict, type ParsedVerdict } from './verdict.js';
-export { RUBRIC, judgeSystemPrompt, judgeUserPrompt, repairPrompt } from './judge-prompt.js';
+export {
+  RUBRIC,
+  TASK_AND_LENS,
+  judgeSystemPrompt,
+  judgeUserPrompt,
+  renderRubric,
+  repairPrompt,
+} from './judge-prompt.js';
+export { shareIdenticalFiles, type SharedFiles } from './shared-files.js';
+export { askedBeyondTask } from './delegation-ask.js';
 export {
   JudgeAttempt,
   JudgeMode,

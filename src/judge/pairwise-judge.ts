@@ -16,6 +16,7 @@ import {
   type PairwiseJudgment,
   type SingleJudgment,
 } from './judgment-record.js';
+import { shareIdenticalFiles, type SharedFiles } from './shared-files.js';
 import { parseVerdict } from './verdict.js';
 
 /** The official judge settings: the episode's sampling with a larger output budget (MASS.md §2). */
@@ -70,9 +71,11 @@ export async function judgePair(options: JudgePairOptions): Promise<PairwiseJudg
   const maxRepairAttempts = options.maxRepairAttempts ?? DEFAULT_MAX_REPAIR_ATTEMPTS;
   const system = judgeSystemPrompt(options.task.judge);
   const taskText = renderTaskPrompt(options.task);
+  // Shared files are found once for the pair: bundleA is x's text here, bundleB y's.
+  const shared = shareIdenticalFiles(options.x.bundle, options.y.bundle);
 
   const run = (shownAsA: PairSide) =>
-    judgeOnce({ ...options, sampling, maxRepairAttempts, shownAsA, system, taskText });
+    judgeOnce({ ...options, sampling, maxRepairAttempts, shownAsA, system, taskText, shared });
   const judgments =
     mode === 'both' ? await Promise.all([run('x'), run('y')]) : [await run(randomOrder(seed, orderKey))];
 
@@ -102,6 +105,7 @@ export async function judgePair(options: JudgePairOptions): Promise<PairwiseJudg
     maxRepairAttempts,
     x: { label: options.x.label, bundle: options.x.bundle.summary },
     y: { label: options.y.label, bundle: options.y.bundle.summary },
+    sharedFiles: shared.paths,
     judgments,
     status: failed.length > 0 ? 'failed' : 'decided',
     winner,
@@ -126,13 +130,17 @@ async function judgeOnce(
     taskText: string;
     sampling: SamplingParams;
     maxRepairAttempts: number;
+    shared: SharedFiles;
   },
 ): Promise<SingleJudgment> {
-  const [first, second] = options.shownAsA === 'x' ? [options.x, options.y] : [options.y, options.x];
+  const { shared } = options;
+  const [bundleA, bundleB] =
+    options.shownAsA === 'x' ? [shared.bundleA, shared.bundleB] : [shared.bundleB, shared.bundleA];
   const user = judgeUserPrompt({
     taskText: options.taskText,
-    bundleA: first.bundle.text,
-    bundleB: second.bundle.text,
+    bundleA,
+    bundleB,
+    sameInBoth: shared.sameInBoth,
   });
   const conversation: ChatMessage[] = [
     { role: 'system', content: options.system },

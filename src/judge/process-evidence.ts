@@ -5,6 +5,7 @@ import type { TokenCounter } from '../model/token-counter.js';
 import { egressDestinations, readEgressLog, type EgressLogRead } from '../proxy/egress-log.js';
 import { eachValidJsonLine } from '../store/json-lines.js';
 import { episodePath } from '../store/run-paths.js';
+import { askedBeyondTask } from './delegation-ask.js';
 import { shrinkToTokens } from './excerpt.js';
 import { formatBytes, formatCount, plural } from './format.js';
 
@@ -110,18 +111,23 @@ function stringField(input: Record<string, unknown>, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** The delegations as a numbered list, each prompt and report cut to a few lines, within `maxTokens`. */
+/**
+ * The delegations as a numbered list, each prompt and report cut to a few lines, within `maxTokens`. Given the task's
+ * text, a prompt shows what it asked beyond the task (`askedBeyondTask`), not a cut copy of the task.
+ */
 export function renderDelegations(
   counter: TokenCounter,
   delegations: Delegation[],
   maxTokens: number,
+  taskText?: string,
 ): string {
   if (delegations.length === 0) return 'The orchestrator delegated nothing: it did the work alone.';
   const perDelegation = Math.max(48, Math.floor((maxTokens - 40) / delegations.length));
   const askedTokens = Math.floor(perDelegation * 0.4);
   const returnedTokens = perDelegation - askedTokens - 16;
   const items = delegations.map((delegation, index) => {
-    const asked = shrinkToTokens(counter, oneLine(delegation.prompt, 20_000), askedTokens, 0.8).text;
+    const prompt = taskText === undefined ? delegation.prompt : askedBeyondTask(delegation.prompt, taskText);
+    const asked = shrinkToTokens(counter, oneLine(prompt, 20_000), askedTokens, 0.8).text;
     const returned =
       delegation.result === null
         ? '(no report came back)'

@@ -1,15 +1,60 @@
 import { z } from 'zod';
 
-/** The judge's answer in the prompt's terms: A and B are the workspaces as shown. */
-export const Verdict = z.object({
-  // Models write "Tie" or "a" often enough that a repair round for letter case alone would be waste.
-  winner: z.preprocess(
-    (value) => (typeof value === 'string' ? normaliseWinner(value) : value),
-    z.enum(['A', 'B', 'tie']),
-  ),
-  rationale: z.string().trim().min(1, 'the rationale is empty'),
-});
+/**
+ * The judge's list of points against one workspace: optional (a verdict without it is still a verdict, and its
+ * points are then found in the rationale), and read leniently, since a malformed list is no reason to lose a verdict:
+ * a single string is a list of one, entries that are not text are dropped.
+ */
+const Points = z.preprocess(readPoints, z.array(z.string()).optional());
+
+/**
+ * The judge's answer in the prompt's terms: A and B are the workspaces as shown. `against_A` and `against_B` are its
+ * short lists of shortcomings of each workspace, which the optimizer is shown as what to fix.
+ */
+export const Verdict = z.preprocess(
+  normaliseKeys,
+  z.object({
+    // Models write "Tie" or "a" often enough that a repair round for letter case alone would be waste.
+    winner: z.preprocess(
+      (value) => (typeof value === 'string' ? normaliseWinner(value) : value),
+      z.enum(['A', 'B', 'tie']),
+    ),
+    rationale: z.string().trim().min(1, 'the rationale is empty'),
+    against_A: Points,
+    against_B: Points,
+  }),
+);
 export type Verdict = z.infer<typeof Verdict>;
+
+/** Points kept per workspace, and characters per point: a list is a summary, not a second rationale. */
+const MAX_POINTS = 8;
+const MAX_POINT_CHARACTERS = 400;
+
+function readPoints(value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  const items = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  return items
+    .filter((item): item is string => typeof item === 'string')
+    .map((item) => item.trim().replace(/\s+/g, ' '))
+    .filter((item) => item !== '')
+    .slice(0, MAX_POINTS)
+    .map((item) =>
+      item.length > MAX_POINT_CHARACTERS ? `${item.slice(0, MAX_POINT_CHARACTERS - 1)}…` : item,
+    );
+}
+
+/** `against_a`, `Against_B`: the lists under the names the prompt asks for, whatever their case. */
+function normaliseKeys(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const object = { ...(value as Record<string, unknown>) };
+  for (const side of ['A', 'B'] as const) {
+    const name = `against_${side}`;
+    if (name in object) continue;
+    const key = Object.keys(object).find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+    if (key !== undefined) object[name] = object[key];
+  }
+  return object;
+}
 
 export type ParsedVerdict = { ok: true; value: Verdict } | { ok: false; error: string };
 

@@ -1,9 +1,9 @@
 import { isCriticism } from './criticism.js';
-import type { PairwiseComparison } from './history.js';
 import { clauseSides, type Side } from './verdict-sides.js';
 
 /**
- * The sentences of a judge's rationale that say what the candidate should fix. Deterministic, so the same rationale
+ * The sentences of a judge's rationale that say what the candidate should fix, found by cue words: the fallback for a
+ * verdict that gave no list of points against each workspace (`comparison-points.ts`). Deterministic, so the same rationale
  * always yields the same list. A verdict praises and criticises both workspaces, so when the caller knows which one
  * the candidate was shown as, a sentence is kept only for what it says about the candidate: a shortcoming or a demand
  * of the candidate (or of both), or the opponent's strength set against the candidate ("unlike A, B…", "only B…").
@@ -55,20 +55,6 @@ export function actionableSentences(rationale: string, options: ActionableOption
     }
   }
   return kept;
-}
-
-/**
- * The actionable points of one comparison: of each order's rationale, read with the candidate's position in it, when
- * both orders were judged; else of its rationale.
- */
-export function comparisonActionablePoints(comparison: PairwiseComparison, limit = 8): string[] {
-  const readings = comparison.orders?.length
-    ? comparison.orders
-    : [{ candidatePosition: comparison.candidatePosition, rationale: comparison.rationale }];
-  const points = readings.flatMap((reading) =>
-    actionableSentences(reading.rationale, { candidate: reading.candidatePosition, limit }),
-  );
-  return [...new Set(points)].slice(0, limit);
 }
 
 function concernsCandidate(

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
 import { WorkflowProposal } from './optimizer-reply.js';
+import { ShownToOptimizer } from './shown-to-optimizer.js';
 
 const Usage = z.object({
   promptTokens: z.number().int().nonnegative(),
@@ -44,6 +45,8 @@ const Shared = {
   model: z.string(),
   endpoint: z.string(),
   prompt: z.object({ system: z.string(), user: z.string() }),
+  /** What the prompt showed, in structured form (absent in records written before it was recorded). */
+  shown: ShownToOptimizer.optional(),
   maxChangeFraction: z.number().nullable(),
   attempts: z.array(OptimizerAttempt).min(1),
   /** Summed over the attempts; calls whose server reported no usage count 0. */

@@ -2,10 +2,15 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { DESIGN_FORM_NAMES, diffWorkflows, renderWorkflowDiff } from '../workflow/workflow-diff.js';
 import { designForm, draftGaps, isFreeTextDesign, type TeamDesign } from '../workflow/workflow.js';
-import { comparisonActionablePoints } from './actionable-sentences.js';
+import { comparisonPoints } from './comparison-points.js';
 import { renderExecutionMetadata, type ExecutionMetadata } from './execution-metadata.js';
 import type { ComparedDesign, PairwiseComparison } from './history.js';
+import { judgeCriteriaSection, type JudgeCriteria } from './judge-criteria.js';
+import { nextMatchSection, type NextMatch } from './next-match.js';
+import { SYSTEM_PROMPT } from './optimizer-instructions.js';
 import { recurringProblems } from './recurring-problems.js';
+
+export { REPLY_FORMAT } from './optimizer-instructions.js';
 
 /** Everything the optimizer is shown for one proposal. */
 export interface OptimizerInput {
@@ -25,6 +30,15 @@ export interface OptimizerInput {
   original: TeamDesign;
   /** A short description of the current design's workspace (files, preflight, excerpts), written by the caller. */
   workspaceEvidence?: string;
+  /** What the judge values: its lens, the task's focus and the rubric (`judgeCriteria`). */
+  judge?: JudgeCriteria;
+  /** Whom the next design is judged against, and what it takes to become the best. */
+  nextMatch?: NextMatch;
+  /**
+   * A bounded excerpt of the workspace the next design is judged against, when that is not the current design's:
+   * prepared as the judge's bundle is, within the optimizer's evidence budget.
+   */
+  opponentEvidence?: { label: string; text: string; tokens: number };
   /** How the current design's run went. */
   execution?: ExecutionMetadata;
   /** Every judged comparison so far, oldest first. */
@@ -45,46 +59,23 @@ export interface OptimizerPrompt {
 
 const DEFAULT_HISTORY_LIMIT = 12;
 
-export const REPLY_FORMAT = `Reply with one JSON object and nothing else (no Markdown around it):
-
-{
-  "design": { "agents": [ ... ], "hops": [ ... ] },
-  "changes": ["one line per change: which agent, contract or hop, and what changed"],
-  "why": "why these changes should produce a workspace the judge prefers",
-  "evidence_used": ["the rationale sentence, checklist item or fact behind each change"],
-  "expected_impact": "what should look different in the next workspace",
-  "verification_checks": ["how the next run shows whether each change worked"]
-}
-
-"design" is the complete new workflow, not a patch:
-- "agents": objects with "id" (lowercase letters, digits, hyphens), "kind" ("orchestrator" for exactly one agent, "subagent" for the rest), "role", "instruction", and for every subagent a "contract".
-- "contract": {"fields": [...], "checks": [...]}. A field is {"name", "type", "description"} where type is one of string, number, integer, boolean, path, list, object; only an object field has "fields", a list of fields of the other types (one level). A check is {"name", "description"}: something the agent must verify and report as true or false. Names are identifiers (letters, digits, underscores).
-- "hops": the call order, objects {"from", "to"} with an optional "condition" (a hop taken only when it holds, such as a return to an earlier agent for re-work). Every subagent appears in at least one hop; no hop goes from an agent to itself.
-No other keys are allowed in the design.`;
-
-const SYSTEM_PROMPT = `You are the designer of an agent team. An orchestrator agent and the subagents it starts, all the same language model, solve a research task by following a written workflow; a judge then compares their workspace with another team's and names the better one. Your only lever is the workflow: the agents, their instructions, the contracts they return to the orchestrator, and the hops between them. You cannot change the task, its deliverables or the judge.
-
-How to make a design better:
-1. Use what a team can do and one agent alone cannot: specialists working in parallel on separate parts, one agent critiquing another's results, reconciling two independent estimates, a check by someone who did not do the work.
-2. First, strengthen the output contracts. A contract names the exact files, numbers and checks a subagent must hand back, so the orchestrator can verify the work instead of trusting it. Put the task's specific requirements (file names, metrics, data pitfalls, validation rules) into contracts and checks.
-3. Second, add round trips between the orchestrator and its subagents: conditional hops that send work back, narrower, when a check fails or a contract field is missing or doubtful.
-4. Ground every change in evidence: a sentence of a judge's rationale, an item of the recurring-problems checklist, the execution record or the workspace. Fix recurring problems before anything else. Keep what the evidence says works.
-5. A run that fails or runs out of time loses to any finished one: do not make the team so large or so slow that it cannot finish.
-
-${REPLY_FORMAT}`;
-
 export function buildOptimizerPrompt(
   input: OptimizerInput,
   options: OptimizerPromptOptions = {},
 ): OptimizerPrompt {
+  const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+  const opponent = opponentWorkspace(input);
   const sections = [
     `# Task (${input.task.id})\n\n${input.task.prompt.trim()}`,
+    ...(input.judge ? [judgeCriteriaSection(input.judge)] : []),
+    ...(input.nextMatch ? [nextMatchSection(input.nextMatch, opponent.where)] : []),
     `# Current design (${input.current.label})\n\n${designBlock(input.current.design)}${formNote(input.current.design)}`,
     `# How the current design's run went\n\n${input.execution ? renderExecutionMetadata(input.execution) : 'No execution record was given.'}`,
-    `# Workspace evidence (${input.current.label})\n\n${input.workspaceEvidence?.trim() || 'None was given.'}`,
-    previousBestSection(input),
+    `# Workspace of the current design (${input.current.label})\n\n${input.workspaceEvidence?.trim() || 'None was given.'}`,
+    ...(opponent.section ? [opponent.section] : []),
+    previousBestSection(input, historyLimit),
     originalSection(input),
-    historySection(input.history, options.historyLimit ?? DEFAULT_HISTORY_LIMIT),
+    historySection(input.history, historyLimit, input.current.label),
     checklistSection(input.history),
   ];
   if (options.maxChangeFraction !== undefined && designForm(input.current.design) === 'structured') {
@@ -159,7 +150,20 @@ function oneLineJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function previousBestSection(input: OptimizerInput): string {
+/** Where the optimizer sees the workspace the next design is judged against. */
+function opponentWorkspace(input: OptimizerInput): { where: 'current' | 'below' | 'none'; section?: string } {
+  const label = input.nextMatch?.opponent.label;
+  if (label === undefined) return { where: 'none' };
+  if (label === input.current.label) return { where: 'current' };
+  const evidence = input.opponentEvidence;
+  if (!evidence || evidence.label !== label || evidence.text.trim() === '') return { where: 'none' };
+  return {
+    where: 'below',
+    section: `# Workspace of ${label}, which the next design is judged against\n\nAn excerpt, prepared as the judge's bundle is, shorter:\n\n${evidence.text.trim()}`,
+  };
+}
+
+function previousBestSection(input: OptimizerInput, historyLimit: number): string {
   const best = input.previousBest;
   if (!best) {
     return input.history.length === 0
@@ -167,7 +171,7 @@ function previousBestSection(input: OptimizerInput): string {
       : '# Best design so far\n\nNot given; the comparison history below says who won each comparison.';
   }
   if (best.design === null) return bareReferenceSection(best.label, input.history);
-  const rationale = best.rationale.trim() ? ` The judge's rationale:\n\n${quote(best.rationale)}` : '';
+  const rationale = promotion(best, input.history, historyLimit);
   if (isDeepStrictEqual(best.design, input.current.design)) {
     return `# Best design so far\n\nThe current design (${input.current.label}) is the best so far.${rationale}`;
   }
@@ -176,6 +180,28 @@ function previousBestSection(input: OptimizerInput): string {
     return `# Best design so far (${best.label})\n\nThe original design (v0, below) is the best so far.${rationale}\n\n${fromBest}`;
   }
   return `# Best design so far (${best.label})\n\n${designBlock(best.design)}${rationale ? `\n\n${rationale.trimStart()}` : ''}\n\n${fromBest}`;
+}
+
+/**
+ * Why the best design is the best: the comparison it won, referred to by number when the history shows it (its
+ * rationale is quoted there), else quoted here with the judge's A/B positions. A rationale given without its
+ * comparison is quoted as it is.
+ */
+function promotion(
+  best: NonNullable<OptimizerInput['previousBest']>,
+  history: PairwiseComparison[],
+  historyLimit: number,
+): string {
+  const index = history.findLastIndex(
+    (comparison) => comparison.candidate.label === best.label && comparison.winner === 'candidate',
+  );
+  if (index < 0) return best.rationale.trim() ? ` The judge's rationale:\n\n${quote(best.rationale)}` : '';
+  const number = index + 1;
+  if (number > history.length - historyLimit) {
+    return ` It won comparison ${number}; the history below gives the judge's reasons.`;
+  }
+  const comparison = history[index]!;
+  return ` It won comparison ${number} (${comparison.candidate.label} against ${comparison.opponent.label}), which is too old for the history below. The judge's reasons:\n\n${rationaleBlocks(comparison).join('\n\n')}`;
 }
 
 /**
@@ -198,10 +224,6 @@ function bareReferenceSection(label: string, history: PairwiseComparison[]): str
     );
     lines.push('', `${joinWords(outcomes)}.`);
   }
-  lines.push(
-    '',
-    `To become the best, the next design must leave a better workspace than the ${label} run, not only a better design than the ones before it.`,
-  );
   return lines.join('\n');
 }
 
@@ -218,7 +240,7 @@ function originalSection(input: OptimizerInput): string {
   return `# Original design (v0)\n\n${designBlock(input.original)}\n\nChanges from v0 to the current design:\n\n${drift}`;
 }
 
-function historySection(history: PairwiseComparison[], limit: number): string {
+function historySection(history: PairwiseComparison[], limit: number, currentLabel: string): string {
   if (history.length === 0) return '# Comparison history\n\nNo comparisons yet.';
   const shown = history.slice(-limit);
   const firstNumber = history.length - shown.length + 1;
@@ -229,11 +251,13 @@ function historySection(history: PairwiseComparison[], limit: number): string {
       `${omitted} earlier ${omitted === 1 ? 'comparison is' : 'comparisons are'} not shown; the checklist below counts ${omitted === 1 ? 'it' : 'them'} too.`,
     );
   }
-  shown.forEach((comparison, index) => parts.push(renderComparison(comparison, firstNumber + index)));
+  shown.forEach((comparison, index) =>
+    parts.push(renderComparison(comparison, firstNumber + index, currentLabel)),
+  );
   return parts.join('\n\n');
 }
 
-function renderComparison(comparison: PairwiseComparison, number: number): string {
+function renderComparison(comparison: PairwiseComparison, number: number, currentLabel: string): string {
   const { candidate, opponent } = comparison;
   const winner =
     comparison.winner === 'tie'
@@ -242,37 +266,56 @@ function renderComparison(comparison: PairwiseComparison, number: number): strin
         ? `${candidate.label} (the candidate)`
         : `${opponent.label} (the opponent)`;
   const lines = [`## ${number}. ${candidate.label} against ${opponent.label}: winner ${winner}`];
+  for (const block of rationaleBlocks(comparison)) lines.push('', block);
   const orders = comparison.orders ?? [];
-  if (orders.length > 0) {
-    orders.forEach((order, index) => {
-      lines.push(
-        '',
-        `Rationale, order ${index + 1} of ${orders.length} (${positionsIn(order.candidatePosition, candidate, opponent)}):\n\n${quote(order.rationale)}`,
-      );
-    });
-  } else {
-    const position = comparison.candidatePosition;
-    const positions = position ? ` (${positionsIn(position, candidate, opponent)})` : '';
-    lines.push('', `Rationale${positions}:\n\n${quote(comparison.rationale)}`);
-  }
-  const actionable = comparisonActionablePoints(comparison);
-  const known =
+  const position =
     orders.length > 0
       ? 'both orders'
       : comparison.candidatePosition && `workspace ${comparison.candidatePosition}`;
-  lines.push('', known ? `Actionable points for ${candidate.label} (${known}):` : 'Actionable points:');
-  if (actionable.length === 0) lines.push('(none found)');
-  else lines.push(...actionable.map((sentence) => `- ${sentence}`));
+  const against = comparisonPoints(comparison, 'candidate');
+  const where = position ? ` (${position})` : '';
+  lines.push(
+    '',
+    against.source === 'rationale'
+      ? `Points against ${candidate.label}${where}, found in the rationale (the verdict listed none):`
+      : `The judge's points against ${candidate.label}${where}:`,
+  );
+  if (against.points.length === 0) lines.push('(none)');
+  else lines.push(...against.points.map((point) => `- ${point}`));
+  const opponentPoints = comparisonPoints(comparison, 'opponent');
+  if (opponentPoints.points.length > 0) {
+    lines.push(
+      '',
+      `The judge's points against ${opponent.label}, where it fell short:`,
+      ...opponentPoints.points.map((point) => `- ${point}`),
+    );
+  }
   lines.push(
     '',
     `Design differences (${opponent.label} → ${candidate.label}):`,
     '',
     designDifference(opponent, candidate),
   );
-  if (comparison.candidateExecution) {
+  // The current design's run is described once, above.
+  if (comparison.candidateExecution && candidate.label !== currentLabel) {
     lines.push('', `Run of ${candidate.label}:`, renderExecutionMetadata(comparison.candidateExecution));
   }
   return lines.join('\n');
+}
+
+/** The judge's rationale of a comparison, each order's with the workspace each side was shown as. */
+function rationaleBlocks(comparison: PairwiseComparison): string[] {
+  const { candidate, opponent } = comparison;
+  const orders = comparison.orders ?? [];
+  if (orders.length > 0) {
+    return orders.map(
+      (order, index) =>
+        `Rationale, order ${index + 1} of ${orders.length} (${positionsIn(order.candidatePosition, candidate, opponent)}):\n\n${quote(order.rationale)}`,
+    );
+  }
+  const position = comparison.candidatePosition;
+  const positions = position ? ` (${positionsIn(position, candidate, opponent)})` : '';
+  return [`Rationale${positions}:\n\n${quote(comparison.rationale)}`];
 }
 
 function positionsIn(position: 'A' | 'B', candidate: ComparedDesign, opponent: ComparedDesign): string {

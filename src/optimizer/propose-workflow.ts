@@ -10,6 +10,7 @@ import {
   type OptimizerPromptOptions,
 } from './optimizer-prompt.js';
 import { parseOptimizerReply } from './optimizer-reply.js';
+import { shownToOptimizer } from './shown-to-optimizer.js';
 
 export interface ProposeWorkflowOptions extends OptimizerPromptOptions {
   /** The model name sent in every request. */
@@ -73,6 +74,7 @@ export async function proposeWorkflow(
     model: options.modelName,
     endpoint: model.endpoint,
     prompt,
+    shown: shownToOptimizer(input),
     maxChangeFraction: bound ?? null,
     attempts,
     usage: totalUsage(attempts),

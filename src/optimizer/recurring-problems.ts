@@ -1,4 +1,4 @@
-import { comparisonActionablePoints } from './actionable-sentences.js';
+import { comparisonActionablePoints } from './comparison-points.js';
 import type { PairwiseComparison } from './history.js';
 
 /**

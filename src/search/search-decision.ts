@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 
 import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
+import { verdictPoints } from '../optimizer/comparison-points.js';
 import type { PairwiseComparison } from '../optimizer/history.js';
 import { decideChampion, type ChampionState, type MatchResult } from './champion.js';
 import { callThroughOutages } from './outage-gate.js';
@@ -141,7 +142,15 @@ function comparisonOf(
   const orders =
     judgment?.mode === 'both'
       ? judgment.judgments.flatMap((order) =>
-          order.verdict ? [{ candidatePosition: shownAs(order), rationale: order.verdict.rationale }] : [],
+          order.verdict
+            ? [
+                {
+                  candidatePosition: shownAs(order),
+                  rationale: order.verdict.rationale,
+                  ...verdictPoints(order.verdict, shownAs(order)),
+                },
+              ]
+            : [],
         )
       : [];
   return [
@@ -151,6 +160,7 @@ function comparisonOf(
       winner: match.result === 'first' ? 'candidate' : match.result === 'tie' ? 'tie' : 'opponent',
       rationale: match.rationale ?? '',
       candidatePosition: single ? shownAs(single) : undefined,
+      ...(single?.verdict ? verdictPoints(single.verdict, shownAs(single)) : {}),
       ...(orders.length > 0 ? { orders } : {}),
       candidateExecution: candidate.episode?.execution,
     },

@@ -1,17 +1,22 @@
+import { judgeCriteria } from '../optimizer/judge-criteria.js';
+import type { NextMatch } from '../optimizer/next-match.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { proposeWorkflow } from '../optimizer/propose-workflow.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import { callThroughOutages } from './outage-gate.js';
 import { SearchProposal } from './search-records.js';
-import type { TaskSearchState } from './task-search-state.js';
+import { REFERENCE, type TaskSearchState } from './task-search-state.js';
 import { searchVersionFiles } from '../store/run-paths.js';
 
 const DEFAULT_EVIDENCE_TOKENS = 8_000;
 
 /**
  * The optimizer's step for `version`: a new design from `current` (the last version run), with the champion as the
- * "previous best" and the whole comparison history, bounded by the stabiliser's `bound`. The call and its outcome
- * land in `<version>/optimizer.json`, the design in `<version>/workflow.json`.
+ * "previous best", the whole comparison history, the judge's criteria and the comparison the new design will face,
+ * bounded by the stabiliser's `bound`. The evidence budget is the current design's workspace alone when the next
+ * design is judged against it, else shared half and half with an excerpt of the workspace it is judged against (the
+ * champion's, or the reference's under the `official` rule). The call and its outcome land in
+ * `<version>/optimizer.json`, the design in `<version>/workflow.json`.
  */
 export async function proposeVersion(
   state: TaskSearchState,
@@ -27,8 +32,23 @@ export async function proposeVersion(
     async (): Promise<SearchProposal> => {
       const basis = state.version(current);
       const champion = state.version(championId);
+      const opponentId = settings.championRule === 'paper' ? championId : REFERENCE;
+      const opponent = state.version(opponentId);
+      const nextMatch: NextMatch = {
+        version,
+        opponent: { label: opponent.label, bare: opponent.design === null },
+        champion: { label: champion.label, bare: champion.design === null },
+        rule: settings.championRule,
+        judgeMode: settings.judgeMode,
+      };
+      const evidenceTokens = settings.evidenceTokens ?? DEFAULT_EVIDENCE_TOKENS;
+      const showOpponent = opponentId !== current && opponent.episode !== null;
+      const share = showOpponent ? Math.floor(evidenceTokens / 2) : evidenceTokens;
       const evidence = basis.episode
-        ? await state.bundle(current, { totalTokens: settings.evidenceTokens ?? DEFAULT_EVIDENCE_TOKENS })
+        ? await state.bundle(current, { totalTokens: share }, { runSummary: false })
+        : undefined;
+      const opponentEvidence = showOpponent
+        ? await state.bundle(opponentId, { totalTokens: share })
         : undefined;
       const outcome = await callThroughOutages(
         context.outages,
@@ -47,6 +67,17 @@ export async function proposeVersion(
               },
               original: state.task.manifest.workflow,
               workspaceEvidence: evidence?.text,
+              judge: judgeCriteria(state.task.judge),
+              nextMatch,
+              ...(opponentEvidence
+                ? {
+                    opponentEvidence: {
+                      label: opponentId,
+                      text: opponentEvidence.text,
+                      tokens: opponentEvidence.tokens,
+                    },
+                  }
+                : {}),
               execution: basis.episode?.execution,
               history: state.history,
             },

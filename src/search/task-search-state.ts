@@ -46,9 +46,16 @@ export class TaskSearchState {
     return this.versions.get(label)!;
   }
 
-  /** The workspace bundle of a version's run, built once per budget. */
-  bundle(label: string, budget?: Partial<BundleBudget>): Promise<WorkspaceBundle> {
-    const key = budget ? `${label}#${JSON.stringify(budget)}` : label;
+  /** The workspace bundle of a version's run, built once per budget and options. */
+  bundle(
+    label: string,
+    budget?: Partial<BundleBudget>,
+    options: { runSummary?: boolean } = {},
+  ): Promise<WorkspaceBundle> {
+    const key =
+      budget || options.runSummary !== undefined
+        ? `${label}#${JSON.stringify(budget ?? {})}#${options.runSummary ?? true}`
+        : label;
     let bundle = this.bundles.get(key);
     if (!bundle) {
       const episode = this.version(label).episode!;
@@ -57,6 +64,7 @@ export class TaskSearchState {
         location: this.context.run.path(episode.dir),
         tokenCounter: this.context.tokenCounter,
         budget: { ...this.context.settings.bundleBudget, ...budget },
+        runSummary: options.runSummary,
       });
       this.bundles.set(key, bundle);
     }

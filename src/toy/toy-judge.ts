@@ -8,16 +8,22 @@ import { TOY_OUTPUT_MARKER } from './toy-marker.js';
  * with the verdict JSON. Points per workspace:
  * - 10 per deliverable the preflight finds ok, 4 per incomplete one (present but short of the task);
  * - 2 per validation check reported as passed in the workspace's files (a `"checks": {...}` object), at most 10
- *   checks, and minus 1 per failed one;
+ *   checks, and minus 1 per failed one; the files shown once as the same in both workspaces (`<same-in-both>`)
+ *   count for both;
  * - minus 50 when protected files were changed.
  * More points wins; equal points is a tie. The order A/B carries no weight.
+ *
+ * Its lists of points against each workspace (`against_A`, `against_B`), each sentence naming the workspace: every
+ * deliverable the preflight does not find ok; fewer passed checks than the other workspace; failed checks; changed
+ * protected files. A workspace with none of these gets an empty list.
  */
 
 /** Whether a system prompt is the judge's (`judgeSystemPrompt`): its opening and its answer format. */
 export function isJudgeSystemPrompt(system: string): boolean {
   return (
     system.includes('Two attempts at the same research task each left a workspace') &&
-    system.includes('{"winner": "A" | "B" | "tie", "rationale": "..."}')
+    system.includes('"winner": "A" | "B" | "tie"') &&
+    system.includes('"against_A"')
   );
 }
 
@@ -53,19 +59,45 @@ export function scoreBundle(bundle: string): BundleScore {
 export function judgeTurn(messages: ChatMessage[]): Step {
   const user = messages.find((message) => message.role === 'user');
   const text = user ? contentText(user.content) : '';
+  const shared = /<same-in-both>\n([\s\S]*?)\n<\/same-in-both>/.exec(text)?.[1] ?? '';
+  // The files both workspaces share are shown once: each bundle is read with them.
   const bundleOf = (name: 'A' | 'B') =>
-    new RegExp(`<workspace name="${name}">\\n([\\s\\S]*?)\\n</workspace>`).exec(text)?.[1] ?? '';
+    `${new RegExp(`<workspace name="${name}">\\n([\\s\\S]*?)\\n</workspace>`).exec(text)?.[1] ?? ''}\n${shared}`;
   const a = scoreBundle(bundleOf('A'));
   const b = scoreBundle(bundleOf('B'));
   const winner = a.points > b.points ? 'A' : b.points > a.points ? 'B' : 'tie';
   const decided =
     winner === 'tie'
-      ? `Both score ${a.points} points by the toy judge's rules, so they are comparable.`
+      ? `Both workspaces score ${a.points} points by the toy judge's rules, so they are comparable.`
       : `Workspace ${winner} wins, ${Math.max(a.points, b.points)} points to ${Math.min(a.points, b.points)}.`;
   const rationale = `${describe('A', a)} ${describe('B', b)} ${decided} ${TOY_OUTPUT_MARKER}`;
-  return step.text(JSON.stringify({ winner, rationale }), {
+  const verdict = {
+    winner,
+    rationale,
+    against_A: pointsAgainst('A', a, b),
+    against_B: pointsAgainst('B', b, a),
+  };
+  return step.text(JSON.stringify(verdict), {
     reasoning: `Count the preflight results and the reported checks of each workspace. ${TOY_OUTPUT_MARKER}`,
   });
+}
+
+/** What the toy judge holds against one workspace, each point naming it. */
+function pointsAgainst(name: 'A' | 'B', score: BundleScore, other: BundleScore): string[] {
+  const otherName = name === 'A' ? 'B' : 'A';
+  const points = score.deliverables
+    .filter((item) => item.status !== 'ok')
+    .map((item) => `Workspace ${name}: the preflight finds \`${item.path}\` ${item.status}.`);
+  if (score.checksPassed < other.checksPassed) {
+    points.push(
+      `Workspace ${name}: ${score.checksPassed} validation checks passed in its files, against ${other.checksPassed} in Workspace ${otherName}.`,
+    );
+  }
+  if (score.checksFailed > 0) {
+    points.push(`Workspace ${name}: ${score.checksFailed} validation checks failed in its files.`);
+  }
+  if (score.tampered) points.push(`Workspace ${name}: protected files were changed.`);
+  return points;
 }
 
 function describe(name: string, score: BundleScore): string {

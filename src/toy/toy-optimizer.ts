@@ -18,6 +18,10 @@ import { toyDraw } from './toy-random.js';
  * A v0 that is not yet structured gets its structure first, as its one change: a free-text team becomes the agents
  * its text lists (or a lead, an analyst and a reporter when it lists none), each subagent with a small contract and a
  * call and return hop; a draft gets the contracts and hops it lacks.
+ *
+ * Its one change is grounded, in `evidence_used` (one entry, as there is one change), in the first of the judge's
+ * points against the candidate of the latest comparison in the history; when that comparison lists none, in the
+ * first sentence of its latest rationale; with no comparison yet, in the instructions' advice.
  */
 
 /** Whether a system prompt is the optimizer's (`buildOptimizerPrompt`). */
@@ -75,7 +79,7 @@ export function optimizerTurn(messages: ChatMessage[], seed: number): Step {
     design = undefined;
   }
   const comparisons = [...text.matchAll(/^## \d+\. /gm)].length;
-  const evidence = latestRationaleSentence(text);
+  const evidence = latestJudgePoint(text) ?? latestRationaleSentence(text);
   const structuring = freeText ? structureFreeText(freeText[3]!) : design ? completeDraft(design) : undefined;
   if (structuring) return replyWith(structuring, evidence, comparisons);
   if (!design) {
@@ -260,6 +264,18 @@ const addField: ChangeMaker = (design) => {
   }
   return undefined;
 };
+
+/**
+ * The first of the judge's points against the candidate in the latest comparison of the history ("The judge's points
+ * against v2 (workspace A):" and its list), if that comparison lists any.
+ */
+function latestJudgePoint(text: string): string | undefined {
+  const comparisons = text.split(/^## \d+\. /m);
+  if (comparisons.length < 2) return undefined;
+  const latest = comparisons.at(-1)!;
+  // The candidate's list comes first; the opponent's ("…, where it fell short:") is not the candidate's to fix.
+  return /^The judge's points against (?![^\n]*where it fell short)[^\n]*:\n- (.+)$/m.exec(latest)?.[1];
+}
 
 /** The first sentence of the latest rationale in the comparison history, if there is one. */
 function latestRationaleSentence(text: string): string | undefined {

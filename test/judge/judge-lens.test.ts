@@ -11,7 +11,7 @@ function lensPart(task: LoadedTask): string {
   const system = judgeSystemPrompt(task.judge);
   return system.slice(
     system.indexOf('Your lens as a reviewer:'),
-    system.indexOf('How to read the evidence:'),
+    system.indexOf('How the task and your lens combine:'),
   );
 }
 

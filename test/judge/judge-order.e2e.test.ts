@@ -156,7 +156,9 @@ describe('the pairwise judge and the order of the workspaces', () => {
     expect(system!.content).toContain(task.judge.persona);
     expect(system!.content).toContain(task.judge.lens);
     for (const point of RUBRIC) expect(system!.content).toContain(point.name);
-    expect(system!.content).toContain('{"winner": "A" | "B" | "tie", "rationale": "..."}');
+    expect(system!.content).toContain(
+      '{"winner": "A" | "B" | "tie", "rationale": "...", "against_A": ["..."], "against_B": ["..."]}',
+    );
     expect(user!.content).toContain('`data/numbers.csv` has one column');
     expect(user!.content).not.toMatch(/episode-reference-run|episode-candidate-v3/);
     expect(user!.content).not.toContain(root);

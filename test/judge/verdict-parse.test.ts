@@ -57,4 +57,45 @@ describe('reading the verdict from a judge reply', () => {
       error: 'no JSON object found in the reply',
     });
   });
+
+  it('reads the lists of points against each workspace, leniently, and a verdict without them as before', () => {
+    const reply =
+      'Both fit the curve.\n{"winner": "B", "rationale": "Workspace B reports an interval; Workspace A does not.", ' +
+      '"against_A": ["Workspace A gives no interval for its EC50 of 5.91 µM.", "  Workspace A\'s report has no Validation section. "], "against_B": []}';
+    expect(parseVerdict(reply)).toEqual({
+      ok: true,
+      value: {
+        winner: 'B',
+        rationale: 'Workspace B reports an interval; Workspace A does not.',
+        against_A: [
+          'Workspace A gives no interval for its EC50 of 5.91 µM.',
+          "Workspace A's report has no Validation section.",
+        ],
+        against_B: [],
+      },
+    });
+    // Any letter case in the names, a single point as a string, entries that are not text dropped: still a verdict.
+    const loose = parseVerdict(
+      '{"winner": "a", "rationale": "x", "Against_a": "Workspace A: 1 check failed.", "against_b": [3, "", "Workspace B lacks report.md."]}',
+    );
+    expect(loose).toEqual({
+      ok: true,
+      value: {
+        winner: 'A',
+        rationale: 'x',
+        against_A: ['Workspace A: 1 check failed.'],
+        against_B: ['Workspace B lacks report.md.'],
+      },
+    });
+    // A verdict without lists has none, and keeps none in its record.
+    const bare = parseVerdict('{"winner": "tie", "rationale": "Both equal."}');
+    expect(bare.ok && JSON.parse(JSON.stringify(bare.value))).toEqual({
+      winner: 'tie',
+      rationale: 'Both equal.',
+    });
+    // A list is a summary: its first eight points are kept.
+    const points = Array.from({ length: 12 }, (_, index) => `Workspace B: point ${index}.`);
+    const many = parseVerdict(JSON.stringify({ winner: 'A', rationale: 'x', against_B: points }));
+    expect(many.ok && many.value.against_B).toEqual(points.slice(0, 8));
+  });
 });

@@ -81,7 +81,9 @@ describe('the actionable points of a verdict that praises and criticises both wo
       candidatePosition: position,
     });
     const { user } = buildOptimizerPrompt(optimizerInput({ history: [comparison('v1', 'B')] }));
-    const points = user.split('Actionable points for v1 (workspace B):\n')[1]!.split('\n\n')[0]!;
+    const points = user
+      .split('Points against v1 (workspace B), found in the rationale (the verdict listed none):\n')[1]!
+      .split('\n\n')[0]!;
     expect(points.split('\n')).toHaveLength(4);
     expect(points).toContain('- B has no results/ablation.json and flags no stale assets');
     expect(points).not.toContain('without stale assets');
@@ -127,7 +129,9 @@ describe('a judgment of both orders', () => {
     expect(user).toContain(
       'Rationale, order 2 of 2 (in it, workspace A is v1, workspace B is v0):\n\n> Workspace A is preferred.',
     );
-    const points = user.split('Actionable points for v1 (both orders):\n')[1]!.split('\n\n')[0]!;
+    const points = user
+      .split('Points against v1 (both orders), found in the rationale (the verdict listed none):\n')[1]!
+      .split('\n\n')[0]!;
     expect(points.split('\n')).toEqual([
       '- B tunes on all 40 scenarios and reaches a pass rate of 0.95 in the unmodified simulator, though its report does not say which two scenarios fail or why.',
       "- B's step-response plot has no axis labels.",

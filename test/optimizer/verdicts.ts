@@ -40,3 +40,47 @@ export const DOSE_RESPONSE_VERDICT = [
   'Candidate A excludes those wells and says so in the Data section, but it ignores the two failed dispenses on plate 3, which inflate the spread of its C2 triplicates.',
   'Neither workspace reports how the EC50 intervals change when the excluded wells are put back.',
 ].join(' ');
+
+/**
+ * Verdicts as the judge now answers, with its lists of points against each workspace, on the demo's dose-response
+ * task: each is a case where reading the rationale by cue words went wrong, read right from the lists.
+ */
+export const LISTED_VERDICTS = {
+  /** B wins on the interval A lacks; the sentence that says so is about B first. */
+  interval: {
+    winner: 'B',
+    rationale:
+      "Workspace B reports a bootstrap 95 % interval for the EC50 (4.1 to 7.9 µM from 2,000 resamples of the wells, in `results.json` as `ec50_ci_uM`), while Workspace A gives none. Both workspaces fit a Hill curve to all 24 wells and report an EC50 near 5.9 µM with a Hill slope of 1.78. Workspace B's report also states how the interval was computed.",
+    against_A: [
+      'Workspace A reports its EC50 of 5.91 µM in `results.json` without any interval, although its replicate wells differ by up to 9 points of inhibition.',
+      "Workspace A's report does not say how well the curve fits the wells: no residuals and no RMSE.",
+    ],
+    against_B: [],
+  },
+  /** B wins; praise of B that a cue word ("no") read as something for B to fix. */
+  praise: {
+    winner: 'B',
+    rationale:
+      "Workspace B is better. B's fit excludes no wells and is well documented: its Method section lists all 24 wells and the weighting it used. Workspace A drops the three wells at 0.1 µM as outliers without a test, which moves its EC50 from 5.9 to 6.8 µM.",
+    against_A: [
+      'Workspace A drops the three wells at 0.1 µM without a test for outliers, and its EC50 of 6.8 µM in `results.json` depends on that choice.',
+    ],
+    against_B: [],
+  },
+  /** A tie with nothing against either side. */
+  tie: {
+    winner: 'tie',
+    rationale:
+      'Neither workspace is better on any of the six points: both write `results.json` with ec50_uM 5.91, hill_slope 1.78 and n_points 24, and both reports have the Summary, Method and Results sections.',
+    against_A: [],
+    against_B: [],
+  },
+  /** The toy judge's way of deciding: the sentence that decided it is about the winner. */
+  decisive: {
+    winner: 'B',
+    rationale:
+      'Workspace A: 2 of 2 deliverables pass the preflight; 0 validation checks passed and 0 failed in its files. Workspace B: 2 of 2 deliverables pass the preflight; 1 validation checks passed and 0 failed in its files. Workspace B wins, 22 points to 20.',
+    against_A: ['Workspace A: 0 validation checks passed in its files, against 1 in Workspace B.'],
+    against_B: [],
+  },
+} as const;

@@ -99,7 +99,16 @@ describe('the toy judge on real workspace bundles', () => {
     for (const single of judgment.judgments) {
       expect(single.attempts).toHaveLength(1);
       const raw = JSON.parse(single.attempts[0]!.rawOutput) as Record<string, unknown>;
-      expect(Object.keys(raw).sort()).toEqual(['rationale', 'winner']);
+      expect(Object.keys(raw).sort()).toEqual(['against_A', 'against_B', 'rationale', 'winner']);
+      // The points name the careless workspace, wherever it was shown, and hold nothing against the careful one.
+      const careless = single.shownAsA === 'x' ? 'A' : 'B';
+      const careful = careless === 'A' ? 'B' : 'A';
+      expect(single.verdict![`against_${careful}`]).toEqual([]);
+      expect(single.verdict![`against_${careless}`]).toEqual([
+        `Workspace ${careless}: the preflight finds \`results.json\` incomplete.`,
+        `Workspace ${careless}: the preflight finds \`report.md\` incomplete.`,
+        `Workspace ${careless}: 0 validation checks passed in its files, against 2 in Workspace ${careful}.`,
+      ]);
       expect(single.verdict!.rationale).toContain(TOY_OUTPUT_MARKER);
       expect(single.verdict!.rationale).toMatch(
         /2 of 2 deliverables pass the preflight; 2 validation checks passed/,
@@ -121,6 +130,9 @@ describe('the toy judge on real workspace bundles', () => {
     });
     expect(judgment.status).toBe('decided');
     expect(judgment.winner).toBe('tie');
-    expect(judgment.judgments[0]!.verdict!.rationale).toMatch(/Both score 24 points/);
+    // The copy's script is the same file: shown once, and its checks count for both.
+    expect(judgment.sharedFiles).toContain('analysis.py');
+    expect(judgment.judgments[0]!.verdict!.rationale).toMatch(/Both workspaces score 24 points/);
+    expect(judgment.judgments[0]!.verdict).toMatchObject({ against_A: [], against_B: [] });
   });
 });

@@ -105,4 +105,35 @@ describe('the toy optimizer through proposeWorkflow', () => {
       );
     }
   });
+
+  it('grounds its change in the judge’s first point against the latest candidate, else in the rationale', async () => {
+    const lost: PairwiseComparison = {
+      candidate: { label: 'v1', design: v0 },
+      opponent: { label: 'reference', design: null },
+      winner: 'opponent',
+      rationale: `Workspace A: 2 of 2 deliverables pass the preflight. Workspace B wins, 22 points to 20. ${TOY_OUTPUT_MARKER}`,
+      candidatePosition: 'A',
+      pointsAgainstCandidate: [
+        'Workspace A: 0 validation checks passed in its files, against 1 in Workspace B.',
+      ],
+      pointsAgainstOpponent: [],
+    };
+    const pointed = await proposeWorkflow(model, input(v0, 'v1', [lost]), { modelName: 'mass-toy' });
+    expect(pointed.ok && pointed.proposal.evidenceUsed).toEqual([
+      'Workspace A: 0 validation checks passed in its files, against 1 in Workspace B.',
+    ]);
+    expect(pointed.ok && pointed.proposal.changes).toHaveLength(1);
+
+    // Nothing listed against the candidate (only against its opponent): the rationale's first sentence.
+    const won: PairwiseComparison = {
+      ...lost,
+      winner: 'candidate',
+      pointsAgainstCandidate: [],
+      pointsAgainstOpponent: ['Workspace B: the preflight finds `results.json` incomplete.'],
+    };
+    const fallback = await proposeWorkflow(model, input(v0, 'v1', [won]), { modelName: 'mass-toy' });
+    expect(fallback.ok && fallback.proposal.evidenceUsed).toEqual([
+      'Workspace A: 2 of 2 deliverables pass the preflight.',
+    ]);
+  });
 });

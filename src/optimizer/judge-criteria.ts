@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+import { RUBRIC, TASK_AND_LENS } from '../judge/judge-prompt.js';
+import type { ResolvedJudge } from '../tasks/judge-defaults.js';
+
+/**
+ * What the judge values, as the judge is told it: its lens, the task's focus, and the six points of its rubric. The
+ * optimizer is shown them, so that it designs for the judge it faces rather than guessing.
+ */
+export const JudgeCriteria = z.object({
+  lens: z.string(),
+  focus: z.string().nullable(),
+  rubric: z.array(z.object({ name: z.string(), question: z.string() })),
+});
+export type JudgeCriteria = z.infer<typeof JudgeCriteria>;
+
+/** The criteria of a task's judge (its resolved `judge:` section) with the rubric every judgment weighs. */
+export function judgeCriteria(judge: Pick<ResolvedJudge, 'lens' | 'focus'>): JudgeCriteria {
+  return {
+    lens: judge.lens,
+    focus: judge.focus,
+    rubric: RUBRIC.map((point) => ({ name: point.name, question: point.question })),
+  };
+}
+
+export function judgeCriteriaSection(criteria: JudgeCriteria): string {
+  const lines = [
+    '# What the judge values',
+    '',
+    "The judge is told the following, word for word, and weighs each workspace by it. It sees the task and, of each workspace, a bundle: a deliverables preflight, integrity checks of the task's protected files, the file list, excerpts of the report, result files and code, and a record of how the work went. How the work was organised is no merit in itself to it.",
+    '',
+    `Its lens: ${criteria.lens}.`,
+  ];
+  if (criteria.focus) lines.push('', `In this task, that means above all: ${criteria.focus}.`);
+  lines.push(
+    '',
+    `How the task and its lens combine: ${TASK_AND_LENS}`,
+    '',
+    'The six points it weighs:',
+    ...criteria.rubric.map((point, index) => `${index + 1}. ${point.name}: ${point.question}`),
+  );
+  return lines.join('\n');
+}

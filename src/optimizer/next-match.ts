@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * Whom the next design faces and what it takes to become the best: the champion rule, the judge's A/B orders, and the
+ * fact that only a win changes the best design (a tie, a loss or a failed run keeps it).
+ */
+export const NextMatch = z.object({
+  /** The label the proposed design will run as (`v3`). */
+  version: z.string(),
+  /** The run its workspace is judged against first: the champion (`paper`), or the reference (`official`). */
+  opponent: z.object({ label: z.string(), bare: z.boolean() }),
+  /** The best design so far, or the bare reference run while no design has beaten it. */
+  champion: z.object({ label: z.string(), bare: z.boolean() }),
+  rule: z.enum(['paper', 'official']),
+  judgeMode: z.enum(['random', 'both']),
+});
+export type NextMatch = z.infer<typeof NextMatch>;
+
+export function nextMatchSection(match: NextMatch, opponentWorkspace: 'current' | 'below' | 'none'): string {
+  const name = (side: NextMatch['opponent']) =>
+    side.bare
+      ? `the ${side.label} run (the bare task, solved by one agent without any workflow)`
+      : `${side.label}, the best design so far`;
+  const where =
+    opponentWorkspace === 'current'
+      ? ' (its workspace is the current design’s, shown above)'
+      : opponentWorkspace === 'below'
+        ? ' (an excerpt of its workspace is shown below)'
+        : '';
+  const orders =
+    match.judgeMode === 'both'
+      ? 'in both orders (as Workspace A, then as Workspace B); when the two verdicts disagree, the comparison is a tie'
+      : 'as Workspace A or Workspace B, the order drawn at random';
+  const lines = [
+    `# The next comparison`,
+    '',
+    `Your design runs once as ${match.version}, and the judge compares its workspace with that of ${name(match.opponent)}${where}, ${orders}.`,
+  ];
+  const arbitration =
+    match.rule === 'official' && !match.champion.bare && match.champion.label !== match.opponent.label;
+  if (arbitration) {
+    lines.push(
+      '',
+      `If ${match.version} wins, it then meets ${name(match.champion)}, in a second comparison, and becomes the best only by winning that too.`,
+    );
+  } else {
+    lines.push('', `${match.version} becomes the best design only if the judge prefers its workspace.`);
+  }
+  lines.push(
+    '',
+    `A tie, a loss or a failed run keeps ${match.champion.label} as the best: a design as good as it is not enough. To win, ${match.version} must leave a better workspace than ${match.opponent.label}${arbitration ? ` and ${match.champion.label}` : ''}, not only a better design than the ones before it.`,
+  );
+  return lines.join('\n');
+}
