@@ -32,6 +32,10 @@ const LONGEST_FIRST = [
   'test/compare/compare.e2e.test.ts',
   'test/evaluate/transfer.e2e.test.ts',
   'test/search/repeats.e2e.test.ts',
+  // A search of the demo tasks on the toy model, then its workflow analysis (and two on synthetic embeddings).
+  'test/analyze/workflow-information.e2e.test.ts',
+  // The bundled Harbor dataset under oracle (killed once) and nop, a scripted team, broken verifiers: about a minute.
+  'test/benchmark/benchmark.e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.
   'test/train/python-torch.e2e.test.ts',
 ];

@@ -2,6 +2,7 @@ import type { LoopGenerationCoverage } from '../evaluate/loop-search-coverage.js
 import type { OutsideGenerationCoverage } from '../evaluate/search-coverage-figure.js';
 import { iterationText, LOOP_MEASURE, outsideMeasure } from '../report/coverage-chart.js';
 import type { ComparedRun } from './compared-run.js';
+import { textTable } from '../text-table.js';
 
 /** One curve of the comparison: a run's generation by one measure. */
 export interface ComparedCurve {
@@ -99,17 +100,4 @@ export function describeComparison(runs: readonly ComparedRun[]): string {
   const notes = runs.flatMap((run) => run.notes.map((note) => `${run.label}: ${note}`));
   if (notes.length > 0) lines.push('', 'Left out:', ...notes.map((note) => `  ${note}`));
   return lines.join('\n');
-}
-
-/** Columns padded to their widest cell; the last column is not padded. */
-export function textTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)];
 }

@@ -2,7 +2,8 @@ import path from 'node:path';
 
 import { episodePrompt } from '../episode/prompt.js';
 import { UserError } from '../errors.js';
-import { isFile, loadTask, TASK_FILE } from '../tasks/load-task.js';
+import { isFile } from '../tasks/file-kind.js';
+import { loadTask, TASK_FILE } from '../tasks/load-task.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 
 /**

@@ -6,7 +6,7 @@ import { UserError, errorMessage } from '../errors.js';
 import { readProxyLog } from '../proxy/log-row.js';
 import { readJsonLines } from '../store/json-lines.js';
 import { episodeFiles, episodePath } from '../store/run-paths.js';
-import { isFile } from '../tasks/load-task.js';
+import { isFile } from '../tasks/file-kind.js';
 import type { BareTasks } from './bare-tasks.js';
 import { hostPathReplacements, type PathReplacement } from './host-path-rewrite.js';
 import type { DataSplit } from './training-records.js';

@@ -18,7 +18,8 @@ import { readProxyLog, wasRetried, type ProxyLogRow } from '../proxy/log-row.js'
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
 import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
 import { sha256WorkspaceFile } from '../tasks/integrity.js';
-import { loadTask } from '../tasks/load-task.js';
+import { loadTask, type LoadedTask } from '../tasks/load-task.js';
+import type { TaskNetwork } from '../tasks/task-network.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import type { TeamDesign } from '../workflow/workflow.js';
@@ -101,6 +102,11 @@ export interface EpisodeOptions {
   harnessNode?: HarnessNode;
   /** Progress lines (stage names); default none. */
   log?: (message: string) => void;
+  /**
+   * What the agents may reach beyond the model, in place of the task's own `environment.network`: a benchmark's
+   * allow-list for a Harbor task that asks for the internet. Default: the task's.
+   */
+  network?: TaskNetwork;
 }
 
 export interface EpisodeResult {
@@ -110,10 +116,10 @@ export interface EpisodeResult {
 }
 
 /**
- * Folders of this package that hold answers: every suite's oracles and generators, and the reference solutions of the
- * test tree. Agents never see them, whichever task they work on.
+ * Folders of this package that hold answers: every suite's oracles and generators, the bundled benchmark's tests and
+ * solutions, and the reference solutions of the test tree. Agents never see them, whichever task they work on.
  */
-const PACKAGE_DIRECTORIES_WITH_ANSWERS = ['suites', 'test'].map((folder) =>
+const PACKAGE_DIRECTORIES_WITH_ANSWERS = ['suites', 'benchmarks', 'test'].map((folder) =>
   fileURLToPath(new URL(`../../${folder}`, import.meta.url)),
 );
 
@@ -136,7 +142,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   await prepareEpisodeDirectory(outDir, (message) => options.log?.(`episode ${episodeId}: ${message}`));
 
   const startedAt = new Date();
-  const task = await loadTask(options.taskDir);
+  const task = withNetwork(await loadTask(options.taskDir), options.network);
   const workspace = await materializeWorkspace(task, {
     seed: dataSeed(options),
     workspaceDir: episodePath(outDir, 'workspace'),
@@ -410,4 +416,11 @@ function assertSameEpisode(existing: EpisodeRecord, options: EpisodeOptions, rec
       `${recordPath} holds a finished episode with ${differences.join(', ')}: choose another output directory, or delete it to run again`,
     );
   }
+}
+
+/** The task with the network its episode was given instead of its own, when one was. */
+function withNetwork(task: LoadedTask, network: TaskNetwork | undefined): LoadedTask {
+  if (network === undefined) return task;
+  const { manifest } = task;
+  return { ...task, manifest: { ...manifest, environment: { ...manifest.environment, network } } };
 }

@@ -14,6 +14,11 @@ export interface MovedMount {
   inside: string;
 }
 
+/** A host directory shown at a fixed path inside, writable or read-only. */
+export interface PlacedDirectory extends MovedMount {
+  writable: boolean;
+}
+
 /**
  * What the sandbox shows of the host. Every host path is absolute and resolved. The workspace and the home are
  * mounted at fixed paths, the other mounts at their host paths.
@@ -25,6 +30,8 @@ export interface BubblewrapMounts {
   state: MovedMount;
   /** Further writable directories, at their host paths. */
   writableDirectories: string[];
+  /** Host directories shown at paths of their own (a verifier's `/tests` and `/logs/verifier`), after the workspace. */
+  placed: PlacedDirectory[];
   /** Inside the workspace (host paths): stay read-only, and cannot be deleted, renamed or moved away with their directory. */
   readOnlyPaths: string[];
   /**
@@ -197,6 +204,9 @@ export function bubblewrapArguments(
   args.push('--ro-bind', sourceOf(mounts.state.host), mounts.state.inside);
   for (const { host, inside } of [mounts.workspace, mounts.home]) args.push('--bind', sourceOf(host), inside);
   for (const directory of mounts.writableDirectories) args.push('--bind', sourceOf(directory), directory);
+  for (const { host, inside, writable } of mounts.placed) {
+    args.push(writable ? '--bind' : '--ro-bind', sourceOf(host), inside);
+  }
   // A mount point cannot be renamed: binding each directory between the workspace and a protected file onto
   // itself stops `mv data elsewhere && echo forged > data/file`, which a read-only file alone allows.
   const inWorkspace = (path: string) => join(mounts.workspace.inside, relative(mounts.workspace.host, path));

@@ -14,6 +14,7 @@ import {
   type BubblewrapMounts,
   type LauncherOptions,
   type MovedMount,
+  type PlacedDirectory,
 } from './sandbox-bubblewrap.js';
 import {
   DEFAULT_SAMPLE_INTERVAL_MS,
@@ -63,6 +64,12 @@ export interface SandboxOptions {
   workspace: string;
   /** Further writable directories, created when missing; at their host paths inside. */
   writableDirectories?: string[];
+  /**
+   * Host directories shown at fixed paths of their own inside a bubblewrap sandbox (created when missing), writable
+   * or read-only: a verifier's `/tests` and `/logs/verifier`. Without a sandbox a command finds them at their host
+   * paths (`placedPath`).
+   */
+  placedDirectories?: PlacedDirectory[];
   /** HOME, writable, at `/home/agent` inside; default `<stateDirectory>/home`. */
   homeDirectory?: string;
   /** Files or directories in the workspace (absolute, or relative to it) that must stay as they are. */
@@ -188,6 +195,10 @@ export class Sandbox {
     const stateDirectory = createdDirectory(options.stateDirectory);
     const homeDirectory = createdDirectory(options.homeDirectory ?? join(stateDirectory, 'home'));
     const writableDirectories = (options.writableDirectories ?? []).map(createdDirectory);
+    const placed = (options.placedDirectories ?? []).map((directory) => ({
+      ...directory,
+      host: createdDirectory(directory.host),
+    }));
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((path) => protectedPath(workspace, path));
     const requestedHidden = (options.hiddenDirectories ?? []).flatMap((path) => {
       let real: string;
@@ -251,6 +262,7 @@ export class Sandbox {
       home: { host: homeDirectory, inside: SANDBOX_HOME },
       state: { host: stateDirectory, inside: SANDBOX_STATE },
       writableDirectories,
+      placed,
       readOnlyPaths,
       readableDirectories: readable,
       hiddenDirectories: hidden.filter((path) => !hiddenFiles.includes(path)),
@@ -301,6 +313,7 @@ export class Sandbox {
       homeDirectory,
       stateDirectory,
       ...writableDirectories,
+      ...placed.map((directory) => directory.host),
       ...readable.map((mount) => mount.host),
     ]);
     try {
@@ -365,9 +378,21 @@ export class Sandbox {
     return hostPath;
   }
 
+  /** Where a command finds a placed directory: its inside path in a bubblewrap sandbox, else its host path. */
+  placedPath(inside: string): string {
+    const directory = this.mounts.placed.find((candidate) => candidate.inside === inside);
+    if (!directory) throw new Error(`no directory is placed at ${inside}`);
+    return this.bubblewrap === null ? directory.host : directory.inside;
+  }
+
   /** What the agents write, and what the disk limit measures. */
   private get writableDirectories(): string[] {
-    return [this.mounts.workspace.host, this.mounts.home.host, ...this.mounts.writableDirectories];
+    return [
+      this.mounts.workspace.host,
+      this.mounts.home.host,
+      ...this.mounts.writableDirectories,
+      ...this.mounts.placed.filter((directory) => directory.writable).map((directory) => directory.host),
+    ];
   }
 
   run(command: SandboxCommand): Promise<SandboxResult> {

@@ -374,7 +374,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
 }
 
 /** Waits for every piece of work, so none is still writing when the run closes; then throws the first failure. */
-async function settleAll<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> {
+export async function settleAll<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> {
   const settled = await Promise.allSettled(work);
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;

@@ -127,6 +127,14 @@ function evaluatedModels(
       `${registry.file}: no generation is registered; run the loop first (mass rsi), or name the models to compare in evaluation.models`,
     );
   }
+  return generationModels(config, generations);
+}
+
+/** Generations of the registry as models to serve: each on the executor's server, under the name it is served as. */
+export function generationModels(
+  config: RunConfig,
+  generations: readonly ModelGeneration[],
+): EvaluatedModel[] {
   const executor = config.roles.executor;
   return generations.map((generation) => ({
     name: generation.name,

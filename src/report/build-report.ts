@@ -6,12 +6,14 @@ import { html } from '../html/html.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { page } from './page.js';
 import { readRunForReport, type RunReportData } from './read-run.js';
+import { benchmarkSection } from './sections/benchmark-section.js';
 import { evaluationSection } from './sections/evaluation-section.js';
 import { innerLoopSection } from './sections/inner-loop-section.js';
 import { outerLoopSection } from './sections/outer-loop-section.js';
 import { runSection } from './sections/run-section.js';
 import { searchCoverageSection } from './sections/search-coverage-section.js';
 import { trainingSection } from './sections/training-section.js';
+import { workflowInformationSection } from './sections/workflow-information-section.js';
 
 /** Where `mass report` writes by default: beside the run's records. */
 export const REPORT_FILE = 'report.html';
@@ -31,8 +33,9 @@ export async function renderReport(data: RunReportData, generatedAt = new Date()
       </section>`
     : '';
   const body = html`${notes} ${await runSection(data)} ${await innerLoopSection(data)}
-  ${await searchCoverageSection(data)} ${await outerLoopSection(data)} ${await trainingSection(data)}
-  ${await evaluationSection(data)}`;
+  ${await searchCoverageSection(data)} ${await workflowInformationSection(data)}
+  ${await outerLoopSection(data)} ${await trainingSection(data)} ${await evaluationSection(data)}
+  ${await benchmarkSection(data)}`;
   return page({
     title: `mass report: ${data.name}`,
     subtitle: `${data.directory} · generated ${generatedAt.toISOString()}`,
@@ -40,9 +43,11 @@ export async function renderReport(data: RunReportData, generatedAt = new Date()
       ['run', 'Run'],
       ['inner-loop', 'Inner loop'],
       ['search-coverage', 'Search coverage'],
+      ['workflow-information', 'Task information'],
       ['outer-loop', 'Outer loop'],
       ['training', 'Training'],
       ['evaluation', 'Evaluation'],
+      ['benchmarks', 'Benchmarks'],
       ...(data.notes.length
         ? ([['notes', `Not shown (${data.notes.length})`]] as Array<[string, string]>)
         : []),

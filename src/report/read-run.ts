@@ -1,7 +1,16 @@
+import {
+  BENCHMARKS_FOLDER,
+  BenchmarkSummaryRecord,
+  type BenchmarkSummary,
+} from '../benchmark/benchmark-records.js';
 import { basename, join, resolve } from 'node:path';
 
 import YAML from 'yaml';
 
+import {
+  WorkflowInformationRecord,
+  type WorkflowInformation,
+} from '../analyze/workflow-information-record.js';
 import { RunConfig } from '../config/run-config.js';
 import { readTaskOuterLoop, type TaskOuterLoop } from '../distill/generation/task-outer-loop.js';
 import { TrainingDataStats, type TrainingDataStats as DataStats } from '../distill/training-data-stats.js';
@@ -20,6 +29,7 @@ import {
   runFiles,
   searchRepeatsPath,
   searchResultPath,
+  workflowInformationPath,
 } from '../store/run-paths.js';
 import type { ModelGeneration } from '../train/model-generation.js';
 import { ModelRegistry } from '../train/registry.js';
@@ -57,6 +67,10 @@ export interface RunReportData {
   searches: TaskSearchResult[];
   /** The searches' reruns that measure their noise (`repeats.json`), for the tasks that have them. */
   searchRepeats: TaskRepeats[];
+  /** Where each analysed generation's designs carry their task information (`mass analyze workflows`). */
+  workflowInformation: WorkflowInformation[];
+  /** Every `mass benchmark` summary of the run (`benchmarks/<benchmark>/summary-<agent>.json`). */
+  benchmarks: BenchmarkSummary[];
   outerLoops: TaskOuterLoop[];
   datasets: GenerationDataset[];
   evaluations: ReportEvaluation[];
@@ -73,6 +87,8 @@ export async function readRunForReport(directory: string): Promise<RunReportData
   const rsiSummary = await files.record(RsiSummaryRecord, runFiles.rsiSummary);
   const searches = await readSearches(files);
   const searchRepeats = await readSearchRepeats(files);
+  const workflowInformation = await readWorkflowInformation(files);
+  const benchmarks = await readBenchmarks(files);
   const outerLoops = await readOuterLoops(files);
   const datasets = await readDatasets(files);
   const evaluationNames = await files.folders(runFiles.evaluation);
@@ -105,6 +121,8 @@ export async function readRunForReport(directory: string): Promise<RunReportData
     tokens,
     searches,
     searchRepeats,
+    workflowInformation,
+    benchmarks,
     outerLoops,
     datasets,
     evaluations,
@@ -171,6 +189,32 @@ async function readSearchRepeats(files: RunFiles): Promise<TaskRepeats[]> {
     }
   }
   return repeats;
+}
+
+/** Every generation's `analysis/workflows/<generation>.json`; a run never analysed has none, which is no note. */
+async function readWorkflowInformation(files: RunFiles): Promise<WorkflowInformation[]> {
+  const analyses: WorkflowInformation[] = [];
+  for (const name of await files.files(join(runFiles.analysis, 'workflows'), '.json')) {
+    const record = await files.record(
+      WorkflowInformationRecord,
+      workflowInformationPath(name.slice(0, -'.json'.length)),
+    );
+    if (record) analyses.push(record);
+  }
+  return analyses;
+}
+
+/** Every benchmark's summaries; a run never benchmarked has none, which is no note. */
+async function readBenchmarks(files: RunFiles): Promise<BenchmarkSummary[]> {
+  const summaries: BenchmarkSummary[] = [];
+  for (const benchmark of await files.folders(BENCHMARKS_FOLDER)) {
+    for (const name of await files.files(join(BENCHMARKS_FOLDER, benchmark), '.json')) {
+      if (!name.startsWith('summary-')) continue;
+      const record = await files.record(BenchmarkSummaryRecord, join(BENCHMARKS_FOLDER, benchmark, name));
+      if (record) summaries.push(record);
+    }
+  }
+  return summaries;
 }
 
 async function readOuterLoops(files: RunFiles): Promise<TaskOuterLoop[]> {

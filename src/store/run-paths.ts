@@ -49,6 +49,8 @@ export const runFiles = {
   distill: 'distill',
   evaluation: 'evaluation',
   train: 'train',
+  /** Analyses of the run's records (`mass analyze`) and what they cache. */
+  analysis: 'analysis',
 } as const;
 
 /** An episode of the run outside any evaluation: `episodes/<id>`. */
@@ -147,4 +149,14 @@ export function evaluationPath(name: string, entry?: keyof typeof evaluationFile
   return entry === undefined
     ? join(runFiles.evaluation, name)
     : join(runFiles.evaluation, name, evaluationFiles[entry]);
+}
+
+/** Where a generation's workflow information (`mass analyze workflows`) is written: `analysis/workflows/<generation>.json`. */
+export function workflowInformationPath(generation: string): string {
+  return join(runFiles.analysis, 'workflows', `${generation}.json`);
+}
+
+/** Embeddings fetched from an endpoint for one model, one line per text hash: `analysis/embeddings/<key>.jsonl`. */
+export function embeddingCachePath(key: string): string {
+  return join(runFiles.analysis, 'embeddings', `${key}.jsonl`);
 }

@@ -6,7 +6,8 @@ import { z } from 'zod';
 
 import { SystemError, UserError } from '../errors.js';
 import { copyForGrading, type LeftOutOfGrading } from './grading-copy.js';
-import { isDirectory, type LoadedTask } from './load-task.js';
+import { isDirectory } from './file-kind.js';
+import type { LoadedTask } from './load-task.js';
 import { runPython } from './python.js';
 
 /**

@@ -2,15 +2,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 import { errorMessage, UserError } from '../errors.js';
-import {
-  isDirectory,
-  isFile,
-  loadTask,
-  readYamlFile,
-  SUITE_FILE,
-  TASK_FILE,
-  type LoadedTask,
-} from './load-task.js';
+import { isDirectory, isFile } from './file-kind.js';
+import { loadTask, readYamlFile, SUITE_FILE, TASK_FILE, type LoadedTask } from './load-task.js';
 import { SuiteManifest } from './suite-manifest.js';
 
 export interface LoadedSuite {

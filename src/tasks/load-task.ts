@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { parseDocument } from 'yaml';
@@ -6,6 +6,9 @@ import type { z } from 'zod';
 
 import { UserError } from '../errors.js';
 import type { TeamDesign } from '../workflow/workflow.js';
+import { isFile } from './file-kind.js';
+import { harborLoadedTask } from './harbor-loaded-task.js';
+import { isHarborTaskDir, loadHarborTask, type HarborTask } from './harbor-task.js';
 import { DOMAIN_JUDGES, type ResolvedJudge } from './judge-defaults.js';
 import { TaskManifest, withheldFolders } from './manifest.js';
 import { describeIssues } from './manifest-errors.js';
@@ -29,6 +32,8 @@ export interface LoadedTask {
   withheldDirs: string[];
   /** The suite's own teacher directive (its `suite.yaml`'s `teacherDirective`); null: this project's. */
   teacherDirective: string | null;
+  /** A task in Harbor's format (`task.toml`), run as its instruction alone; absent for a task.yaml task. */
+  harbor?: HarborTask;
 }
 
 /** Parses a YAML file and validates it with `schema`; every problem becomes one line naming the file and field. */
@@ -65,10 +70,16 @@ async function readTextOrThrow(file: string): Promise<string> {
   }
 }
 
-/** Loads and checks one task folder: the manifest, its prompt, and that every file it names exists. */
+/**
+ * Loads and checks one task folder: the manifest, its prompt, and that every file it names exists. A folder with a
+ * Harbor task.toml and no task.yaml is a Harbor task (`harbor-loaded-task.ts`).
+ */
 export async function loadTask(taskDir: string): Promise<LoadedTask> {
   const dir = path.resolve(taskDir);
   const manifestPath = path.join(dir, TASK_FILE);
+  if (!(await isFile(manifestPath)) && (await isHarborTaskDir(dir))) {
+    return harborLoadedTask(await loadHarborTask(dir));
+  }
   const manifest = await readYamlFile(manifestPath, TaskManifest);
   const problems: string[] = [];
   const field = (name: string, message: string) =>
@@ -168,20 +179,4 @@ async function suiteSettings(
     }
   }
   return { withheldDirs: suite.withheld.map((folder) => path.join(suiteDir, folder)), teacherDirective };
-}
-
-export async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-export async function isDirectory(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -8,6 +8,10 @@ import type { TaskNetwork } from './task-network.js';
  */
 export function renderTaskPrompt(task: LoadedTask): string {
   const { manifest } = task;
+  // A Harbor task's instruction is the whole task, as its benchmark gives it; only the environment is said.
+  if (task.harbor) {
+    return `${task.prompt.trimEnd()}\n\n## Environment\n\nYou work in the current folder. Python 3 (call \`python3\`) with ${manifest.environment.packages.join(', ')}, bash and the usual command-line tools. ${networkSentence(manifest.environment.network)}\n`;
+  }
   const sections = [
     task.prompt.trimEnd(),
     '## Deliverables',

@@ -1,7 +1,11 @@
+import { BENCHMARKS_FOLDER } from '../benchmark/benchmark-records.js';
 import { evaluationFiles, runFiles } from '../store/run-paths.js';
 import { encodePath, isRunName } from './view-paths.js';
 
-/** Where an episode's folder is in the run: `episodes/<id>`, or `evaluation/<name>/episodes/<id>` for an evaluation's. */
+/**
+ * Where an episode's folder is in the run: `episodes/<id>`, `evaluation/<name>/episodes/<id>` for an evaluation's, or
+ * `benchmarks/<benchmark>/episodes/<id>` for a benchmark trial's.
+ */
 export interface EpisodeLocation {
   id: string;
   /** Relative to the run directory, one name per segment. */
@@ -14,7 +18,7 @@ export function episodeLocation(segments: readonly string[]): EpisodeLocation | 
   }
   if (
     segments.length === 4 &&
-    segments[0] === runFiles.evaluation &&
+    (segments[0] === runFiles.evaluation || segments[0] === BENCHMARKS_FOLDER) &&
     segments[2] === evaluationFiles.episodes &&
     isRunName(segments[1]!) &&
     isRunName(segments[3]!)

@@ -5,6 +5,8 @@ import { errorMessage } from '../errors.js';
 import { html } from '../html/html.js';
 import { episodeLocation, episodeLocationOfDir } from './episode-location.js';
 import { page } from './layout.js';
+import { BENCHMARKS_FOLDER } from '../benchmark/benchmark-records.js';
+import { benchmarkPage } from './pages/benchmark-page.js';
 import { comparePage } from './pages/compare-page.js';
 import { runCrumbs } from './pages/crumbs.js';
 import { episodeListPage } from './pages/episode-list-page.js';
@@ -63,6 +65,8 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   if (first === 'episodes' && segments.length === 1) return htmlResponse(await episodeListPage(root));
   if (first === 'evaluation' && segments.length === 2 && isRunName(second!))
     return htmlResponse(await episodeListPage(root, second));
+  if (first === BENCHMARKS_FOLDER && segments.length === 2 && isRunName(second!))
+    return htmlResponse(await benchmarkPage(root, second!));
   if (first === 'generations' && segments.length === 2 && isRunName(second!))
     return htmlResponse(await generationPage(root, second!));
   if (first === 'generations' && segments.length === 3 && isRunName(second!) && isRunName(third!)) {
@@ -73,7 +77,7 @@ async function route(root: string, url: URL): Promise<ViewerResponse> {
   }
 
   // An episode: `<episode folder>/`, `<episode folder>/files/<path>` or `<episode folder>/raw/<path>`.
-  const length = first === 'evaluation' ? 4 : 2;
+  const length = first === 'evaluation' || first === BENCHMARKS_FOLDER ? 4 : 2;
   const location = episodeLocation(segments.slice(0, length));
   if (location === undefined || !(await isDirectory(join(root, ...location.segments)))) return refused;
   const rest = segments.slice(length);

@@ -37,6 +37,8 @@ const LAYERS = [
   'hosting',
   'rsi',
   'evaluate',
+  'analyze',
+  'benchmark',
   'report',
   'compare',
   'view',

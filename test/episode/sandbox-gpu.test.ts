@@ -95,6 +95,7 @@ function mounts(devices: BubblewrapMounts['devices']): BubblewrapMounts {
     home: { host: '/srv/home', inside: '/home/agent' },
     state: moved('/srv/state'),
     writableDirectories: [],
+    placed: [],
     readOnlyPaths: [],
     readableDirectories: [],
     hiddenDirectories: [],

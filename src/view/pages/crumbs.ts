@@ -20,10 +20,13 @@ export function taskCrumbs(generation: string, task: string): Crumbs {
 
 export function episodeCrumbs(location: EpisodeLocation, task?: string): Crumbs {
   const list: Crumbs =
-    location.segments[0] === 'evaluation'
+    location.segments[0] === 'evaluation' || location.segments[0] === 'benchmarks'
       ? [
           ...runCrumbs(),
-          [`evaluation ${location.segments[1]!}`, `/evaluation/${encodePath([location.segments[1]!])}/`],
+          [
+            `${location.segments[0] === 'evaluation' ? 'evaluation' : 'benchmark'} ${location.segments[1]!}`,
+            `/${location.segments[0]}/${encodePath([location.segments[1]!])}/`,
+          ],
         ]
       : [...runCrumbs(), ['episodes', '/episodes/']];
   return [...list, [task ? `${location.id} (${task})` : location.id, '']];

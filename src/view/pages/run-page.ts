@@ -1,3 +1,4 @@
+import { BENCHMARKS_FOLDER } from '../../benchmark/benchmark-records.js';
 import { errorMessage } from '../../errors.js';
 import { html } from '../../html/html.js';
 import { RunFiles } from '../../store/run-files.js';
@@ -39,6 +40,9 @@ export async function runPage(root: string): Promise<string> {
       (await folderNames(root, evaluationPath(name, 'episodes'))).length,
     ]);
   }
+  const benchmarkRows = (await folderNames(root, BENCHMARKS_FOLDER)).map((name) => [
+    link(`/${BENCHMARKS_FOLDER}/${encodePath([name])}/`, name),
+  ]);
   const body = html` <section id="generations">
       <h2>Generations</h2>
       ${table(['generation', 'parent', 'served as', 'tasks'], rows, 'no generation has started')}
@@ -50,6 +54,10 @@ export async function runPage(root: string): Promise<string> {
     <section id="evaluations">
       <h2>Evaluations</h2>
       ${table(['evaluation', 'episodes'], evaluationRows, 'no evaluation in this run')}
+    </section>
+    <section id="benchmarks">
+      <h2>Benchmarks</h2>
+      ${table(['benchmark'], benchmarkRows, 'no benchmark in this run (mass benchmark)')}
     </section>
     <section id="configuration">
       <h2>Configuration</h2>

@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+
+import { z } from 'zod';
+
+import { Interval } from '../statistics/interval.js';
+import { defineRecord } from '../store/record.js';
+import { Verification } from './verifier.js';
+
+/**
+ * Who works a benchmark's tasks: a generation's model as a team (the `agent` tool available, no design: the bare
+ * instruction, the paper's condition) or alone (`single-agent`), or Harbor's two reference agents: `oracle` runs the
+ * task's solution/solve.sh, `nop` does nothing. The reference agents check a dataset, not a model.
+ */
+export const BenchmarkAgent = z.enum(['team', 'single-agent', 'oracle', 'nop']);
+export type BenchmarkAgent = z.infer<typeof BenchmarkAgent>;
+
+export function usesModel(agent: BenchmarkAgent): boolean {
+  return agent === 'team' || agent === 'single-agent';
+}
+
+/** One trial: an agent's run of one task (an episode for a model, a script for oracle and nop). */
+export const BenchmarkTrial = z
+  .object({
+    schemaVersion: z.literal(1),
+    kind: z.literal('benchmark-trial'),
+    benchmark: z.string(),
+    task: z.string(),
+    agent: BenchmarkAgent,
+    /** The generation for a model's trial; the agent's name for oracle and nop. */
+    label: z.string(),
+    trial: z.number().int().nonnegative(),
+    /** The same for every label's trial of this number: trials are paired across generations. */
+    samplingSeed: z.number().int(),
+    /** The trial's folder in the run directory (an episode's, for a model). */
+    dir: z.string(),
+    /** `finished`: the agent's run ended on its own; anything else says how it ended (timeout, failed, …). */
+    status: z.string(),
+    failure: z.string().nullable(),
+    /** Output tokens from the proxy log, every thread counted; 0 for oracle and nop. */
+    outputTokens: z.number().int().nonnegative(),
+    delegations: z.number().int().nonnegative(),
+    wallSeconds: z.number().nonnegative(),
+  })
+  .strict();
+export type BenchmarkTrial = z.infer<typeof BenchmarkTrial>;
+
+/** A trial with its verification. */
+export const VerifiedTrial = BenchmarkTrial.extend({ verification: Verification }).strict();
+export type VerifiedTrial = z.infer<typeof VerifiedTrial>;
+
+export const SkippedTask = z.object({ task: z.string(), reason: z.string() }).strict();
+export type SkippedTask = z.infer<typeof SkippedTask>;
+
+const Ratio = z.object({ value: z.number().nullable(), interval: Interval.nullable() }).strict();
+
+/** One label's figures on one benchmark. */
+export const BenchmarkFigures = z
+  .object({
+    label: z.string(),
+    agent: BenchmarkAgent,
+    trials: z.number().int(),
+    tasks: z.number().int(),
+    /** Trials whose verifier gave no reward (no-reward, bad-reward, timeout, crashed): counted as 0 in the mean. */
+    unscored: z.number().int(),
+    /** Mean over tasks of each task's mean reward; the interval resamples tasks (the task is the unit). */
+    meanReward: z.number().nullable(),
+    meanRewardInterval: Interval.nullable(),
+    meanOutputTokens: z.number(),
+    /** 1,000 × Σ reward / Σ output tokens over the trials; null without output tokens. */
+    rewardPerThousandTokens: z.number().nullable(),
+    /** This label's reward per 1,000 tokens over the reference label's, with a bootstrap interval over tasks. */
+    ratioToReference: Ratio.nullable(),
+    /** Share of trials in which the model delegated at least once. */
+    delegationRate: z.number().nullable(),
+    meanDelegations: z.number(),
+  })
+  .strict();
+export type BenchmarkFigures = z.infer<typeof BenchmarkFigures>;
+
+export const TaskRow = z
+  .object({
+    task: z.string(),
+    label: z.string(),
+    trials: z.number().int(),
+    meanReward: z.number().nullable(),
+    meanOutputTokens: z.number(),
+    statuses: z.record(z.string(), z.number().int()),
+  })
+  .strict();
+export type TaskRow = z.infer<typeof TaskRow>;
+
+export const BenchmarkSummary = z
+  .object({
+    benchmark: z.string(),
+    /** The dataset folders the tasks came from. */
+    sources: z.array(z.string()),
+    agent: BenchmarkAgent,
+    trialsPerTask: z.number().int(),
+    /** The label every ratio is taken to (the first generation), null for the reference agents. */
+    reference: z.string().nullable(),
+    /** Whose numbers these are when a stand-in played the model (the toy): null for a real model. */
+    standIn: z.string().nullable(),
+    tasks: z.array(z.string()),
+    skipped: z.array(SkippedTask),
+    figures: z.array(BenchmarkFigures),
+    perTask: z.array(TaskRow),
+    trials: z.array(VerifiedTrial),
+    bootstrap: z.object({ seed: z.number().int(), resamples: z.number().int() }).strict(),
+  })
+  .strict();
+export type BenchmarkSummary = z.infer<typeof BenchmarkSummary>;
+
+export const BenchmarkSummaryRecord = defineRecord({
+  kind: 'benchmark-summary',
+  version: 1,
+  schema: BenchmarkSummary,
+});
+
+export const BENCHMARKS_FOLDER = 'benchmarks';
+
+/** Where a benchmark's records are in the run directory: `benchmarks/<benchmark>/…`. */
+export function benchmarkPath(benchmark: string, ...rest: string[]): string {
+  return join(BENCHMARKS_FOLDER, benchmark, ...rest);
+}

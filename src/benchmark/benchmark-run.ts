@@ -1,0 +1,326 @@
+import { join } from 'node:path';
+
+import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
+import { episodeSettings } from '../config/episode-settings.js';
+import { evaluationConfig } from '../config/evaluation-settings.js';
+import { outageSettings } from '../config/fault-tolerance.js';
+import type { RunConfig } from '../config/run-config.js';
+import type { EpisodeOptions } from '../episode/run-episode.js';
+import { generationModels, type EvaluatedModel } from '../evaluate/evaluation-plan.js';
+import { settleAll } from '../evaluate/evaluate-run.js';
+import { serveEvaluation, type ServedEvaluation, type ServedModel } from '../evaluate/serve-evaluation.js';
+import { modelKind } from '../hosting/model-kind.js';
+import { Semaphore } from '../model/concurrency.js';
+import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
+import { outageGateFor, runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
+import { episodePath } from '../store/run-paths.js';
+import type { Run } from '../store/run-store.js';
+import { harborLoadedTask } from '../tasks/harbor-loaded-task.js';
+import type { HarborTask } from '../tasks/harbor-task.js';
+import type { LoadedTask } from '../tasks/load-task.js';
+import { ModelRegistry } from '../train/registry.js';
+import { benchmarkFigures, taskRows } from './benchmark-figures.js';
+import {
+  BenchmarkSummaryRecord,
+  BenchmarkTrial,
+  benchmarkPath,
+  usesModel,
+  VerifiedTrial,
+  type BenchmarkAgent,
+  type BenchmarkSummary,
+  type SkippedTask,
+} from './benchmark-records.js';
+import { runReferenceAgent } from './reference-agents.js';
+import { taskEnvironment, type InternetPolicy } from './task-environment.js';
+import { verifyTrial } from './verifier.js';
+
+/** The tasks of one benchmark (a dataset folder, or the tasks given one by one). */
+export interface BenchmarkDataset {
+  name: string;
+  sources: string[];
+  tasks: HarborTask[];
+}
+
+export type BenchmarkProgress =
+  | { kind: 'planned'; benchmark: string; trials: number; skipped: SkippedTask[] }
+  | { kind: 'finished'; what: 'trial' | 'verification' };
+
+export interface BenchmarkRunOptions {
+  run: Run<RunConfig>;
+  datasets: BenchmarkDataset[];
+  agent: BenchmarkAgent;
+  /** The registry's generations that work the tasks (default every one); ignored by oracle and nop. */
+  generations?: string[];
+  trials: number;
+  internet: InternetPolicy;
+  /** Images whose environment the host provides. */
+  hostCompatibleImages: string[];
+  /** Where the episodes run (default: in this process); the configuration's `execution` back-end. */
+  episodes?: EpisodeBackend;
+  onProgress?: (event: BenchmarkProgress) => void;
+}
+
+const BOOTSTRAP = { resamples: 2000 };
+
+/**
+ * Runs Harbor-format benchmarks on a run's generations: every runnable task, `trials` times per generation with the
+ * same sampling seeds across generations, each trial verified by its task's tests in a fresh sandbox. Every trial and
+ * every verification is a step under `benchmarks/<benchmark>/`, so a killed benchmark goes on where it stopped;
+ * episodes wait out model-server outages as the evaluation's do. Tasks that cannot run here are listed with the
+ * reason in the summary, never dropped.
+ */
+export async function runBenchmarks(options: BenchmarkRunOptions): Promise<BenchmarkSummary[]> {
+  const { run, agent } = options;
+  const { config } = run;
+  const report = options.onProgress ?? (() => {});
+  const registry = await ModelRegistry.open(run.directory);
+  const models = usesModel(agent) ? generationsOf(config, registry, options.generations) : [];
+  const served: ServedEvaluation | null = usesModel(agent)
+    ? await serveEvaluation(config, modelKind(config).host, models, [], { selfJudge: false, registry })
+    : null;
+  const gates = new Map<string, OutageGate>();
+  const gateOf = (model: ServedModel) => {
+    let gate = gates.get(model.baseUrl);
+    if (!gate) {
+      gate = outageGateFor(model, outageSettings(config), run.path('benchmarks', 'outages.jsonl'));
+      gates.set(model.baseUrl, gate);
+    }
+    return gate;
+  };
+  const slots = new Semaphore(evaluationConfig(config).concurrency.episodes);
+  const verifierSlots = new Semaphore(2);
+  const labels = usesModel(agent) ? models.map((model) => model.name) : [agent];
+  const seeds = dataSeeds(config);
+  const summaries: BenchmarkSummary[] = [];
+  try {
+    for (const dataset of options.datasets) {
+      const skipped: SkippedTask[] = [];
+      const runnable: Array<{ task: LoadedTask; network: EpisodeOptions['network'] }> = [];
+      for (const harbor of dataset.tasks) {
+        const environment = taskEnvironment(harbor, options.hostCompatibleImages, options.internet);
+        if (environment.kind === 'skipped') skipped.push({ task: harbor.name, reason: environment.reason });
+        else runnable.push({ task: harborLoadedTask(harbor), network: environment.network });
+      }
+      report({
+        kind: 'planned',
+        benchmark: dataset.name,
+        trials: runnable.length * labels.length * options.trials,
+        skipped,
+      });
+      const work: Array<Promise<VerifiedTrial>> = [];
+      for (const { task, network } of runnable) {
+        for (const label of labels) {
+          for (let trial = 0; trial < options.trials; trial++) {
+            const identity: TrialIdentity = {
+              benchmark: dataset.name,
+              task,
+              agent,
+              label,
+              trial,
+              samplingSeed: config.seed + trial,
+              dataSeed: taskDataSeed(seeds, task.manifest.id),
+            };
+            work.push(
+              (async () => {
+                const release = await slots.acquire();
+                let ran: BenchmarkTrial;
+                try {
+                  ran = await trialStep(run, identity, () => {
+                    if (!usesModel(agent)) return referenceTrial(run, identity);
+                    const model = served!.models.get(label)!;
+                    return modelTrial(run, identity, { model, gate: gateOf(model), network, options });
+                  });
+                } finally {
+                  release();
+                  report({ kind: 'finished', what: 'trial' });
+                }
+                const releaseVerifier = await verifierSlots.acquire();
+                try {
+                  return await verificationStep(run, identity, ran);
+                } finally {
+                  releaseVerifier();
+                  report({ kind: 'finished', what: 'verification' });
+                }
+              })(),
+            );
+          }
+        }
+      }
+      const trials = await settleAll(work);
+      const reference = usesModel(agent) ? labels[0]! : null;
+      const summary: BenchmarkSummary = {
+        benchmark: dataset.name,
+        sources: dataset.sources,
+        agent,
+        trialsPerTask: options.trials,
+        reference,
+        standIn: served ? ([...served.models.values()][0]?.standIn ?? null) : null,
+        tasks: runnable.map(({ task }) => task.manifest.id),
+        skipped,
+        figures: benchmarkFigures(trials, { ...BOOTSTRAP, seed: config.seed, reference }),
+        perTask: taskRows(trials),
+        trials,
+        bootstrap: { ...BOOTSTRAP, seed: config.seed },
+      };
+      await BenchmarkSummaryRecord.write(
+        run.path(benchmarkPath(dataset.name, `summary-${agent}.json`)),
+        summary,
+      );
+      summaries.push(summary);
+    }
+  } finally {
+    await Promise.allSettled([...gates.values()].map((gate) => gate.close()));
+    await served?.close();
+  }
+  return summaries;
+}
+
+interface TrialIdentity {
+  benchmark: string;
+  task: LoadedTask;
+  agent: BenchmarkAgent;
+  label: string;
+  trial: number;
+  samplingSeed: number;
+  dataSeed: number;
+}
+
+/** `benchmarks/<benchmark>/<trial|verify>/<agent>/<label>/<task>/<trial>`: a trial's or a verification's step. */
+function stepKey(identity: TrialIdentity, kind: 'trial' | 'verify'): string {
+  const { agent, label, task, trial } = identity;
+  return `${benchmarkPath(identity.benchmark)}/${kind}/${agent}/${label}/${task.manifest.id}/${trial}`;
+}
+
+function trialId(identity: TrialIdentity): string {
+  return `${identity.label}-${identity.task.manifest.id}-${identity.trial}`;
+}
+
+/** A trial's folder: an episode folder for a model (`episodes/<id>`, as the queue's jobs require), else `trials/<id>`. */
+function trialDir(identity: TrialIdentity): string {
+  const folder = usesModel(identity.agent) ? 'episodes' : 'trials';
+  return benchmarkPath(identity.benchmark, folder, `${identity.agent}-${trialId(identity)}`);
+}
+
+function trialStep(
+  run: Run<RunConfig>,
+  identity: TrialIdentity,
+  work: () => Promise<BenchmarkTrial>,
+): Promise<BenchmarkTrial> {
+  return run.step(stepKey(identity, 'trial'), work, { output: BenchmarkTrial });
+}
+
+function trialRecord(
+  identity: TrialIdentity,
+  outcome: Pick<BenchmarkTrial, 'status' | 'failure' | 'outputTokens' | 'delegations' | 'wallSeconds'>,
+): BenchmarkTrial {
+  return {
+    schemaVersion: 1,
+    kind: 'benchmark-trial',
+    benchmark: identity.benchmark,
+    task: identity.task.manifest.id,
+    agent: identity.agent,
+    label: identity.label,
+    trial: identity.trial,
+    samplingSeed: identity.samplingSeed,
+    dir: trialDir(identity),
+    ...outcome,
+  };
+}
+
+async function referenceTrial(run: Run<RunConfig>, identity: TrialIdentity): Promise<BenchmarkTrial> {
+  const outcome = await runReferenceAgent({
+    agent: identity.agent as 'oracle' | 'nop',
+    task: identity.task,
+    trialDir: run.path(trialDir(identity)),
+    dataSeed: identity.dataSeed,
+    sandbox: run.config.sandbox,
+  });
+  return trialRecord(identity, { ...outcome, outputTokens: 0, delegations: 0 });
+}
+
+/** The generation's model works the bare instruction in an episode, through the configured back-end. */
+async function modelTrial(
+  run: Run<RunConfig>,
+  identity: TrialIdentity,
+  context: {
+    model: ServedModel;
+    gate: OutageGate;
+    network: EpisodeOptions['network'];
+    options: BenchmarkRunOptions;
+  },
+): Promise<BenchmarkTrial> {
+  const { model } = context;
+  const harbor = identity.task.harbor!;
+  const dir = trialDir(identity);
+  const settings = episodeSettings(run.config);
+  const options: EpisodeOptions = {
+    ...settings,
+    taskDir: identity.task.dir,
+    teacher: false,
+    singleAgent: identity.agent === 'single-agent',
+    model: model.model,
+    baseUrl: model.baseUrl,
+    apiKey: model.apiKey,
+    seed: identity.samplingSeed,
+    dataSeed: identity.dataSeed,
+    outDir: run.path(dir),
+    hiddenDirectories: [run.directory],
+    timeoutSeconds: harbor.agentTimeoutSec,
+    ...(harbor.memoryBytes === null ? {} : { memoryBytes: harbor.memoryBytes }),
+    ...(context.network === false || context.network === undefined ? {} : { network: context.network }),
+  };
+  const backend = context.options.episodes ?? localEpisodeBackend;
+  const { record } = await runEpisodeThroughOutages(
+    context.gate,
+    { id: trialId(identity), outDir: options.outDir },
+    () => backend.run({ stepKey: stepKey(identity, 'trial'), apiKeyEnv: model.apiKeyEnv, options }),
+  );
+  return trialRecord(identity, {
+    status: record.status === 'success' ? 'finished' : (record.failure?.kind ?? 'failed'),
+    failure: record.failure ? `${record.failure.kind}: ${record.failure.detail}` : null,
+    outputTokens: record.usage.total.completionTokens,
+    delegations: record.delegations,
+    wallSeconds: Math.round(record.timings.durationMs / 10) / 100,
+  });
+}
+
+function verificationStep(
+  run: Run<RunConfig>,
+  identity: TrialIdentity,
+  trial: BenchmarkTrial,
+): Promise<VerifiedTrial> {
+  return run.step(
+    stepKey(identity, 'verify'),
+    async () => {
+      const workspace = usesModel(identity.agent)
+        ? episodePath(run.path(trial.dir), 'workspace')
+        : join(run.path(trial.dir), 'workspace');
+      const verification = await verifyTrial({
+        task: identity.task.harbor!,
+        workspaceDir: workspace,
+        verifierDir: run.path(
+          benchmarkPath(identity.benchmark, 'verifier', `${identity.agent}-${trialId(identity)}`),
+        ),
+        sandbox: run.config.sandbox,
+      });
+      return { ...trial, verification };
+    },
+    { output: VerifiedTrial },
+  );
+}
+
+/**
+ * The registry's generations named (default all), as the evaluation serves them; a run without any (no loop has run)
+ * benchmarks the configured executor's model as `base`.
+ */
+function generationsOf(
+  config: RunConfig,
+  registry: ModelRegistry,
+  names: string[] | undefined,
+): EvaluatedModel[] {
+  const executor = config.roles.executor;
+  if (!names && registry.list().length === 0) {
+    return [{ name: 'base', servedAs: executor.model, parent: null, endpoint: executor }];
+  }
+  return generationModels(config, names ? names.map((name) => registry.require(name)) : registry.list());
+}

@@ -1,0 +1,67 @@
+import type { Interval } from '../statistics/interval.js';
+import { textTable } from '../text-table.js';
+import type { BenchmarkSummary } from './benchmark-records.js';
+
+/**
+ * The terminal summary of one benchmark: per label the mean reward with its interval over tasks, output tokens per
+ * trial, reward per 1,000 output tokens and its ratio to the reference, the delegation rate; then each task's row
+ * and the skipped tasks with their reasons. A stand-in's numbers (the toy model's) are marked as such.
+ */
+export function describeBenchmark(summary: BenchmarkSummary): string {
+  const toy = summary.standIn === null ? '' : ` (${summary.standIn} output: says nothing about a real model)`;
+  const lines = [
+    `Benchmark ${summary.benchmark}${toy}: ${summary.tasks.length} task(s), ${summary.trialsPerTask} trial(s) per task, agent ${summary.agent}` +
+      (summary.skipped.length > 0 ? `, ${summary.skipped.length} skipped` : ''),
+    '',
+    ...textTable(
+      [
+        'label',
+        'trials',
+        'mean reward [95 % over tasks]',
+        'unscored',
+        'output tokens/trial',
+        'reward/1k tokens',
+        `ratio to ${summary.reference ?? '-'} [95 %]`,
+        'delegation rate',
+      ],
+      summary.figures.map((figure) => [
+        figure.label,
+        String(figure.trials),
+        `${number(figure.meanReward, 3)} ${interval(figure.meanRewardInterval, 3)}`,
+        String(figure.unscored),
+        number(figure.meanOutputTokens, 0),
+        number(figure.rewardPerThousandTokens, 3),
+        figure.ratioToReference === null
+          ? '-'
+          : `${number(figure.ratioToReference.value, 2)} ${interval(figure.ratioToReference.interval, 2)}`,
+        figure.delegationRate === null ? '-' : `${Math.round(figure.delegationRate * 100)} %`,
+      ]),
+    ).map((line) => `  ${line}`),
+    '',
+    'Per task (mean reward, output tokens per trial, how the verifications ended):',
+    ...textTable(
+      ['task', 'label', 'reward', 'tokens', 'verifications'],
+      summary.perTask.map((row) => [
+        row.task,
+        row.label,
+        number(row.meanReward, 2),
+        number(row.meanOutputTokens, 0),
+        Object.entries(row.statuses)
+          .map(([status, count]) => `${status} ${count}`)
+          .join(', '),
+      ]),
+    ).map((line) => `  ${line}`),
+  ];
+  if (summary.skipped.length > 0) {
+    lines.push('', 'Skipped:', ...summary.skipped.map((skipped) => `  ${skipped.task}: ${skipped.reason}`));
+  }
+  return lines.join('\n');
+}
+
+function number(value: number | null, digits: number): string {
+  return value === null ? '-' : value.toFixed(digits);
+}
+
+function interval(value: Interval | null, digits: number): string {
+  return value === null ? '[-]' : `[${value.lower.toFixed(digits)}, ${value.upper.toFixed(digits)}]`;
+}

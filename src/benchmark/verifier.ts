@@ -1,0 +1,273 @@
+import { constants } from 'node:fs';
+import { cp, mkdir, open, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+import { z } from 'zod';
+
+import { errorMessage } from '../errors.js';
+import { Sandbox, type SandboxMode } from '../episode/sandbox.js';
+import { copyForGrading } from '../tasks/grading-copy.js';
+import type { HarborTask } from '../tasks/harbor-task.js';
+
+/** Where Harbor's verifier finds its tests and writes its reward, inside the sandbox. */
+export const TESTS_INSIDE = '/tests';
+export const VERIFIER_LOGS_INSIDE = '/logs/verifier';
+/** The most of a reward file, of stdout and of stderr that is read back. */
+const MAX_REWARD_BYTES = 64 * 1024;
+const OUTPUT_TAIL_BYTES = 8 * 1024;
+
+/**
+ * How a verification ended: `scored` (a reward file was read), `no-reward` (test.sh ended without writing one; an
+ * error, never a zero, as in Harbor), `bad-reward` (a reward file that is not one float, or not a JSON object of
+ * numbers), `timeout` (killed at the task's verifier timeout), `crashed` (test.sh failed without a reward, or the
+ * sandbox could not run it).
+ */
+export const VerificationStatus = z.enum(['scored', 'no-reward', 'bad-reward', 'timeout', 'crashed']);
+export type VerificationStatus = z.infer<typeof VerificationStatus>;
+
+export const Verification = z
+  .object({
+    status: VerificationStatus,
+    /** The trial's reward: reward.txt's float, or reward.json's `reward` (or its only number); null unless scored. */
+    reward: z.number().nullable(),
+    /** Every number reward.json gave, by name; null for reward.txt or no reward. */
+    rewards: z.record(z.string(), z.number()).nullable(),
+    /** Which file the reward came from. */
+    rewardFile: z.enum(['reward.txt', 'reward.json']).nullable(),
+    detail: z.string().nullable(),
+    exitCode: z.number().int().nullable(),
+    wallSeconds: z.number(),
+    /** The last lines test.sh printed (bounded), for the reader; never parsed. */
+    stdoutTail: z.string(),
+    stderrTail: z.string(),
+    /** Workspace entries the verifier was not shown (links, special files, past the copy's limits). */
+    leftOut: z.array(z.object({ path: z.string(), reason: z.string() }).strict()),
+  })
+  .strict();
+export type Verification = z.infer<typeof Verification>;
+
+export interface VerifyOptions {
+  task: HarborTask;
+  /** The trial's final workspace: copied, never changed. */
+  workspaceDir: string;
+  /** A new folder for the verifier's own files (`workspace/`, `tests/`, `logs/`, `sandbox/`). */
+  verifierDir: string;
+  sandbox: SandboxMode;
+}
+
+/**
+ * Harbor's verification of a finished trial, in a fresh sandbox: a copy of the final workspace (its links and
+ * special files left out) at `/workspace`, the task's `tests/` copied in only now at `/tests`, and an empty
+ * `/logs/verifier`; `bash /tests/test.sh` runs from the workspace under the task's verifier timeout, with the task's
+ * verifier environment and no network. The reward is then read from `/logs/verifier/reward.txt` (one float) or
+ * `reward.json` (an object of numbers), as Harbor reads them. Whatever test.sh printed or wrote, the result is a
+ * record: nothing of it is thrown.
+ */
+export async function verifyTrial(options: VerifyOptions): Promise<Verification> {
+  const { task, verifierDir } = options;
+  await rm(verifierDir, { recursive: true, force: true });
+  const workspace = path.join(verifierDir, 'workspace');
+  const tests = path.join(verifierDir, 'tests');
+  const logs = path.join(verifierDir, 'logs');
+  await mkdir(logs, { recursive: true });
+  const leftOut = await copyForGrading(options.workspaceDir, workspace);
+  await cp(path.join(task.dir, 'tests'), tests, { recursive: true });
+  const stdout = new OutputTail();
+  const stderr = new OutputTail();
+  const common = { leftOut, stdoutTail: '', stderrTail: '' };
+  let sandbox: Sandbox;
+  try {
+    sandbox = await Sandbox.open({
+      mode: options.sandbox,
+      workspace,
+      stateDirectory: path.join(verifierDir, 'sandbox'),
+      placedDirectories: [
+        { host: tests, inside: TESTS_INSIDE, writable: true },
+        { host: logs, inside: VERIFIER_LOGS_INSIDE, writable: true },
+      ],
+      warn: () => {},
+    });
+  } catch (error) {
+    return failed('crashed', `the verifier's sandbox did not open: ${errorMessage(error)}`, common);
+  }
+  let result;
+  try {
+    const testsPath = sandbox.placedPath(TESTS_INSIDE);
+    const logsPath = sandbox.placedPath(VERIFIER_LOGS_INSIDE);
+    result = await sandbox.run({
+      command: 'bash',
+      args: [path.join(testsPath, 'test.sh')],
+      env: {
+        ...task.verifierEnv,
+        TESTS_DIR: testsPath,
+        LOGS_DIR: logsPath,
+        WORKSPACE: sandbox.workspaceInside,
+      },
+      stdout: { onData: (chunk) => stdout.add(chunk) },
+      stderr: { onData: (chunk) => stderr.add(chunk) },
+      limits: {
+        wallClockSeconds: task.verifierTimeoutSec,
+        ...(task.memoryBytes === null ? {} : { memoryBytes: task.memoryBytes }),
+      },
+    });
+  } catch (error) {
+    return failed('crashed', `test.sh could not be run: ${errorMessage(error)}`, common);
+  } finally {
+    await sandbox.close();
+  }
+  const outputs = {
+    leftOut,
+    stdoutTail: stdout.text(),
+    stderrTail: stderr.text(),
+  };
+  const ran = { exitCode: result.exitCode, wallSeconds: round(result.wallSeconds) };
+  if (result.timedOut) {
+    return {
+      ...failed('timeout', `test.sh ran past the verifier's ${task.verifierTimeoutSec} s`, outputs),
+      ...ran,
+    };
+  }
+  const reward = await readReward(logs);
+  if (reward.kind === 'scored') {
+    return {
+      status: 'scored',
+      reward: reward.reward,
+      rewards: reward.rewards,
+      rewardFile: reward.file,
+      detail:
+        result.exitCode === 0 ? null : `test.sh exited with ${result.exitCode} after writing its reward`,
+      ...ran,
+      ...outputs,
+    };
+  }
+  if (reward.kind === 'bad') return { ...failed('bad-reward', reward.detail, outputs), ...ran };
+  const why =
+    result.limitExceeded !== null
+      ? `test.sh was stopped at the ${result.limitExceeded} limit`
+      : `test.sh exited with ${result.exitCode}`;
+  return result.exitCode === 0 && result.limitExceeded === null
+    ? {
+        ...failed(
+          'no-reward',
+          `test.sh wrote neither ${VERIFIER_LOGS_INSIDE}/reward.txt nor reward.json (it exited with 0)`,
+          outputs,
+        ),
+        ...ran,
+      }
+    : { ...failed('crashed', `${why} without writing a reward`, outputs), ...ran };
+}
+
+function failed(
+  status: Exclude<VerificationStatus, 'scored'>,
+  detail: string,
+  outputs: Pick<Verification, 'leftOut' | 'stdoutTail' | 'stderrTail'>,
+): Verification {
+  return {
+    status,
+    reward: null,
+    rewards: null,
+    rewardFile: null,
+    detail,
+    exitCode: null,
+    wallSeconds: 0,
+    ...outputs,
+  };
+}
+
+type RewardRead =
+  | {
+      kind: 'scored';
+      reward: number;
+      rewards: Record<string, number> | null;
+      file: 'reward.txt' | 'reward.json';
+    }
+  | { kind: 'bad'; detail: string }
+  | { kind: 'none' };
+
+/**
+ * reward.txt first (one float), then reward.json (an object of finite numbers: its `reward`, or its only number).
+ * The files were written by code that read the agent's workspace: they are read bounded, never trusted to parse.
+ */
+export async function readReward(logs: string): Promise<RewardRead> {
+  const text = await readBounded(path.join(logs, 'reward.txt'));
+  if (text !== null) {
+    const trimmed = text.trim();
+    const value = Number(trimmed);
+    if (trimmed === '' || !Number.isFinite(value)) {
+      return {
+        kind: 'bad',
+        detail: `reward.txt holds ${JSON.stringify(trimmed.slice(0, 80))}, not one number`,
+      };
+    }
+    return { kind: 'scored', reward: value, rewards: null, file: 'reward.txt' };
+  }
+  const json = await readBounded(path.join(logs, 'reward.json'));
+  if (json === null) return { kind: 'none' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return { kind: 'bad', detail: 'reward.json is not JSON' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { kind: 'bad', detail: 'reward.json is not a JSON object' };
+  }
+  const rewards = Object.fromEntries(
+    Object.entries(parsed).filter(
+      (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
+    ),
+  );
+  const names = Object.keys(rewards);
+  const reward =
+    'reward' in rewards ? rewards['reward'] : names.length === 1 ? rewards[names[0]!] : undefined;
+  if (reward === undefined) {
+    return {
+      kind: 'bad',
+      detail:
+        names.length === 0
+          ? 'reward.json holds no number'
+          : `reward.json holds ${names.length} numbers (${names.slice(0, 5).join(', ')}) and none is named "reward"`,
+    };
+  }
+  return { kind: 'scored', reward, rewards, file: 'reward.json' };
+}
+
+/**
+ * A regular file's text, at most MAX_REWARD_BYTES of it; null when there is none, or when it is a link (which the
+ * host would follow to a file of its own) or anything but a regular file.
+ */
+async function readBounded(file: string): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return null;
+    const buffer = Buffer.alloc(MAX_REWARD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, MAX_REWARD_BYTES, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The last OUTPUT_TAIL_BYTES of a stream, however much it printed. */
+class OutputTail {
+  private kept = Buffer.alloc(0);
+
+  add(chunk: Buffer): void {
+    const joined = Buffer.concat([this.kept, chunk]);
+    this.kept =
+      joined.length > OUTPUT_TAIL_BYTES ? joined.subarray(joined.length - OUTPUT_TAIL_BYTES) : joined;
+  }
+
+  text(): string {
+    return this.kept.toString('utf8');
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
