@@ -9,6 +9,8 @@ import type { EpisodeOptions } from '../episode/run-episode.js';
 import { generationModels, type EvaluatedModel } from '../evaluate/evaluation-plan.js';
 import { settleAll } from '../evaluate/evaluate-run.js';
 import { serveEvaluation, type ServedEvaluation, type ServedModel } from '../evaluate/serve-evaluation.js';
+import { errorMessage } from '../errors.js';
+import type { ContainerImage } from '../episode/sandbox-container.js';
 import { modelKind } from '../hosting/model-kind.js';
 import { Semaphore } from '../model/concurrency.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
@@ -30,6 +32,7 @@ import {
   type BenchmarkSummary,
   type SkippedTask,
 } from './benchmark-records.js';
+import { containerImageStep } from './container-images.js';
 import { runReferenceAgent } from './reference-agents.js';
 import { taskEnvironment, type InternetPolicy } from './task-environment.js';
 import { verifyTrial } from './verifier.js';
@@ -55,6 +58,8 @@ export interface BenchmarkRunOptions {
   internet: InternetPolicy;
   /** Images whose environment the host provides. */
   hostCompatibleImages: string[];
+  /** The engine that starts tasks' own containers; null: such tasks are skipped. */
+  containerEngine: 'docker' | 'podman' | null;
   /** Where the episodes run (default: in this process); the configuration's `execution` back-end. */
   episodes?: EpisodeBackend;
   onProgress?: (event: BenchmarkProgress) => void;
@@ -95,11 +100,37 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
   try {
     for (const dataset of options.datasets) {
       const skipped: SkippedTask[] = [];
-      const runnable: Array<{ task: LoadedTask; network: EpisodeOptions['network'] }> = [];
+      const runnable: Runnable[] = [];
       for (const harbor of dataset.tasks) {
-        const environment = taskEnvironment(harbor, options.hostCompatibleImages, options.internet);
-        if (environment.kind === 'skipped') skipped.push({ task: harbor.name, reason: environment.reason });
-        else runnable.push({ task: harborLoadedTask(harbor), network: environment.network });
+        const environment = taskEnvironment(
+          harbor,
+          options.hostCompatibleImages,
+          options.internet,
+          options.containerEngine,
+        );
+        if (environment.kind === 'skipped') {
+          skipped.push({ task: harbor.name, reason: environment.reason });
+          continue;
+        }
+        let container: ContainerImage | undefined;
+        if (environment.kind === 'container') {
+          try {
+            container = await containerImageStep(
+              run,
+              dataset.name,
+              harbor,
+              environment.engine,
+              environment.source,
+            );
+          } catch (error) {
+            skipped.push({
+              task: harbor.name,
+              reason: `its container image could not be made: ${errorMessage(error)}`,
+            });
+            continue;
+          }
+        }
+        runnable.push({ task: harborLoadedTask(harbor), network: environment.network, container });
       }
       report({
         kind: 'planned',
@@ -108,7 +139,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
         skipped,
       });
       const work: Array<Promise<VerifiedTrial>> = [];
-      for (const { task, network } of runnable) {
+      for (const { task, network, container } of runnable) {
         for (const label of labels) {
           for (let trial = 0; trial < options.trials; trial++) {
             const identity: TrialIdentity = {
@@ -119,6 +150,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
               trial,
               samplingSeed: config.seed + trial,
               dataSeed: taskDataSeed(seeds, task.manifest.id),
+              ...(container ? { container } : {}),
             };
             work.push(
               (async () => {
@@ -175,7 +207,16 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
   return summaries;
 }
 
+interface Runnable {
+  task: LoadedTask;
+  network: EpisodeOptions['network'];
+  /** The task's own image, when it runs in a container instead of bubblewrap. */
+  container: ContainerImage | undefined;
+}
+
 interface TrialIdentity {
+  /** The task's own image, when it runs in a container. */
+  container?: ContainerImage;
   benchmark: string;
   task: LoadedTask;
   agent: BenchmarkAgent;
@@ -234,6 +275,7 @@ async function referenceTrial(run: Run<RunConfig>, identity: TrialIdentity): Pro
     trialDir: run.path(trialDir(identity)),
     dataSeed: identity.dataSeed,
     sandbox: run.config.sandbox,
+    ...(identity.container ? { container: identity.container } : {}),
   });
   return trialRecord(identity, { ...outcome, outputTokens: 0, delegations: 0 });
 }
@@ -268,8 +310,12 @@ async function modelTrial(
     timeoutSeconds: harbor.agentTimeoutSec,
     ...(harbor.memoryBytes === null ? {} : { memoryBytes: harbor.memoryBytes }),
     ...(context.network === false || context.network === undefined ? {} : { network: context.network }),
+    ...(identity.container ? { container: identity.container } : {}),
   };
-  const backend = context.options.episodes ?? localEpisodeBackend;
+  // A queue's job carries no container: a task's own image is on this machine, and its trials run here.
+  const backend = identity.container
+    ? localEpisodeBackend
+    : (context.options.episodes ?? localEpisodeBackend);
   const { record } = await runEpisodeThroughOutages(
     context.gate,
     { id: trialId(identity), outDir: options.outDir },
@@ -302,6 +348,7 @@ function verificationStep(
           benchmarkPath(identity.benchmark, 'verifier', `${identity.agent}-${trialId(identity)}`),
         ),
         sandbox: run.config.sandbox,
+        ...(identity.container ? { container: identity.container } : {}),
       });
       return { ...trial, verification };
     },

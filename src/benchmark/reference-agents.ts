@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { errorMessage } from '../errors.js';
 import { Sandbox, type SandboxMode } from '../episode/sandbox.js';
+import type { ContainerImage } from '../episode/sandbox-container.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 
@@ -27,6 +28,8 @@ export async function runReferenceAgent(options: {
   trialDir: string;
   dataSeed: number;
   sandbox: SandboxMode;
+  /** The task's own image, when it runs in a container instead of bubblewrap. */
+  container?: ContainerImage;
 }): Promise<ReferenceRun> {
   const { task, trialDir } = options;
   const harbor = task.harbor!;
@@ -51,6 +54,7 @@ export async function runReferenceAgent(options: {
       workspace: workspaceDir,
       stateDirectory: path.join(trialDir, 'sandbox'),
       placedDirectories: [{ host: solution, inside: SOLUTION_INSIDE, writable: false }],
+      ...(options.container ? { container: options.container } : {}),
       warn: () => {},
     });
   } catch (error) {

@@ -12,8 +12,17 @@ import type { HarborTask } from '../tasks/harbor-task.js';
  */
 export type InternetPolicy = { kind: 'refuse' } | { kind: 'offline' } | { kind: 'allow'; hosts: string[] };
 
-/** How a task runs here: in bubblewrap on the host's programs, or not at all and why. */
-export type TaskEnvironment = { kind: 'host'; network: TaskNetwork } | { kind: 'skipped'; reason: string };
+/** Where a task's own image comes from: built from its Dockerfile, or pulled by name. */
+export type ImageSource = { dockerfile: string; context: string; tag: string } | { image: string };
+
+/**
+ * How a task runs here: in bubblewrap on the host's programs; in a container of its own image, started by the
+ * configured engine with the sandbox's mounts; or not at all, and why.
+ */
+export type TaskEnvironment =
+  | { kind: 'host'; network: TaskNetwork }
+  | { kind: 'container'; engine: string; source: ImageSource; network: TaskNetwork }
+  | { kind: 'skipped'; reason: string };
 
 /** Decides where a Harbor task runs: never silently dropped, a skipped task says why. */
 export function taskEnvironment(
@@ -21,8 +30,9 @@ export function taskEnvironment(
   /** Images whose environment the host provides: a task naming one runs in bubblewrap, as one naming none. */
   hostCompatibleImages: readonly string[],
   internet: InternetPolicy,
-  /** Where a container engine is, if any (`docker`, then `podman` on PATH). */
-  engine: string | null = containerEngine(),
+  /** The container engine configured (`--container-engine`), if any. */
+  engine: 'docker' | 'podman' | null,
+  findProgram: (name: string) => string | null = programOnPath,
 ): TaskEnvironment {
   let network: TaskNetwork = false;
   if (task.allowInternet) {
@@ -53,18 +63,24 @@ export function taskEnvironment(
   const needs = task.container.dockerfile
     ? 'an image built from environment/Dockerfile'
     : `the image ${image}`;
-  return {
-    kind: 'skipped',
-    reason:
-      engine === null
-        ? `it needs its own container (${needs}) and no container engine (docker or podman) is installed`
-        : `it needs its own container (${needs}); mass runs agents in bubblewrap only and does not start ${path.basename(engine)} containers`,
-  };
-}
-
-/** The first container engine on PATH, if any. */
-export function containerEngine(): string | null {
-  return programOnPath('docker') ?? programOnPath('podman');
+  if (engine === null) {
+    return {
+      kind: 'skipped',
+      reason: `it needs its own container (${needs}) and no container engine is configured (--container-engine docker or podman)`,
+    };
+  }
+  const found = findProgram(engine);
+  if (found === null) {
+    return { kind: 'skipped', reason: `it needs its own container (${needs}) and ${engine} is not on PATH` };
+  }
+  const source: ImageSource = task.container.dockerfile
+    ? {
+        dockerfile: path.join(task.dir, 'environment', 'Dockerfile'),
+        context: path.join(task.dir, 'environment'),
+        tag: `mass-harbor/${task.name.toLowerCase()}:local`,
+      }
+    : { image: image! };
+  return { kind: 'container', engine: found, source, network };
 }
 
 function programOnPath(name: string): string | null {

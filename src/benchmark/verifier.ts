@@ -6,6 +6,7 @@ import { z } from 'zod';
 
 import { errorMessage } from '../errors.js';
 import { Sandbox, type SandboxMode } from '../episode/sandbox.js';
+import type { ContainerImage } from '../episode/sandbox-container.js';
 import { copyForGrading } from '../tasks/grading-copy.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 
@@ -53,6 +54,8 @@ export interface VerifyOptions {
   /** A new folder for the verifier's own files (`workspace/`, `tests/`, `logs/`, `sandbox/`). */
   verifierDir: string;
   sandbox: SandboxMode;
+  /** The task's own image, when it runs in a container instead of bubblewrap. */
+  container?: ContainerImage;
 }
 
 /**
@@ -85,6 +88,7 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
         { host: tests, inside: TESTS_INSIDE, writable: true },
         { host: logs, inside: VERIFIER_LOGS_INSIDE, writable: true },
       ],
+      ...(options.container ? { container: options.container } : {}),
       warn: () => {},
     });
   } catch (error) {

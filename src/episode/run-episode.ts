@@ -32,6 +32,7 @@ import { classifyOutcome } from './outcome.js';
 import { episodePrompt } from './prompt.js';
 import { isChatRow } from './request-provenance.js';
 import { Sandbox, type SandboxMode } from './sandbox.js';
+import type { ContainerImage } from './sandbox-container.js';
 import { episodePath } from '../store/run-paths.js';
 
 export interface EpisodeOptions {
@@ -107,6 +108,8 @@ export interface EpisodeOptions {
    * allow-list for a Harbor task that asks for the internet. Default: the task's.
    */
   network?: TaskNetwork;
+  /** Run the harness in a container of this image (a benchmark task's own) instead of bubblewrap. */
+  container?: ContainerImage;
 }
 
 export interface EpisodeResult {
@@ -209,6 +212,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     }
     const sandbox = await Sandbox.open({
       mode: sandboxMode,
+      ...(options.container ? { container: options.container } : {}),
       workspace: workspace.workspaceDir,
       stateDirectory: episodePath(outDir, 'sandbox'),
       homeDirectory: episodePath(outDir, 'home'),

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -23,7 +24,8 @@ import {
   type SandboxLimits,
 } from './sandbox-limits.js';
 import { cudaVisibleDevices, gpuDeviceNodes } from './sandbox-gpu.js';
-import { runProcessTree, type OutputSink, type SandboxResult } from './sandbox-run.js';
+import { containerRunArguments, type ContainerImage } from './sandbox-container.js';
+import { runProcessTree, type OutputSink, type ProcessTreeRun, type SandboxResult } from './sandbox-run.js';
 import { staging, type Staging } from './sandbox-staging.js';
 import { hostSystemEntries, writeSystemFiles, type SystemEntry } from './sandbox-system.js';
 import {
@@ -114,6 +116,12 @@ export interface SandboxOptions {
   tmpSizeBytes?: number;
   /** Default: `bwrap` on PATH. */
   bwrapPath?: string;
+  /**
+   * Run the commands in a fresh container of this image (a benchmark task's own environment) instead of bubblewrap,
+   * with the same mounts and no network but the relays to the proxies (`sandbox-container.ts`). Needs `mode:
+   * 'bubblewrap'`: a sandbox either isolates or is refused.
+   */
+  container?: ContainerImage;
   /** The Node that runs the forwarder inside (its folder is shown); default this process's. */
   nodePath?: string;
   /** Where the unsandboxed-mode warning goes; default standard error. */
@@ -157,13 +165,15 @@ export const UNSANDBOXED_WARNING =
   'network and change protected files; only the CPU, memory, process, disk and wall-clock limits and the ' +
   'process-tree kill apply';
 
-/** How a bubblewrap sandbox is started; null without one. */
+/** How an isolated sandbox is started (bubblewrap, or a container of a task's own image); null without one. */
 interface BubblewrapSetup {
   bwrapPath: string;
   prlimitPath: string;
   launcher: LauncherOptions | null;
   /** The sandbox's own uid and how its bwrap is started as it; null when it runs as the caller. */
   user: { user: SandboxUser; staging: Staging; stageDirectory: string } | null;
+  /** The image its commands run in instead of bubblewrap, with the same mounts; null for bubblewrap. */
+  container: ContainerImage | null;
 }
 
 /**
@@ -240,13 +250,15 @@ export class Sandbox {
           ]),
     ];
     const bubblewrapMode = options.mode === 'bubblewrap';
+    const container = bubblewrapMode ? (options.container ?? null) : null;
     const forwarderNode = realpathSync(options.nodePath ?? process.execPath);
     const shownReadable = readableMounts([
       ...socketDirectories,
       ...(options.readableDirectories ?? []),
       ...(bubblewrapMode && relaysOnHost.length > 0 ? [dirname(forwarderNode)] : []),
     ]);
-    const system = bubblewrapMode ? hostSystemEntries() : [];
+    // A container brings its own system; bubblewrap shows the host's.
+    const system = bubblewrapMode && container === null ? hostSystemEntries() : [];
     const hidden = shownHiddenPaths(requestedHidden, system, shownReadable);
     const hiddenFiles = hidden.filter((path) => !statSync(path).isDirectory());
     // This process's Node in /usr/bin, say: shown already, at the same path, unless a hidden path covers it.
@@ -269,7 +281,7 @@ export class Sandbox {
       hiddenFiles,
       emptyFile: emptyFile(stateDirectory),
       system,
-      systemFiles: bubblewrapMode ? writeSystemFiles(stateDirectory, SANDBOX_HOME) : [],
+      systemFiles: bubblewrapMode && container === null ? writeSystemFiles(stateDirectory, SANDBOX_HOME) : [],
       devices:
         bubblewrapMode && options.gpu !== undefined ? gpuDeviceNodes(options.gpu, options.devRoot) : [],
       tmpSizeBytes: options.tmpSizeBytes ?? DEFAULT_TMP_SIZE_BYTES,
@@ -303,6 +315,33 @@ export class Sandbox {
         throw error;
       }
     }
+    const launcher =
+      relaysOnHost.length === 0
+        ? null
+        : {
+            nodePath: forwarderNode,
+            forwarderPath: join(SANDBOX_STATE, relative(stateDirectory, writeForwarder(stateDirectory))),
+            relays: relaysOnHost,
+          };
+    const urlOf = (socketPath: string | null): string | null => {
+      const relay = relaysOnHost.find((candidate) => candidate.socketPath === socketPath);
+      return relay === undefined ? null : `http://127.0.0.1:${relay.port}`;
+    };
+    const isolated = (setup: BubblewrapSetup) =>
+      new Sandbox(
+        'bubblewrap',
+        mounts,
+        homeDirectory,
+        urlOf(proxySocketPath),
+        setup,
+        [],
+        socketDirectories,
+        urlOf(egressSocketPath),
+        options.gpu ?? null,
+      );
+    if (container !== null) {
+      return isolated({ bwrapPath: '', prlimitPath: '', launcher, user: null, container });
+    }
     const bwrapPath = findBubblewrap(options.bwrapPath);
     const prlimitPath = findSystemProgram('prlimit');
     if (process.getuid?.() === 0) {
@@ -326,30 +365,7 @@ export class Sandbox {
       if (user) releaseUser(user);
       throw error;
     }
-    const launcher =
-      relaysOnHost.length === 0
-        ? null
-        : {
-            nodePath: forwarderNode,
-            forwarderPath: join(SANDBOX_STATE, relative(stateDirectory, writeForwarder(stateDirectory))),
-            relays: relaysOnHost,
-          };
-    const urlOf = (socketPath: string | null): string | null => {
-      const relay = relaysOnHost.find((candidate) => candidate.socketPath === socketPath);
-      return relay === undefined ? null : `http://127.0.0.1:${relay.port}`;
-    };
-    const setup: BubblewrapSetup = { bwrapPath, prlimitPath, launcher, user };
-    return new Sandbox(
-      'bubblewrap',
-      mounts,
-      homeDirectory,
-      urlOf(proxySocketPath),
-      setup,
-      [],
-      socketDirectories,
-      urlOf(egressSocketPath),
-      options.gpu ?? null,
-    );
+    return isolated({ bwrapPath, prlimitPath, launcher, user, container: null });
   }
 
   /** The workspace on the host. */
@@ -434,7 +450,8 @@ export class Sandbox {
         sandboxed: false,
       });
     }
-    const { bwrapPath, prlimitPath, launcher, user } = this.bubblewrap;
+    const { bwrapPath, prlimitPath, launcher, user, container } = this.bubblewrap;
+    if (container !== null) return this.runInContainer(container, launcher, commandLine, cwd, common);
     if (user) handOver(this.ownedDirectories, user.user);
     // The kernel's limits first, so that the launcher, the forwarder and everything the command starts inherit them.
     const inside = [
@@ -457,6 +474,47 @@ export class Sandbox {
       ownProcessGroup: false,
       sandboxed: true,
     });
+  }
+
+  /** The command in a fresh container of the image, removed when it ends, however it ends. */
+  private async runInContainer(
+    container: ContainerImage,
+    launcher: LauncherOptions | null,
+    commandLine: string[],
+    cwd: string,
+    common: Omit<ProcessTreeRun, 'executable' | 'args' | 'cwd' | 'ownProcessGroup' | 'sandboxed'>,
+  ): Promise<SandboxResult> {
+    const name = `mass-${randomUUID()}`;
+    const [executable, ...args] = containerRunArguments({
+      container,
+      name,
+      mounts: this.mounts,
+      cwd,
+      env: common.env,
+      limits: common.limits,
+      command: launcher ? withForwarder(launcher, commandLine) : commandLine,
+    });
+    try {
+      // The engine's client is the host's program: it runs with the host's environment (DOCKER_HOST,
+      // XDG_RUNTIME_DIR…); the command inside gets only the sandbox's, given with --env above.
+      const hostEnvironment = Object.fromEntries(
+        Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      );
+      return await runProcessTree({
+        ...common,
+        env: { ...hostEnvironment, [common.marker.name]: common.marker.value },
+        executable: executable!,
+        args,
+        cwd: this.mounts.workspace.host,
+        ownProcessGroup: true,
+        sandboxed: true,
+      });
+    } finally {
+      // Killing the engine's client leaves its container running: remove it by name (gone already when it ended).
+      await new Promise<void>((resolve) => {
+        execFile(container.engine, ['rm', '--force', name], () => resolve());
+      });
+    }
   }
 
   /** What the sandbox's own user owns while it runs: what it writes, and the proxies' sockets it connects to. */

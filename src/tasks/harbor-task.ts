@@ -58,6 +58,7 @@ const HarborTaskToml = z
 /** Harbor's defaults for what a task.toml leaves out. */
 const DEFAULT_AGENT_TIMEOUT_SEC = 600;
 const DEFAULT_VERIFIER_TIMEOUT_SEC = 600;
+const DEFAULT_BUILD_TIMEOUT_SEC = 600;
 
 export interface HarborTask {
   /** Absolute path of the task folder; its name is the task's. */
@@ -68,6 +69,8 @@ export interface HarborTask {
   metadata: Record<string, unknown>;
   agentTimeoutSec: number;
   verifierTimeoutSec: number;
+  /** How long building or pulling its own image may take. */
+  buildTimeoutSec: number;
   verifierEnv: Record<string, string>;
   solutionEnv: Record<string, string>;
   /** Files of `environment/` an agent starts with, relative to it and sorted (a container's own files left out). */
@@ -143,6 +146,7 @@ export async function loadHarborTask(taskDir: string): Promise<HarborTask> {
     metadata: toml.metadata ?? {},
     agentTimeoutSec: toml.agent?.timeout_sec ?? DEFAULT_AGENT_TIMEOUT_SEC,
     verifierTimeoutSec: toml.verifier?.timeout_sec ?? DEFAULT_VERIFIER_TIMEOUT_SEC,
+    buildTimeoutSec: environment.build_timeout_sec ?? DEFAULT_BUILD_TIMEOUT_SEC,
     verifierEnv: stringValues(toml.verifier?.env ?? {}),
     solutionEnv: stringValues(toml.solution?.env ?? {}),
     environmentFiles: allEnvironmentFiles.filter((file) => !CONTAINER_FILES.has(file)),

@@ -92,6 +92,7 @@ describe('where a Harbor task runs', () => {
     metadata: {},
     agentTimeoutSec: 600,
     verifierTimeoutSec: 600,
+    buildTimeoutSec: 600,
     verifierEnv: {},
     solutionEnv: {},
     environmentFiles: [],
@@ -111,15 +112,32 @@ describe('where a Harbor task runs', () => {
     expect(taskEnvironment(image, ['python:3.12'], { kind: 'refuse' }, null).kind).toBe('host');
   });
 
-  it('a container of its own is skipped with the reason, engine or not', () => {
+  it('a container of its own: skipped with the reason without an engine, else its image built or pulled', () => {
     const built = task({ container: { image: null, dockerfile: true, compose: false } });
     expect(taskEnvironment(built, [], { kind: 'refuse' }, null)).toEqual({
       kind: 'skipped',
-      reason: expect.stringContaining('no container engine (docker or podman) is installed'),
+      reason: expect.stringContaining(
+        'no container engine is configured (--container-engine docker or podman)',
+      ),
     });
-    expect(taskEnvironment(built, [], { kind: 'refuse' }, '/usr/bin/podman')).toEqual({
+    expect(taskEnvironment(built, [], { kind: 'refuse' }, 'podman', () => null)).toEqual({
       kind: 'skipped',
-      reason: expect.stringContaining('does not start podman containers'),
+      reason: expect.stringContaining('podman is not on PATH'),
+    });
+    expect(taskEnvironment(built, [], { kind: 'refuse' }, 'podman', () => '/usr/bin/podman')).toEqual({
+      kind: 'container',
+      engine: '/usr/bin/podman',
+      source: {
+        dockerfile: '/t/environment/Dockerfile',
+        context: '/t/environment',
+        tag: 'mass-harbor/t:local',
+      },
+      network: false,
+    });
+    const pulled = task({ container: { image: 'ghcr.io/x/y:1', dockerfile: false, compose: false } });
+    expect(taskEnvironment(pulled, [], { kind: 'refuse' }, 'docker', () => '/usr/bin/docker')).toMatchObject({
+      kind: 'container',
+      source: { image: 'ghcr.io/x/y:1' },
     });
     const compose = task({ container: { image: null, dockerfile: false, compose: true } });
     expect(taskEnvironment(compose, [], { kind: 'refuse' }, null).kind).toBe('skipped');

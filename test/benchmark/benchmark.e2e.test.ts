@@ -122,6 +122,7 @@ describe('mass benchmark', () => {
     writeTask(broken, 'own-container', {
       'environment/Dockerfile': 'FROM ubuntu:24.04\nRUN apt-get update\n',
       'tests/test.sh': REWARD_IF_42,
+      'solution/solve.sh': 'echo 42 > answer.txt\n',
     });
     writeTask(broken, 'wants-internet', {
       'task.toml': 'version = "1.0"\n',
@@ -231,6 +232,62 @@ describe('mass benchmark', () => {
     expect(skipped['wants-internet']).toMatch(/asks for the internet/);
     expect(result.stderr).toContain('skipped own-container');
   }, 300_000);
+
+  it('with a container engine configured, a task of its own image runs in it: the commands the engine is given', async () => {
+    // A stand-in engine on PATH that records what it is asked and does nothing (no engine runs on these machines).
+    const bin = join(directory.path, 'bin');
+    const log = join(directory.path, 'engine.log');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'docker'), '#!/bin/sh\nprintf "%s\\n" "$*" >> "$FAKE_ENGINE_LOG"\n', {
+      mode: 0o755,
+    });
+    const result = await runMass(
+      [
+        'benchmark',
+        '--config',
+        configFile,
+        '--runs',
+        runs,
+        '--tasks',
+        join(datasets, 'verifiers', 'own-container'),
+        '--agent',
+        'oracle',
+        '--container-engine',
+        'docker',
+      ],
+      { PATH: `${bin}:${process.env['PATH']}`, FAKE_ENGINE_LOG: log },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const calls = readFileSync(log, 'utf8').trimEnd().split('\n');
+    const task = join(datasets, 'verifiers', 'own-container');
+    expect(calls[0]).toBe(
+      `build --tag mass-harbor/own-container:local --file ${task}/environment/Dockerfile ${task}/environment`,
+    );
+    const runs_ = calls.filter((call) => call.startsWith('run '));
+    expect(runs_).toHaveLength(2);
+    const [solve, verify] = runs_;
+    for (const call of runs_) {
+      expect(call).toMatch(
+        /^run --rm --init --name mass-\S+ --network none --cap-drop ALL --security-opt no-new-privileges /,
+      );
+      expect(call).toMatch(/--volume \S+\/workspace:\/workspace:rw/);
+      expect(call).toContain('--workdir /workspace');
+    }
+    expect(solve).toMatch(
+      /--volume \S+\/solution:\/solution:ro .* mass-harbor\/own-container:local bash \/solution\/solve.sh$/,
+    );
+    expect(verify).toMatch(/--volume \S+\/tests:\/tests:rw --volume \S+\/logs:\/logs\/verifier:rw/);
+    expect(verify).toMatch(/mass-harbor\/own-container:local bash \/tests\/test.sh$/);
+    // Each container is removed by name when its command ends.
+    for (const call of runs_) {
+      const name = /--name (\S+)/.exec(call)![1];
+      expect(calls).toContain(`rm --force ${name}`);
+    }
+    // The stand-in wrote no reward: the verification says so.
+    const summary = await summaryOf('verifiers', 'oracle');
+    expect(summary.skipped).toEqual([]);
+    expect(summary.trials[0]!.verification.status).toBe('no-reward');
+  }, 120_000);
 
   it('a malformed task.toml is refused before anything runs, naming the file and the field', async () => {
     const result = await benchmark(['--tasks', join(datasets, 'malformed'), '--agent', 'nop']);

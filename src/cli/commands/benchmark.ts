@@ -27,6 +27,7 @@ interface BenchmarkFlags {
   agent: string;
   internet: string;
   hostImages?: string;
+  containerEngine?: string;
   skipDoctor?: boolean;
   json?: boolean;
 }
@@ -59,6 +60,10 @@ export function registerBenchmark(program: Command): void {
       '--host-images <images>',
       'comma-separated container images whose environment this host provides: tasks naming one run in bubblewrap',
     )
+    .option(
+      '--container-engine <engine>',
+      "docker or podman: runs tasks that need their own image (a Dockerfile or docker_image) in a container of it, with the sandbox's mounts and the model reached only through the episode's proxy; without it they are skipped",
+    )
     .option('--skip-doctor', 'skip the model server checks before the first episode')
     .option('--json', 'print the summaries as JSON')
     .action(async (flags: BenchmarkFlags) => {
@@ -66,6 +71,7 @@ export function registerBenchmark(program: Command): void {
       const trials = parsePositiveInteger(flags.trials, '--trials');
       const internet = parseInternet(flags.internet);
       const generations = list(flags.generations);
+      const containerEngine = parseEngine(flags.containerEngine);
       const datasets = await datasetsOf(flags.tasks);
       const config = parseRunConfig(await loadRunConfig(flags.config), flags.config);
       if (usesModel(agent) && !flags.skipDoctor) {
@@ -89,6 +95,7 @@ export function registerBenchmark(program: Command): void {
           trials,
           internet,
           hostCompatibleImages: list(flags.hostImages) ?? [],
+          containerEngine,
           episodes,
           onProgress: progress,
         });
@@ -112,6 +119,12 @@ function parseAgent(value: string): BenchmarkAgent {
   const parsed = BenchmarkAgent.safeParse(value);
   if (!parsed.success) throw new UserError(`--agent: "${value}" is none of team, single-agent, oracle, nop`);
   return parsed.data;
+}
+
+function parseEngine(value: string | undefined): 'docker' | 'podman' | null {
+  if (value === undefined) return null;
+  if (value === 'docker' || value === 'podman') return value;
+  throw new UserError(`--container-engine: "${value}" is neither docker nor podman`);
 }
 
 function parseInternet(value: string): InternetPolicy {
