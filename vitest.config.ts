@@ -34,6 +34,8 @@ const LONGEST_FIRST = [
   'test/search/repeats.e2e.test.ts',
   // A search of the demo tasks on the toy model, then its workflow analysis (and two on synthetic embeddings).
   'test/analyze/workflow-information.e2e.test.ts',
+  // mass rsi on one demo task with single-agent collection, then three students trained and evaluated: about 2 minutes.
+  'test/students/students.e2e.test.ts',
   // The bundled Harbor dataset under oracle (killed once) and nop, a scripted team, broken verifiers: about a minute.
   'test/benchmark/benchmark.e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.

@@ -118,6 +118,12 @@ export const Distill = z
       .default(16)
       .describe('successful runs selection needs; fewer start bounded top-up runs'),
     maxTopUps: z.number().int().min(0).default(6).describe('extra runs per task at most'),
+    singleAgentCollection: z
+      .boolean()
+      .default(false)
+      .describe(
+        'also run each champion task single-agent (no agent tool, no team design), ranked and selected the same way, for `mass students`',
+      ),
     schedule: z.enum(['ring', 'round-robin', 'adaptive']).default('ring'),
     ringOpponents: z.number().int().min(2).default(6).describe('opponents per episode in the ring'),
     adaptive: z

@@ -14,6 +14,7 @@ import { runSection } from './sections/run-section.js';
 import { searchCoverageSection } from './sections/search-coverage-section.js';
 import { trainingSection } from './sections/training-section.js';
 import { workflowInformationSection } from './sections/workflow-information-section.js';
+import { studentsSection } from './sections/students-section.js';
 
 /** Where `mass report` writes by default: beside the run's records. */
 export const REPORT_FILE = 'report.html';
@@ -35,7 +36,7 @@ export async function renderReport(data: RunReportData, generatedAt = new Date()
   const body = html`${notes} ${await runSection(data)} ${await innerLoopSection(data)}
   ${await searchCoverageSection(data)} ${await workflowInformationSection(data)}
   ${await outerLoopSection(data)} ${await trainingSection(data)} ${await evaluationSection(data)}
-  ${await benchmarkSection(data)}`;
+  ${await studentsSection(data)} ${await benchmarkSection(data)}`;
   return page({
     title: `mass report: ${data.name}`,
     subtitle: `${data.directory} · generated ${generatedAt.toISOString()}`,
@@ -47,6 +48,7 @@ export async function renderReport(data: RunReportData, generatedAt = new Date()
       ['outer-loop', 'Outer loop'],
       ['training', 'Training'],
       ['evaluation', 'Evaluation'],
+      ['students', 'Students'],
       ['benchmarks', 'Benchmarks'],
       ...(data.notes.length
         ? ([['notes', `Not shown (${data.notes.length})`]] as Array<[string, string]>)

@@ -1,3 +1,5 @@
+import { readStudentExperiments } from '../students/read-students.js';
+import type { StudentsRecord } from '../students/students.js';
 import {
   BENCHMARKS_FOLDER,
   BenchmarkSummaryRecord,
@@ -71,6 +73,8 @@ export interface RunReportData {
   workflowInformation: WorkflowInformation[];
   /** Every `mass benchmark` summary of the run (`benchmarks/<benchmark>/summary-<agent>.json`). */
   benchmarks: BenchmarkSummary[];
+  /** Every finished `mass students` experiment (`students/<name>/students.json`). */
+  students: StudentsRecord[];
   outerLoops: TaskOuterLoop[];
   datasets: GenerationDataset[];
   evaluations: ReportEvaluation[];
@@ -89,6 +93,7 @@ export async function readRunForReport(directory: string): Promise<RunReportData
   const searchRepeats = await readSearchRepeats(files);
   const workflowInformation = await readWorkflowInformation(files);
   const benchmarks = await readBenchmarks(files);
+  const students = await readStudentExperiments(files);
   const outerLoops = await readOuterLoops(files);
   const datasets = await readDatasets(files);
   const evaluationNames = await files.folders(runFiles.evaluation);
@@ -123,6 +128,7 @@ export async function readRunForReport(directory: string): Promise<RunReportData
     searchRepeats,
     workflowInformation,
     benchmarks,
+    students,
     outerLoops,
     datasets,
     evaluations,

@@ -38,6 +38,7 @@ const LAYERS = [
   'rsi',
   'evaluate',
   'analyze',
+  'students',
   'benchmark',
   'report',
   'compare',

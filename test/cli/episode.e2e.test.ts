@@ -68,6 +68,58 @@ describe('mass episode', () => {
     expect(settings.modelProviders.openai[0]!.generationConfig.contextWindowSize).toBe(115_651);
   }, 60_000);
 
+  it('runs the task single-agent: no agent tool offered, no team design, and refuses a workflow with it', async () => {
+    const single = await startScriptedServer({
+      responder: () => step.text('Nothing to do.'),
+      models: ['qwen3-toy'],
+    });
+    try {
+      const common = ['episode', '--task', taskDir, '--model', 'qwen3-toy', '--base-url', single.baseUrl];
+      const result = await runMass([
+        ...common,
+        '--single-agent',
+        '--seed',
+        '3',
+        '--out',
+        join(directory.path, 'single'),
+        '--timeout',
+        '2m',
+        '--json',
+      ]);
+      expect(result.stderr).not.toContain('Error');
+      expect(result.code).toBe(0);
+      const record = JSON.parse(result.stdout) as {
+        status: string;
+        workflowHash: string | null;
+        delegations: number;
+      };
+      expect(record).toMatchObject({ status: 'success', workflowHash: null, delegations: 0 });
+      const calls = single.requests.filter((request) => request.method === 'POST');
+      expect(calls.length).toBeGreaterThan(0);
+      const toolNames = (body: unknown) =>
+        ((body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map(
+          (tool) => tool.function.name,
+        );
+      expect(toolNames(calls[0]!.body).length).toBeGreaterThan(0);
+      for (const call of calls) expect(toolNames(call.body)).not.toContain('agent');
+
+      const refused = await runMass([
+        ...common,
+        '--single-agent',
+        '--workflow',
+        'initial',
+        '--seed',
+        '3',
+        '--out',
+        join(directory.path, 'single-with-workflow'),
+      ]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--single-agent runs the bare task');
+    } finally {
+      await single.close();
+    }
+  }, 60_000);
+
   it('names the flag and what to do for bad input', async () => {
     const bad = await runMass([
       'episode',

@@ -32,6 +32,7 @@ interface EpisodeFlags {
   task: string;
   workflow?: string;
   teacher?: boolean;
+  singleAgent?: boolean;
   model: string;
   baseUrl: string;
   apiKeyEnv?: string;
@@ -59,6 +60,10 @@ export function registerEpisode(program: Command): void {
       'a team workflow (YAML or JSON), or "initial" for the task\'s own v0; default: the bare task',
     )
     .option('--teacher', 'append the teacher directive (for collecting training data)')
+    .option(
+      '--single-agent',
+      'the harness without its agent tool: one agent works alone (the single-agent condition; no --workflow)',
+    )
     .requiredOption('--model <name>', 'the model name the server serves')
     .requiredOption('--base-url <url>', 'the model server, OpenAI style, ending in /v1')
     .option(
@@ -106,6 +111,10 @@ export function registerEpisode(program: Command): void {
       const harnessProfile = parseHarnessProfile(flags.harnessProfile);
       // Before anything else: a folder that is not an episode's is refused, never emptied.
       await assertEpisodeDirectory(resolve(flags.out));
+      if (flags.singleAgent && flags.workflow !== undefined)
+        throw new UserError(
+          '--single-agent runs the bare task: a team design (--workflow) needs the agent tool',
+        );
       const workflow = await readWorkflow(flags.workflow, flags.task);
       const maxOutputTokens = flags.maxOutputTokens
         ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
@@ -121,6 +130,7 @@ export function registerEpisode(program: Command): void {
         taskDir: flags.task,
         workflow,
         teacher: flags.teacher ?? false,
+        singleAgent: flags.singleAgent ?? false,
         model: flags.model,
         baseUrl: flags.baseUrl,
         apiKey: apiKeyFrom(flags.apiKeyEnv),

@@ -24,6 +24,7 @@ export const commands: Record<string, () => Promise<(program: Command) => void>>
   report: async () => (await import('./report.js')).registerReport,
   compare: async () => (await import('./compare.js')).registerCompare,
   analyze: async () => (await import('./analyze.js')).registerAnalyze,
+  students: async () => (await import('./students.js')).registerStudents,
   config: async () => (await import('./config.js')).registerConfig,
   view: async () => (await import('./view.js')).registerView,
   worker: async () => (await import('./worker.js')).registerWorker,

@@ -13,7 +13,9 @@ import { CollectionRecord } from './generation-records.js';
 /**
  * The champion workflow run `runs` times with the teacher directive, on the task's data seed, as one step: episodes
  * live at `episodes/<generation>-distill-<task>-<index>`, and `runEpisode` skips a finished episode directory, so a
- * collection interrupted half-way redoes only the episodes that had not finished.
+ * collection interrupted half-way redoes only the episodes that had not finished. A single-agent task
+ * (`singleAgentTask`) runs the bare task without the \`agent\` tool instead, at
+ * `episodes/<generation>-single-agent-distill-<task>-<index>`.
  */
 export async function collectStep(
   context: GenerationContext,
@@ -32,8 +34,10 @@ export async function collectStep(
           episode: {
             ...settings.episode,
             taskDir: task.task.dir,
-            workflow: task.championWorkflow,
-            teacher: true,
+            // Single-agent: no team design to follow and no teacher directive about delegating.
+            workflow: task.singleAgent ? undefined : task.championWorkflow,
+            teacher: !task.singleAgent,
+            singleAgent: task.singleAgent ?? false,
             model: executor.model,
             baseUrl: executor.baseUrl,
             apiKey: executor.apiKey,
@@ -41,7 +45,9 @@ export async function collectStep(
             hiddenDirectories: context.hiddenDirectories,
           },
           outDir: run.path(runFiles.episodes),
-          prefix: `${context.generation}-distill-${task.id}`,
+          prefix: task.singleAgent
+            ? `${context.generation}-single-agent-distill-${task.id}`
+            : `${context.generation}-distill-${task.id}`,
           runs: settings.collection.runs,
           needed: settings.collection.needed,
           maxTopUps: settings.collection.maxTopUps,
@@ -82,7 +88,8 @@ export async function collectStep(
       const summary: CollectionRecord = {
         generation: context.generation,
         task: task.id,
-        workflowHash: workflowHash(task.championWorkflow),
+        workflowHash: task.singleAgent ? null : workflowHash(task.championWorkflow),
+        ...(task.singleAgent ? { condition: 'single-agent' as const } : {}),
         episodes,
         successes: collection.successes,
         topUps: collection.topUps,

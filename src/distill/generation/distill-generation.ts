@@ -11,7 +11,12 @@ import type { Selection } from '../selection.js';
 import { collectStep } from './collect-step.js';
 import { datasetStep } from './dataset-step.js';
 import type { DistillSettings } from './distill-settings.js';
-import type { GenerationContext, GenerationTask } from './generation-context.js';
+import {
+  progressLabel,
+  singleAgentTask,
+  type GenerationContext,
+  type GenerationTask,
+} from './generation-context.js';
 import type {
   CollectionRecord,
   DatasetSummary,
@@ -68,6 +73,8 @@ export interface DistilledTask {
   matches: MatchOutcome[];
   ranking: TaskRankingRecord;
   selection: Selection;
+  /** The same task single-agent, collected, ranked and selected the same way (`collection.singleAgent`). */
+  singleAgent?: Omit<DistilledTask, 'singleAgent'>;
 }
 
 export interface DistillGenerationResult {
@@ -115,19 +122,30 @@ export async function distillGeneration(options: DistillGenerationOptions): Prom
   };
 
   const ranked: Array<Promise<DistilledTask | undefined>> = [];
+  const singleRanked: Array<Promise<DistilledTask | undefined>> = [];
   for (const task of tasks) {
     if (gate.stopped) break;
     const collection = await gate.track(() => collect(context, task));
     if (collection === undefined) break;
     ranked.push(gate.track(() => rankAndSelect(context, task, collection)));
+    if (settings.collection.singleAgent) {
+      const single = singleAgentTask(task);
+      const singleCollection = await gate.track(() => collect(context, single));
+      if (singleCollection === undefined) break;
+      singleRanked.push(gate.track(() => rankAndSelect(context, single, singleCollection)));
+    }
   }
   const perTask = await Promise.all(ranked);
+  const singles = await Promise.all(singleRanked);
   gate.throwIfStopped();
-  const distilled = perTask.map((entry) => entry!);
+  const distilled = perTask.map((entry, index) =>
+    singles[index] ? { ...entry!, singleAgent: singles[index] } : entry!,
+  );
 
   context.progress({ kind: 'stage', stage: 'dataset', task: null });
   const dataset = await datasetStep(
     context,
+    // The training data is the team's alone: single-agent selections are for `mass students`.
     distilled.map((entry, index) => ({
       task: tasks[index]!,
       collection: entry.collection,
@@ -157,14 +175,19 @@ async function loadTasks(generation: string, inputs: readonly DistillTask[]): Pr
 
 async function collect(context: GenerationContext, task: GenerationTask): Promise<CollectionRecord> {
   const { runs } = context.settings.collection;
-  context.progress({ kind: 'stage', stage: 'collect', task: task.id });
-  context.progress({ kind: 'episodes', task: task.id, done: 0, total: runs });
+  context.progress({ kind: 'stage', stage: 'collect', task: progressLabel(task) });
+  context.progress({ kind: 'episodes', task: progressLabel(task), done: 0, total: runs });
   let done = 0;
   const collection = await collectStep(context, task, () =>
-    context.progress({ kind: 'episodes', task: task.id, done: ++done, total: Math.max(runs, done) }),
+    context.progress({
+      kind: 'episodes',
+      task: progressLabel(task),
+      done: ++done,
+      total: Math.max(runs, done),
+    }),
   );
   const total = collection.episodes.length;
-  context.progress({ kind: 'episodes', task: task.id, done: total, total });
+  context.progress({ kind: 'episodes', task: progressLabel(task), done: total, total });
   return collection;
 }
 
@@ -175,12 +198,12 @@ async function rankAndSelect(
 ): Promise<DistilledTask> {
   const entrants = tournamentEntrants(collection);
   const directories = new Map(collection.episodes.map((episode) => [episode.episodeId, episode.dir]));
-  context.progress({ kind: 'stage', stage: 'tournament', task: task.id });
+  context.progress({ kind: 'stage', stage: 'tournament', task: progressLabel(task) });
   const matches = await playTournament(context, task, entrants.players, directories);
   context.gate.throwIfStopped();
-  context.progress({ kind: 'stage', stage: 'fit', task: task.id });
+  context.progress({ kind: 'stage', stage: 'fit', task: progressLabel(task) });
   const ranking = await fitStep(context, task, entrants, matches);
-  context.progress({ kind: 'stage', stage: 'select', task: task.id });
+  context.progress({ kind: 'stage', stage: 'select', task: progressLabel(task) });
   const selection = await selectStep(context, task, collection, ranking);
   return { task: task.id, taskDir: task.task.dir, collection, matches, ranking, selection };
 }

@@ -30,6 +30,11 @@ export interface DistillSettings {
     /** Successful runs selection needs (16); fewer start bounded top-ups. */
     needed: number;
     maxTopUps: number;
+    /**
+     * Also run each champion task single-agent (the `agent` tool removed, no team design, no teacher directive), ranked
+     * and selected the same way, under `<task>/single-agent/`; the generation's training data stays the team's.
+     */
+    singleAgent?: boolean;
   };
   schedule: {
     kind: ScheduleKind;
@@ -66,7 +71,12 @@ export interface DistillSettings {
 export function distillSettings(config: RunConfig): DistillSettings {
   const { distill } = config;
   return {
-    collection: { runs: distill.runs, needed: distill.needed, maxTopUps: distill.maxTopUps },
+    collection: {
+      runs: distill.runs,
+      needed: distill.needed,
+      maxTopUps: distill.maxTopUps,
+      singleAgent: distill.singleAgentCollection,
+    },
     schedule: {
       kind: distill.schedule,
       ringOpponents: distill.ringOpponents,

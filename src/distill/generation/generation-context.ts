@@ -36,4 +36,22 @@ export interface GenerationTask {
   championWorkflow: TeamDesign;
   /** `distill/<generation>/<task>`: the prefix of its step keys and its folder in the run directory. */
   base: string;
+  /**
+   * The single-agent condition: the task run without the `agent` tool, its team design and the teacher directive;
+   * `base` is then `distill/<generation>/<task>/single-agent`.
+   */
+  singleAgent?: boolean;
+}
+
+/** The folder, under a task's `distill/<generation>/<task>/`, of its single-agent collection, ranking and selection. */
+export const SINGLE_AGENT_FOLDER = 'single-agent';
+
+/** The same task in the single-agent condition: its own step keys, folder and episode ids. */
+export function singleAgentTask(task: GenerationTask): GenerationTask {
+  return { ...task, base: `${task.base}/${SINGLE_AGENT_FOLDER}`, singleAgent: true };
+}
+
+/** The task as progress events name it: `<task> (single-agent)` for the single-agent condition. */
+export function progressLabel(task: GenerationTask): string {
+  return task.singleAgent ? `${task.id} (${SINGLE_AGENT_FOLDER})` : task.id;
 }

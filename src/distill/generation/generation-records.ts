@@ -31,7 +31,10 @@ export const CollectionRecord = defineRecord({
   schema: z.object({
     generation: z.string(),
     task: z.string(),
-    workflowHash: z.string(),
+    /** The champion design's hash; null for the single-agent condition, which runs no design. */
+    workflowHash: z.string().nullable(),
+    /** Absent for the team (the champion design); `single-agent` for the task run without the \`agent\` tool. */
+    condition: z.literal('single-agent').optional(),
     episodes: z.array(CollectedRun),
     successes: z.number().int().nonnegative(),
     topUps: z.number().int().nonnegative(),

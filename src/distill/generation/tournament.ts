@@ -6,7 +6,7 @@ import { judgePair } from '../../judge/pairwise-judge.js';
 import { adaptiveSchedule } from '../../ranking/adaptive-schedule.js';
 import type { Match } from '../../ranking/matches.js';
 import { ringSchedule, roundRobinSchedule, type Pair } from '../../ranking/schedules.js';
-import type { GenerationContext, GenerationTask } from './generation-context.js';
+import { progressLabel, type GenerationContext, type GenerationTask } from './generation-context.js';
 import {
   ScheduleRound,
   MatchOutcome,
@@ -58,11 +58,11 @@ export async function playTournament(
     );
     if (schedule.pairs.length === 0) break;
     scheduled += schedule.pairs.length;
-    context.progress({ kind: 'judgments', task: task.id, done, total: scheduled });
+    context.progress({ kind: 'judgments', task: progressLabel(task), done, total: scheduled });
     await context.gate.forEach(schedule.pairs, settings.concurrency.judgments, async (pair) => {
       outcomes[pair.index] = await matchStep(context, task, pair, round, bundleOf);
       done++;
-      context.progress({ kind: 'judgments', task: task.id, done, total: scheduled });
+      context.progress({ kind: 'judgments', task: progressLabel(task), done, total: scheduled });
     });
   }
   return outcomes;

@@ -1,0 +1,398 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+
+import { z } from 'zod';
+
+import { RunConfig } from '../config/run-config.js';
+import { evaluationConfig } from '../config/evaluation-settings.js';
+import { CollectionRecord } from '../distill/generation/generation-records.js';
+import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
+import { readWindowSummaries } from '../distill/read-window-summaries.js';
+import { Selection } from '../distill/selection.js';
+import { writeTrainingData } from '../distill/write-training-data.js';
+import { UserError } from '../errors.js';
+import { evaluateRun } from '../evaluate/evaluate-run.js';
+import type { EvaluationSummary } from '../evaluate/evaluation-records.js';
+import type { ComparisonWinRates } from '../evaluate/statistics/figures-schema.js';
+import { modelKind } from '../hosting/model-kind.js';
+import type { EpisodeBackend } from '../queue/episode-backend.js';
+import { trainingTokenizer } from '../rsi/training-tokenizer.js';
+import { Interval } from '../statistics/interval.js';
+import { defineRecord } from '../store/record.js';
+import { DATASET_FOLDER, distillTaskPath, outerLoopFiles } from '../store/run-paths.js';
+import { openRun, type Run } from '../store/run-store.js';
+import { ModelRegistry } from '../train/registry.js';
+import { TrainingMetrics } from '../train/training-metrics.js';
+import {
+  studentDataset,
+  type SelectedEpisode,
+  type SelectionPools,
+  type StudentSpec,
+} from './student-datasets.js';
+import { studentTokens, type StudentTraining } from './student-tokens.js';
+
+/** `students/<name>/`: an experiment's folder, itself a run directory (its registry holds the base and the students). */
+export const STUDENTS_FOLDER = 'students';
+/** The evaluation of the students against the base, inside the experiment's run directory. */
+export const STUDENTS_EVALUATION = 'students';
+/** The base every student is trained from and compared with. */
+export const BASE_GENERATION = 'L0';
+
+export const StudentResult = z.object({
+  name: z.string(),
+  kind: z.enum(['S', 'M', 'X']),
+  /** Selected episodes in its data, by condition. */
+  teamEpisodes: z.number().int().nonnegative(),
+  singleEpisodes: z.number().int().nonnegative(),
+  episodeIds: z.array(z.string()),
+  /** The sampler's exact counts for its windows (see `studentTokens`). */
+  tokens: z.object({
+    windows: z.number().int().nonnegative(),
+    steps: z.number().int().positive(),
+    batchSize: z.number().int().positive(),
+    storedSupervisedTokens: z.number().nonnegative(),
+    expectedProcessedSupervisedTokens: z.number().nonnegative(),
+    processedSupervisedTokens: z.number().nonnegative(),
+  }),
+  trainer: z.string(),
+  metrics: TrainingMetrics,
+  /** Against the base, pooled over tasks, every judge's pairs (the evaluation's first judge row): null before it. */
+  winRate: z.number().nullable(),
+  winRateInterval: Interval.nullable(),
+  winRateWithTies: z.number().nullable(),
+  winRateWithTiesInterval: Interval.nullable(),
+  pairs: z.number().int().nonnegative(),
+  judge: z.string().nullable(),
+});
+export type StudentResult = z.infer<typeof StudentResult>;
+
+/** `students/<name>/students.json`: the experiment's students, their tokens and win rates against the base. */
+export const StudentsRecord = defineRecord({
+  kind: 'students',
+  version: 1,
+  schema: z.object({
+    name: z.string(),
+    /** The round whose selections the data comes from. */
+    generation: z.string(),
+    base: z.string(),
+    trainer: z.string(),
+    /** What the trained model is: `toy` says the figures show nothing about a real model. */
+    standIn: z.string().nullable(),
+    evaluation: z.object({
+      rollouts: z.number().int().positive(),
+      tasks: z.array(z.string()),
+      judges: z.array(z.string()),
+      condition: z.string(),
+    }),
+    students: z.array(StudentResult),
+  }),
+});
+export type StudentsRecord = z.infer<(typeof StudentsRecord)['schema']>;
+
+export interface StudentsOptions {
+  /** The run directory whose round of collections the students are trained on. */
+  runDirectory: string;
+  /** The round (default L0). */
+  generation?: string;
+  /** The experiment's name: `students/<name>/` (default `default`). */
+  name?: string;
+  students: readonly StudentSpec[];
+  training: StudentTraining;
+  /** Evaluation episodes per task and student (default 2). */
+  rollouts?: number;
+  /** The evaluation's tasks (default: the run's evaluation section's, else its suite's test split). */
+  tasks?: readonly string[];
+  /** The run's suite folder, from its configuration (its `suite`, resolved where the command runs). */
+  suiteDir: (config: RunConfig) => string;
+  /** Where the evaluation's episodes run, from the run's configuration (default: in this process); closed after. */
+  backend?: (config: RunConfig) => EpisodeBackend;
+  onProgress?: (line: string) => void;
+}
+
+/**
+ * The paper's Figure 6 on one round of a run: from its selected team and single-agent episodes, S, M and X datasets of
+ * the given sizes; each student trained from the same base (the run's L0) by the run's trainer; each evaluated against
+ * the base by the run's external judges, with intervals over episode pairs; and each student's processed supervised
+ * tokens from the sampler's exact counts. The experiment is a run directory of its own, `students/<name>/` inside the
+ * run, whose registry holds the base and the students, so the evaluation is `mass eval`'s; every dataset, training and
+ * evaluation episode, grade and judgment is a step of it, so a killed experiment resumes without redoing any.
+ */
+export async function runStudents(options: StudentsOptions): Promise<StudentsRecord> {
+  const runDirectory = resolve(options.runDirectory);
+  const generation = options.generation ?? BASE_GENERATION;
+  const name = options.name ?? 'default';
+  const progress = options.onProgress ?? (() => {});
+  const parentConfig = readParentConfig(runDirectory);
+  const parentRegistry = await ModelRegistry.open(runDirectory);
+  const base = parentRegistry.get(BASE_GENERATION);
+  if (!base) {
+    throw new UserError(
+      `${runDirectory}: the run has no base generation ${BASE_GENERATION} yet (run mass rsi first)`,
+    );
+  }
+  const pools = await selectionPools(runDirectory, generation);
+  const datasets = options.students.map((student) => studentDataset(pools, student));
+  const kind = modelKind(parentConfig);
+  const trainer = kind.trainer();
+  const evaluationDefaults = evaluationConfig(parentConfig);
+  if (evaluationDefaults.judges.length === 0) {
+    throw new UserError(
+      `${runDirectory}: the run's configuration names no external judge (evaluation.judges); the students are judged against the base by them`,
+    );
+  }
+  const config: RunConfig = { ...parentConfig, name };
+  const run = openRun({
+    runsDirectory: join(runDirectory, STUDENTS_FOLDER),
+    name,
+    configSchema: RunConfig,
+    config,
+    // The experiment's configuration is the run's, which may have gained an evaluation section since.
+    overrideConfig: true,
+    command: 'mass students',
+  });
+  try {
+    const registry = await ModelRegistry.open(run.directory);
+    if (!registry.get(BASE_GENERATION)) {
+      await registry.addBase({
+        model: absoluteWeights(base.mergedPath ?? base.adapterPath!, runDirectory),
+        servedAs: base.servedAs,
+      });
+    }
+    const baseGeneration = registry.require(BASE_GENERATION);
+    const tokenizer = await trainingTokenizer(
+      parentConfig,
+      parentRegistry,
+      BASE_GENERATION,
+      kind.anyTokenizer,
+    );
+    const trained: Array<
+      Omit<
+        StudentResult,
+        'winRate' | 'winRateInterval' | 'winRateWithTies' | 'winRateWithTiesInterval' | 'pairs' | 'judge'
+      >
+    > = [];
+    for (const dataset of datasets) {
+      const { student } = dataset;
+      const episodes = [...dataset.team, ...dataset.single];
+      const dataDir = join(student.name, DATASET_FOLDER);
+      progress(
+        `student ${student.name}: data from ${dataset.team.length} team and ${dataset.single.length} single-agent episodes`,
+      );
+      await run.step(
+        `students/${student.name}/dataset`,
+        async () => {
+          await writeTrainingData({
+            episodes: episodes.map((episode) => ({
+              dir: join(runDirectory, episode.dir),
+              split: 'train' as const,
+            })),
+            outDir: run.path(dataDir),
+            modelDirectory: tokenizer.modelDirectory,
+            servedModel: tokenizer.servedModel,
+            allowTokenizerMismatch: tokenizer.allowTokenizerMismatch,
+            limits: {
+              windowTokens: parentConfig.distill.windowTokens,
+              maxContextTokens: parentConfig.distill.maxContextTokens,
+            },
+            mode: student.kind === 'S' ? 'single-agent' : 'team',
+          });
+          return { dir: dataDir };
+        },
+        { output: z.object({ dir: z.string() }), dir: dataDir },
+      );
+      const tokens = studentTokens(await readWindowSummaries(run.path(dataDir), 'train'), options.training);
+      progress(
+        `student ${student.name}: training (${trainer.kind}), ${tokens.processedSupervisedTokens} supervised tokens processed`,
+      );
+      const trainDir = join('train', student.name);
+      const result = await run.step(
+        `students/${student.name}/train`,
+        async ({ attempt }) =>
+          trainer.train({
+            dataset: run.path(dataDir),
+            parent: baseGeneration,
+            outDir: run.path(trainDir),
+            seed: options.training.seed,
+            hyper: {
+              ...parentConfig.rsi.hyperparameters,
+              batchSize: options.training.batchSize,
+              steps: tokens.steps,
+            },
+            resume: attempt > 1,
+            restartIfChanged: true,
+          }),
+        { output: TrainStepOutput, dir: trainDir, keepDirOnRedo: trainer.resumes === true },
+      );
+      if (!registry.get(student.name)) {
+        await registry.addTrained({
+          name: student.name,
+          parent: BASE_GENERATION,
+          datasetId: dataDir,
+          servedAs: `${base.servedAs}-student-${name}-${student.name}`,
+          result,
+        });
+      }
+      trained.push({
+        name: student.name,
+        kind: student.kind,
+        teamEpisodes: dataset.team.length,
+        singleEpisodes: dataset.single.length,
+        episodeIds: episodes.map((episode) => episode.episodeId),
+        tokens,
+        trainer: trainer.kind,
+        metrics: result.metrics,
+      });
+    }
+
+    const tasks = options.tasks ?? evaluationDefaults.tasks ?? parentConfig.tasks;
+    const evaluation = {
+      ...evaluationDefaults,
+      name: STUDENTS_EVALUATION,
+      generations: [BASE_GENERATION, ...trained.map((student) => student.name)],
+      models: undefined,
+      comparisons: trained.map((student) => ({ candidate: student.name, baseline: BASE_GENERATION })),
+      conditions: ['bare' as const],
+      ...(tasks ? { tasks: [...tasks] } : {}),
+      rollouts: options.rollouts ?? 2,
+      transfer: [],
+      selfJudge: false,
+      tournamentSample: 0,
+      searchCoverage: undefined,
+    };
+    progress(
+      `evaluation: ${trained.length} students against ${BASE_GENERATION}, ${evaluation.rollouts} rollout(s) per task`,
+    );
+    const episodes = options.backend?.(parentConfig);
+    let summary: EvaluationSummary;
+    try {
+      summary = await evaluateRun({
+        run: run as Run<RunConfig>,
+        suiteDir: options.suiteDir(parentConfig),
+        evaluation,
+        episodes,
+      });
+    } finally {
+      await episodes?.close();
+    }
+    const record: StudentsRecord = {
+      name,
+      generation,
+      base: BASE_GENERATION,
+      trainer: trainer.kind,
+      standIn: kind.host.standIn,
+      evaluation: {
+        rollouts: evaluation.rollouts,
+        tasks: summary.tasks,
+        judges: evaluation.judges.map((judge) => judge.name ?? judge.model),
+        condition: 'bare',
+      },
+      students: trained.map((student) => ({ ...student, ...winAgainstBase(summary, student.name) })),
+    };
+    await StudentsRecord.write(run.path('students.json'), record);
+    return record;
+  } finally {
+    run.close();
+  }
+}
+
+const TrainStepOutput = z.object({
+  adapterPath: z.string().optional(),
+  mergedPath: z.string().optional(),
+  metrics: TrainingMetrics,
+  logFile: z.string(),
+});
+
+/** The student's pooled row against the base: every judge pooled when there are several, else the one judge. */
+export function winAgainstBase(
+  summary: Pick<EvaluationSummary, 'figures'>,
+  student: string,
+): Pick<
+  StudentResult,
+  'winRate' | 'winRateInterval' | 'winRateWithTies' | 'winRateWithTiesInterval' | 'pairs' | 'judge'
+> {
+  const comparison: ComparisonWinRates | undefined = summary.figures.winRates.find(
+    (entry) =>
+      entry.candidate === student && entry.baseline === BASE_GENERATION && entry.condition === 'bare',
+  );
+  const judges = comparison?.judges.filter((entry) => entry.judge !== 'oracle') ?? [];
+  const row = judges.find((entry) => entry.judge === 'all judges') ?? judges[0];
+  if (!row) {
+    return {
+      winRate: null,
+      winRateInterval: null,
+      winRateWithTies: null,
+      winRateWithTiesInterval: null,
+      pairs: 0,
+      judge: null,
+    };
+  }
+  const { pooled } = row;
+  return {
+    winRate: pooled.winRate,
+    winRateInterval: pooled.winRateInterval,
+    winRateWithTies: pooled.winRateWithTies,
+    winRateWithTiesInterval: pooled.winRateWithTiesInterval,
+    pairs: pooled.pairs,
+    judge: row.judge,
+  };
+}
+
+/** The round's selected training episodes, team and single-agent, with their ranks and directories. */
+export async function selectionPools(runDirectory: string, generation: string): Promise<SelectionPools> {
+  const distillDir = join(runDirectory, 'distill', generation);
+  if (!existsSync(distillDir)) {
+    throw new UserError(
+      `${runDirectory}: no outer loop for generation ${generation} (distill/${generation}/ is missing)`,
+    );
+  }
+  const team: SelectedEpisode[] = [];
+  const single: SelectedEpisode[] = [];
+  for (const entry of (await readdir(distillDir, { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    if (!entry.isDirectory() || entry.name === DATASET_FOLDER) continue;
+    const task = entry.name;
+    team.push(...(await selected(runDirectory, distillTaskPath(generation, task), task)));
+    single.push(
+      ...(await selected(runDirectory, distillTaskPath(generation, task, SINGLE_AGENT_FOLDER), task)),
+    );
+  }
+  return { team, single };
+}
+
+async function selected(runDirectory: string, folder: string, task: string): Promise<SelectedEpisode[]> {
+  const selectionFile = join(runDirectory, folder, outerLoopFiles.selection);
+  if (!existsSync(selectionFile)) return [];
+  const selection = Selection.parse(JSON.parse(await readFile(selectionFile, 'utf8')));
+  const collection = await CollectionRecord.read(join(runDirectory, folder, outerLoopFiles.collection));
+  const dirOf = new Map(collection.episodes.map((episode) => [episode.episodeId, episode.dir]));
+  const rankOf = new Map(selection.decisions.map((decision) => [decision.episodeId, decision.rank]));
+  return selection.train.map((episodeId) => ({
+    episodeId,
+    task,
+    dir: dirOf.get(episodeId)!,
+    rank: rankOf.get(episodeId) ?? Number.MAX_SAFE_INTEGER,
+  }));
+}
+
+function readParentConfig(runDirectory: string): RunConfig {
+  // The run's frozen configuration, as `mass rsi` froze it: opened (and locked) briefly by the store itself.
+  const run = openRun({
+    runsDirectory: dirname(runDirectory),
+    name: basename(runDirectory),
+    configSchema: RunConfig,
+    command: 'mass students',
+  });
+  try {
+    return run.config;
+  } finally {
+    run.close();
+  }
+}
+
+function absoluteWeights(weights: string, runDirectory: string): string {
+  if (isAbsolute(weights)) return weights;
+  const inRun = join(runDirectory, weights);
+  return existsSync(inRun) ? inRun : weights;
+}

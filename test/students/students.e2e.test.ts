@@ -1,0 +1,158 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { DEMO_SUITE } from '../../src/demo/demo-config.js';
+import { CollectionRecord } from '../../src/distill/generation/generation-records.js';
+import type { StudentsRecord } from '../../src/students/students.js';
+import { runMass } from '../support/cli.js';
+import { temporaryDirectory } from '../support/fixtures.js';
+
+const directory = temporaryDirectory('mass-students-e2e-');
+afterAll(() => directory.remove());
+
+/**
+ * The smallest students experiment on the toy model: one demo task, no search iteration (v0 beats the reference),
+ * two team and two single-agent runs, both of each selected; then students of one and two episodes, each judged
+ * against the base once.
+ */
+const config = `
+name: students
+suite: ${DEMO_SUITE}
+tasks: [demo-potency]
+model: { kind: toy }
+roles: { executor: { model: mass-toy } }
+budgets: { episodeTimeoutSeconds: 120 }
+concurrency: { episodes: 2, judgments: 4, tasks: 1 }
+search: { iterations: 0 }
+distill: { runs: 2, needed: 2, maxTopUps: 0, schedule: round-robin, train: 2, validation: 0, singleAgentCollection: true }
+rsi: { servedAs: 'mass-toy-{generation}' }
+evaluation:
+  judges: [{ model: mass-toy-judge, name: toy-judge }]
+  judgeSeeds: 1
+  concurrency: { episodes: 3, judgments: 4 }
+`;
+
+describe('mass students on the toy model', () => {
+  const runs = join(directory.path, 'runs');
+  const run = join(runs, 'students');
+  const students = [
+    'students',
+    run,
+    '--students',
+    'S1,M2,X2',
+    '--batch-size',
+    '2',
+    '--rollouts',
+    '1',
+    '--json',
+  ];
+  let record: StudentsRecord;
+
+  it('collects each champion task single-agent beside the team, ranked and selected the same way', async () => {
+    const file = join(directory.path, 'students.yaml');
+    writeFileSync(file, config);
+    const rsi = await runMass(['rsi', '--config', file, '--rounds', '1', '--runs', runs]);
+    expect(rsi.stderr).not.toContain('Error');
+    expect(rsi.code).toBe(0);
+    const single = await CollectionRecord.read(
+      join(run, 'distill/L0/demo-potency/single-agent/collection.json'),
+    );
+    expect(single).toMatchObject({ condition: 'single-agent', workflowHash: null });
+    expect(single.episodes.map((episode) => episode.episodeId)).toEqual(
+      [0, 1].map((index) => `L0-single-agent-distill-demo-potency-${index}`),
+    );
+    for (const episode of single.episodes) {
+      const recorded = JSON.parse(readFileSync(join(run, episode.dir, 'episode.json'), 'utf8')) as {
+        delegations: number;
+        teacher: boolean;
+        workflowHash: string | null;
+      };
+      expect(recorded).toMatchObject({ delegations: 0, teacher: false, workflowHash: null });
+    }
+    const team = await CollectionRecord.read(join(run, 'distill/L0/demo-potency/collection.json'));
+    expect(team.condition).toBeUndefined();
+    expect(team.workflowHash).not.toBeNull();
+    const selection = JSON.parse(
+      readFileSync(join(run, 'distill/L0/demo-potency/single-agent/selection.json'), 'utf8'),
+    ) as { train: string[] };
+    expect(selection.train).toHaveLength(2);
+    // The loop's own training data stays the team's.
+    const dataset = JSON.parse(readFileSync(join(run, 'distill/L0/dataset/episodes.json'), 'utf8')) as {
+      episodes: Array<{ episodeId: string }>;
+    };
+    expect(dataset.episodes.every((episode) => episode.episodeId.startsWith('L0-distill-'))).toBe(true);
+  }, 300_000);
+
+  it('trains S, M and X students with the toy trainer, counts their tokens as the sampler does, and judges each against the base', async () => {
+    const result = await runMass(students);
+    expect(result.stderr).not.toContain('Error');
+    expect(result.code).toBe(0);
+    record = JSON.parse(result.stdout) as StudentsRecord;
+    expect(record).toMatchObject({ generation: 'L0', base: 'L0', trainer: 'toy', standIn: 'toy' });
+    expect(
+      record.students.map((student) => [student.name, student.teamEpisodes, student.singleEpisodes]),
+    ).toEqual([
+      ['S1', 0, 1],
+      ['M2', 2, 0],
+      ['X2', 1, 1],
+    ]);
+    for (const student of record.students) {
+      // The tokens are the sampler's: mass data sample over the student's own windows, steps and seed says the same.
+      const sample = await runMass([
+        'data',
+        'sample',
+        '--data',
+        join(run, 'students/default', student.name, 'dataset'),
+        '--steps',
+        String(student.tokens.steps),
+        '--batch-size',
+        '2',
+        '--seed',
+        '0',
+        '--json',
+      ]);
+      expect(sample.code).toBe(0);
+      const sampled = JSON.parse(sample.stdout) as {
+        processedSupervisedTokens: number;
+        storedSupervisedTokens: number;
+      };
+      expect(student.tokens.processedSupervisedTokens).toBe(sampled.processedSupervisedTokens);
+      expect(student.tokens.storedSupervisedTokens).toBe(sampled.storedSupervisedTokens);
+      expect(student.tokens.processedSupervisedTokens).toBeGreaterThan(0);
+      // One task, one rollout: one episode pair against the base, judged by the toy judge.
+      expect(student.pairs).toBe(1);
+      expect(student.judge).toBe('toy-judge');
+      expect(student.winRateWithTies).not.toBeNull();
+      expect(student.winRateWithTiesInterval).not.toBeNull();
+    }
+    // The single-agent student learned from trajectories without a delegation; the team student from delegating ones.
+    const weights = (name: string) =>
+      JSON.parse(readFileSync(join(run, 'students/default/train', name, 'toy-weights.json'), 'utf8')) as {
+        delegateBare: number;
+      };
+    const base = JSON.parse(readFileSync(join(run, 'train/L1/toy-weights.json'), 'utf8')) as {
+      delegateBare: number;
+    };
+    expect(weights('S1').delegateBare).toBeLessThan(weights('M2').delegateBare);
+    expect(weights('M2').delegateBare).toBe(base.delegateBare);
+  }, 300_000);
+
+  it('resumes without running anything again, and the report draws the students against their tokens', async () => {
+    const episodes = readdirSync(join(run, 'students/default/evaluation/students/episodes'));
+    const again = await runMass(students);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(record);
+    expect(readdirSync(join(run, 'students/default/evaluation/students/episodes'))).toEqual(episodes);
+
+    const report = await runMass(['report', run]);
+    expect(report.code).toBe(0);
+    const page = readFileSync(join(run, 'report.html'), 'utf8');
+    const section = page.slice(page.indexOf('<section id="students">'));
+    expect(section).toContain('Win rate against the base over processed supervised tokens');
+    expect(section).toMatch(/<svg/);
+    expect(section).toContain('say nothing about a real model');
+    for (const student of record.students) expect(section).toContain(`<td>${student.name}</td>`);
+  }, 120_000);
+});
