@@ -31,6 +31,7 @@ import {
   type StudentSpec,
 } from './student-datasets.js';
 import { studentTokens, type StudentTraining } from './student-tokens.js';
+import { DEFAULT_LENGTH_RATIO, judgeTeamVersusSingle, TeamVersusSingle } from './team-versus-single.js';
 
 /** `students/<name>/`: an experiment's folder, itself a run directory (its registry holds the base and the students). */
 export const STUDENTS_FOLDER = 'students';
@@ -79,13 +80,18 @@ export const StudentsRecord = defineRecord({
     trainer: z.string(),
     /** What the trained model is: `toy` says the figures show nothing about a real model. */
     standIn: z.string().nullable(),
-    evaluation: z.object({
-      rollouts: z.number().int().positive(),
-      tasks: z.array(z.string()),
-      judges: z.array(z.string()),
-      condition: z.string(),
-    }),
+    /** The students' evaluation against the base; null when the experiment trained no student. */
+    evaluation: z
+      .object({
+        rollouts: z.number().int().positive(),
+        tasks: z.array(z.string()),
+        judges: z.array(z.string()),
+        condition: z.string(),
+      })
+      .nullable(),
     students: z.array(StudentResult),
+    /** The round's team outputs judged against its single-agent outputs; null when it collected none single-agent. */
+    teamVersusSingle: TeamVersusSingle.nullable().default(null),
   }),
 });
 export type StudentsRecord = z.infer<(typeof StudentsRecord)['schema']>;
@@ -97,8 +103,11 @@ export interface StudentsOptions {
   generation?: string;
   /** The experiment's name: `students/<name>/` (default `default`). */
   name?: string;
+  /** None: the experiment only judges the round's team outputs against its single-agent ones. */
   students: readonly StudentSpec[];
   training: StudentTraining;
+  /** Pairs whose output tokens are within this ratio of each other are the length-matched ones (default 1.25). */
+  lengthRatio?: number;
   /** Evaluation episodes per task and student (default 2). */
   rollouts?: number;
   /** The evaluation's tasks (default: the run's evaluation section's, else its suite's test split). */
@@ -152,6 +161,44 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
     command: 'mass students',
   });
   try {
+    const suiteDir = options.suiteDir(parentConfig);
+    const teamVersusSingle = await judgeTeamVersusSingle({
+      runDirectory,
+      run: run as Run<RunConfig>,
+      config: parentConfig,
+      generation,
+      suiteDir,
+      lengthRatio: options.lengthRatio ?? DEFAULT_LENGTH_RATIO,
+      onProgress: progress,
+    });
+    if (teamVersusSingle === null) {
+      if (datasets.length === 0) {
+        throw new UserError(
+          `${runDirectory}: ${generation} collected no task single-agent (distill.singleAgentCollection), so there is nothing to judge; name students to train with --students`,
+        );
+      }
+      progress(
+        `${generation} collected no task single-agent (distill.singleAgentCollection): the team's outputs are not judged against a single agent's`,
+      );
+    }
+    const finish = async (
+      evaluation: StudentsRecord['evaluation'],
+      students: StudentResult[],
+    ): Promise<StudentsRecord> => {
+      const record: StudentsRecord = {
+        name,
+        generation,
+        base: BASE_GENERATION,
+        trainer: trainer.kind,
+        standIn: kind.host.standIn,
+        evaluation,
+        students,
+        teamVersusSingle,
+      };
+      await StudentsRecord.write(run.path('students.json'), record);
+      return record;
+    };
+    if (datasets.length === 0) return await finish(null, []);
     const registry = await ModelRegistry.open(run.directory);
     if (!registry.get(BASE_GENERATION)) {
       await registry.addBase({
@@ -268,29 +315,22 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
     try {
       summary = await evaluateRun({
         run: run as Run<RunConfig>,
-        suiteDir: options.suiteDir(parentConfig),
+        suiteDir,
         evaluation,
         episodes,
       });
     } finally {
       await episodes?.close();
     }
-    const record: StudentsRecord = {
-      name,
-      generation,
-      base: BASE_GENERATION,
-      trainer: trainer.kind,
-      standIn: kind.host.standIn,
-      evaluation: {
+    return await finish(
+      {
         rollouts: evaluation.rollouts,
         tasks: summary.tasks,
         judges: evaluation.judges.map((judge) => judge.name ?? judge.model),
         condition: 'bare',
       },
-      students: trained.map((student) => ({ ...student, ...winAgainstBase(summary, student.name) })),
-    };
-    await StudentsRecord.write(run.path('students.json'), record);
-    return record;
+      trained.map((student) => ({ ...student, ...winAgainstBase(summary, student.name) })),
+    );
   } finally {
     run.close();
   }

@@ -68,6 +68,7 @@ describe('a student’s win rate against the base', () => {
       trainer: 'toy',
       standIn: 'toy',
       evaluation: { rollouts: 2, tasks: ['t'], judges: ['toy-judge'], condition: 'bare' },
+      teamVersusSingle: null,
       students: [
         {
           name: 'M2',

@@ -37,6 +37,7 @@ evaluation:
 describe('mass students on the toy model', () => {
   const runs = join(directory.path, 'runs');
   const run = join(runs, 'students');
+  const file = join(directory.path, 'students.yaml');
   const students = [
     'students',
     run,
@@ -51,7 +52,6 @@ describe('mass students on the toy model', () => {
   let record: StudentsRecord;
 
   it('collects each champion task single-agent beside the team, ranked and selected the same way', async () => {
-    const file = join(directory.path, 'students.yaml');
     writeFileSync(file, config);
     const rsi = await runMass(['rsi', '--config', file, '--rounds', '1', '--runs', runs]);
     expect(rsi.stderr).not.toContain('Error');
@@ -127,6 +127,49 @@ describe('mass students on the toy model', () => {
       expect(student.winRateWithTies).not.toBeNull();
       expect(student.winRateWithTiesInterval).not.toBeNull();
     }
+    // Before the students: the team's collection runs judged against the single agent's of the same task and seed.
+    const judged = record.teamVersusSingle!;
+    expect(judged).toMatchObject({ generation: 'L0', judges: ['toy-judge'], judgeSeeds: 1, orders: 'both' });
+    expect(judged.pairs.map((pair) => [pair.team, pair.single, pair.seed])).toEqual(
+      [0, 1].map((index) => [
+        `L0-distill-demo-potency-${index}`,
+        `L0-single-agent-distill-demo-potency-${index}`,
+        index,
+      ]),
+    );
+    const rows = readFileSync(join(run, 'students/default/team-vs-single/judgments.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { candidateEpisode: string; baselineEpisode: string; replicate: number },
+      );
+    // One judge, one seed, both orders.
+    expect(rows).toHaveLength(2 * judged.pairs.length);
+    for (const pair of judged.pairs) {
+      expect(
+        rows.filter((row) => row.candidateEpisode === pair.team && row.baselineEpisode === pair.single),
+      ).toHaveLength(2);
+      const output = (episode: string) =>
+        (
+          JSON.parse(readFileSync(join(run, 'episodes', episode, 'episode.json'), 'utf8')) as {
+            usage: { total: { completionTokens: number } };
+          }
+        ).usage.total.completionTokens;
+      expect([pair.teamOutputTokens, pair.singleOutputTokens]).toEqual([
+        output(pair.team),
+        output(pair.single),
+      ]);
+      const [small, large] = [pair.teamOutputTokens, pair.singleOutputTokens].sort((a, b) => a - b);
+      expect(pair.lengthMatched).toBe(large! <= 1.25 * small!);
+    }
+    const pooled = judged.overall[0]!.pooled;
+    expect(pooled.pairs).toBe(2);
+    expect(pooled.judgments.count).toBe(rows.length - judged.failedJudgments);
+    expect(judged.lengthMatched[0]!.pooled.pairs).toBe(
+      judged.pairs.filter((pair) => pair.lengthMatched).length,
+    );
+
     // The single-agent student learned from trajectories without a delegation; the team student from delegating ones.
     const weights = (name: string) =>
       JSON.parse(readFileSync(join(run, 'students/default/train', name, 'toy-weights.json'), 'utf8')) as {
@@ -139,18 +182,25 @@ describe('mass students on the toy model', () => {
     expect(weights('M2').delegateBare).toBe(base.delegateBare);
   }, 300_000);
 
-  it('resumes without running anything again, and the report draws the students against their tokens', async () => {
+  it('resumes without running anything again (the run named by its configuration), and the report draws the students against their tokens', async () => {
     const episodes = readdirSync(join(run, 'students/default/evaluation/students/episodes'));
-    const again = await runMass(students);
+    // The same experiment named by the run's configuration instead of its directory.
+    const again = await runMass(['students', '--config', file, '--runs', runs, ...students.slice(2)]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual(record);
     expect(readdirSync(join(run, 'students/default/evaluation/students/episodes'))).toEqual(episodes);
+    // Nothing judged twice.
+    expect(
+      readFileSync(join(run, 'students/default/team-vs-single/judgments.jsonl'), 'utf8').trim().split('\n'),
+    ).toHaveLength(2 * record.teamVersusSingle!.pairs.length);
 
     const report = await runMass(['report', run]);
     expect(report.code).toBe(0);
     const page = readFileSync(join(run, 'report.html'), 'utf8');
     const section = page.slice(page.indexOf('<section id="students">'));
     expect(section).toContain('Win rate against the base over processed supervised tokens');
+    expect(section).toContain('The team’s outputs against the single agent’s');
+    expect(section).toContain('How often the judges prefer the team');
     expect(section).toMatch(/<svg/);
     expect(section).toContain('say nothing about a real model');
     for (const student of record.students) expect(section).toContain(`<td>${student.name}</td>`);

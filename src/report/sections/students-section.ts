@@ -1,7 +1,13 @@
 import { html, type SafeHtml } from '../../html/html.js';
 import { STUDENT_KIND_NAMES } from '../../students/student-datasets.js';
-import { percentCell, tokenCount } from '../../students/students-table.js';
+import {
+  percentCell,
+  TEAM_VERSUS_SINGLE_COLUMNS,
+  teamVersusSingleRows,
+  tokenCount,
+} from '../../students/students-table.js';
 import type { StudentsRecord } from '../../students/students.js';
+import type { TeamVersusSingle } from '../../students/team-versus-single.js';
 import { chart } from '../chart.js';
 import { formatCount } from '../format.js';
 import type { RunReportData } from '../read-run.js';
@@ -41,6 +47,16 @@ export async function studentsSection(data: RunReportData): Promise<SafeHtml> {
 }
 
 async function experimentPart(record: StudentsRecord): Promise<SafeHtml> {
+  return html`<h3>Experiment ${record.name}: ${record.generation}’s collections, base ${record.base}</h3>
+    ${record.standIn === null ? '' : html`<p><strong>${standInNote(record.standIn)}</strong></p>`}
+    ${record.teamVersusSingle ? await teamVersusSinglePart(record.teamVersusSingle) : ''}
+    ${record.evaluation === null ? '' : await studentsPart(record, record.evaluation)}`;
+}
+
+async function studentsPart(
+  record: StudentsRecord,
+  evaluation: NonNullable<StudentsRecord['evaluation']>,
+): Promise<SafeHtml> {
   const values: ChartRow[] = record.students.flatMap((student) =>
     student.winRateWithTies === null
       ? []
@@ -55,12 +71,10 @@ async function experimentPart(record: StudentsRecord): Promise<SafeHtml> {
           },
         ],
   );
-  return html`<h3>Experiment ${record.name}: ${record.generation}’s collections, base ${record.base}</h3>
-    <p class="muted">
-      Trainer: ${record.trainer}; evaluation: the ${record.evaluation.condition} task,
-      ${formatCount(record.evaluation.rollouts)} rollout(s) on each of
-      ${formatCount(record.evaluation.tasks.length)} task(s), judges: ${record.evaluation.judges.join(', ')}.
-      ${record.standIn === null ? '' : html`<strong>${standInNote(record.standIn)}</strong>`}
+  return html`<p class="muted">
+      Trainer: ${record.trainer}; evaluation: the ${evaluation.condition} task,
+      ${formatCount(evaluation.rollouts)} rollout(s) on each of ${formatCount(evaluation.tasks.length)}
+      task(s), judges: ${evaluation.judges.join(', ')}.
     </p>
     ${await chart({
       title: 'Win rate against the base over processed supervised tokens',
@@ -95,6 +109,78 @@ async function experimentPart(record: StudentsRecord): Promise<SafeHtml> {
         ]),
       },
     })}`;
+}
+
+/** The external judges' preference for the team's outputs over the single agent's, all pairs and length-matched. */
+async function teamVersusSinglePart(figures: TeamVersusSingle): Promise<SafeHtml> {
+  const matched = figures.pairs.filter((pair) => pair.lengthMatched).length;
+  const values = [
+    ...figures.overall.map((row) => ({ row, pairs: 'all pairs' })),
+    ...figures.lengthMatched.map((row) => ({ row, pairs: 'length-matched' })),
+  ].flatMap(({ row, pairs }) =>
+    row.pooled.winRate === null
+      ? []
+      : [
+          {
+            label: `${pairs} · ${row.judge}`,
+            pairs,
+            winRate: row.pooled.winRate,
+            lower: row.pooled.winRateInterval?.lower ?? null,
+            upper: row.pooled.winRateInterval?.upper ?? null,
+          },
+        ],
+  );
+  return html`<h4>The team’s outputs against the single agent’s</h4>
+    <p>
+      ${formatCount(figures.pairs.length)} pair(s) of ${figures.generation}’s collection runs, a team run and
+      the single-agent run of the same task and seed, judged by ${figures.judges.join(', ')}
+      (${formatCount(figures.judgeSeeds)} seed(s), orders ${figures.orders}); ${formatCount(matched)} of them
+      length-matched (output tokens within ${figures.lengthRatio}× of each other). The paper reports that
+      external judges prefer the team’s outputs in 85.1 % of comparisons, 80 % on length-matched pairs.
+      ${figures.unpaired.length > 0 ? `${formatCount(figures.unpaired.length)} run(s) had no partner.` : ''}
+      ${figures.failedJudgments > 0 ? `${formatCount(figures.failedJudgments)} judgment(s) failed.` : ''}
+    </p>
+    ${await chart({
+      title: 'How often the judges prefer the team',
+      caption:
+        'W/(W+L) over the decided episode pairs, the team as the candidate, with its interval over pairs; the dashed line is no preference',
+      values,
+      spec: preferenceSpec(),
+      table: { columns: TEAM_VERSUS_SINGLE_COLUMNS, rows: teamVersusSingleRows(figures) },
+    })}`;
+}
+
+function preferenceSpec(): Record<string, unknown> {
+  const x = {
+    type: 'quantitative',
+    title: 'share of decided pairs the team wins',
+    scale: { domain: [0, 1] },
+  };
+  const y = { field: 'label', type: 'nominal', title: null, sort: null };
+  return {
+    width: 420,
+    layer: [
+      {
+        transform: [{ filter: 'datum.lower !== null' }],
+        mark: { type: 'rule', strokeWidth: 2 },
+        encoding: {
+          y,
+          x: { field: 'lower', ...x },
+          x2: { field: 'upper' },
+          color: { field: 'pairs', title: null },
+        },
+      },
+      {
+        mark: { type: 'point', filled: true, size: 80 },
+        encoding: { y, x: { field: 'winRate', ...x }, color: { field: 'pairs', title: null } },
+      },
+      {
+        data: { values: [{ at: 0.5 }] },
+        mark: { type: 'rule', strokeDash: [4, 4], color: '#5f6b7a' },
+        encoding: { x: { field: 'at', type: 'quantitative' } },
+      },
+    ],
+  };
 }
 
 function spec(): Record<string, unknown> {

@@ -1,0 +1,353 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { z } from 'zod';
+
+import { evaluationConfig } from '../config/evaluation-settings.js';
+import type { RunConfig } from '../config/run-config.js';
+import { CollectionRecord, type CollectedRun } from '../distill/generation/generation-records.js';
+import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
+import { EpisodeRecord } from '../episode/episode-record.js';
+import { UserError } from '../errors.js';
+import { judgmentStep } from '../evaluate/evaluation-judgments.js';
+import type { JudgmentRow } from '../evaluate/evaluation-records.js';
+import { settleAll } from '../evaluate/evaluate-run.js';
+import { serveEvaluation } from '../evaluate/serve-evaluation.js';
+import { allJudges, JudgeWinRates, pairPreferences } from '../evaluate/statistics/index.js';
+import { judgeWinRates, type ScoredVerdict } from '../evaluate/statistics/win-rates.js';
+import { modelKind } from '../hosting/model-kind.js';
+import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
+import { Semaphore } from '../model/concurrency.js';
+import { loadTokenCounter } from '../model/token-counter.js';
+import { JsonlAppender } from '../proxy/jsonl-appender.js';
+import { distillTaskPath, episodePath, outerLoopFiles } from '../store/run-paths.js';
+import type { Run } from '../store/run-store.js';
+import { loadSuite } from '../tasks/load-suite.js';
+
+/** `students/<name>/team-vs-single/`: the judgments of the round's team outputs against its single-agent ones. */
+export const TEAM_VS_SINGLE_FOLDER = 'team-vs-single';
+/** The condition its judgment rows carry. */
+const CONDITION = 'team-vs-single-agent';
+/** Default: a pair is length-matched when neither side generated more than 1.25 times the other's output tokens. */
+export const DEFAULT_LENGTH_RATIO = 1.25;
+const CONFIDENCE = 0.95;
+const RESAMPLES = 1000;
+
+export const ConditionPair = z.object({
+  task: z.string(),
+  /** The sampling seed both episodes ran with: the collection pairs the team's run and the single agent's by it. */
+  seed: z.number().int(),
+  team: z.string(),
+  single: z.string(),
+  /** Tokens the episode's model generated over its conversations (`episode.json` usage, completion tokens). */
+  teamOutputTokens: z.number().int().nonnegative(),
+  singleOutputTokens: z.number().int().nonnegative(),
+  /** The larger of the two over the smaller is at most the length ratio. */
+  lengthMatched: z.boolean(),
+  /** Decided judgments of the pair, every judge, seed and order. */
+  judgments: z.number().int().nonnegative(),
+  /** Their mean from the team's side (win 1, tie ½, loss 0); null with no decided judgment. */
+  preference: z.number().nullable(),
+});
+export type ConditionPair = z.infer<typeof ConditionPair>;
+
+/**
+ * The external judges' preference between the team's outputs and the single agent's on the same tasks of the same
+ * round (the paper reports 85.1 % for the team, 80 % on length-matched pairs). Each pair is a team collection run and
+ * the single-agent collection run with the same seed (the same task data and sampling seed); the pair is the unit of
+ * every interval, as in the evaluation.
+ */
+export const TeamVersusSingle = z.object({
+  generation: z.string(),
+  judges: z.array(z.string()),
+  judgeSeeds: z.number().int().positive(),
+  orders: z.enum(['both', 'random']),
+  lengthRatio: z.number().min(1),
+  pairs: z.array(ConditionPair),
+  /** Runs left without a partner: a failed, tampered or errored run on either side, or a seed only one side ran. */
+  unpaired: z.array(z.object({ task: z.string(), episodeId: z.string(), reason: z.string() })),
+  /** The team as the candidate: each judge's win rates, then every judge pooled (`all judges`) when there are two or more. */
+  overall: z.array(JudgeWinRates),
+  /** The same over the length-matched pairs alone. */
+  lengthMatched: z.array(JudgeWinRates),
+  failedJudgments: z.number().int().nonnegative(),
+});
+export type TeamVersusSingle = z.infer<typeof TeamVersusSingle>;
+
+interface PlannedPair {
+  task: string;
+  seed: number;
+  team: CollectedRun;
+  single: CollectedRun;
+  teamOutputTokens: number;
+  singleOutputTokens: number;
+}
+
+/**
+ * Pairs the round's team runs with its single-agent runs of the same task and seed, from the collections the loop
+ * recorded (`distill/<generation>/<task>/collection.json` and `single-agent/collection.json`). Null when the round
+ * collected no task single-agent.
+ */
+export async function planConditionPairs(
+  runDirectory: string,
+  generation: string,
+): Promise<{ pairs: PlannedPair[]; unpaired: TeamVersusSingle['unpaired'] } | null> {
+  const distillDir = join(runDirectory, 'distill', generation);
+  if (!existsSync(distillDir)) return null;
+  const pairs: PlannedPair[] = [];
+  const unpaired: TeamVersusSingle['unpaired'] = [];
+  let collected = false;
+  const tasks = (await readdir(distillDir, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  for (const task of tasks) {
+    const singleFile = join(
+      runDirectory,
+      distillTaskPath(generation, task, SINGLE_AGENT_FOLDER),
+      outerLoopFiles.collection,
+    );
+    const teamFile = join(runDirectory, distillTaskPath(generation, task), outerLoopFiles.collection);
+    if (!existsSync(singleFile) || !existsSync(teamFile)) continue;
+    collected = true;
+    const team = await CollectionRecord.read(teamFile);
+    const single = await CollectionRecord.read(singleFile);
+    const singleBySeed = new Map(single.episodes.map((episode) => [episode.seed, episode]));
+    const paired = new Set<string>();
+    for (const teamRun of team.episodes) {
+      const singleRun = singleBySeed.get(teamRun.seed);
+      const problem = unusable(teamRun) ?? (singleRun ? unusable(singleRun) : null);
+      if (!singleRun || problem !== null) {
+        unpaired.push({
+          task,
+          episodeId: teamRun.episodeId,
+          reason: singleRun
+            ? `pair with ${singleRun.episodeId}: ${problem}`
+            : `no single-agent run with seed ${teamRun.seed}`,
+        });
+        continue;
+      }
+      paired.add(singleRun.episodeId);
+      pairs.push({
+        task,
+        seed: teamRun.seed,
+        team: teamRun,
+        single: singleRun,
+        teamOutputTokens: await outputTokens(runDirectory, teamRun),
+        singleOutputTokens: await outputTokens(runDirectory, singleRun),
+      });
+    }
+    for (const singleRun of single.episodes) {
+      if (paired.has(singleRun.episodeId) || team.episodes.some((run) => run.seed === singleRun.seed))
+        continue;
+      unpaired.push({
+        task,
+        episodeId: singleRun.episodeId,
+        reason: `no team run with seed ${singleRun.seed}`,
+      });
+    }
+  }
+  return collected ? { pairs, unpaired } : null;
+}
+
+function unusable(run: CollectedRun): string | null {
+  if (run.status !== 'success') return `${run.episodeId} ended in ${run.status}`;
+  if (run.tampered) return `${run.episodeId} changed a protected file`;
+  return null;
+}
+
+async function outputTokens(runDirectory: string, run: CollectedRun): Promise<number> {
+  const record = await EpisodeRecord.read(episodePath(join(runDirectory, run.dir), 'record'));
+  return record.usage.total.completionTokens;
+}
+
+/** Neither side generated more than `ratio` times the other's output tokens (two empty outputs match). */
+export function lengthMatched(left: number, right: number, ratio: number): boolean {
+  const [small, large] = left <= right ? [left, right] : [right, left];
+  return large <= ratio * small;
+}
+
+/**
+ * The figures from the judgment rows (the team as the candidate): per judge and, with two judges or more, pooled;
+ * over every pair and over the length-matched pairs. Failed judgments count apart and decide nothing.
+ */
+export function teamVersusSingleFigures(options: {
+  generation: string;
+  judges: readonly string[];
+  judgeSeeds: number;
+  orders: 'both' | 'random';
+  lengthRatio: number;
+  pairs: ReadonlyArray<
+    Pick<ConditionPair, 'task' | 'seed' | 'team' | 'single' | 'teamOutputTokens' | 'singleOutputTokens'>
+  >;
+  unpaired: TeamVersusSingle['unpaired'];
+  rows: readonly JudgmentRow[];
+  bootstrapSeed: number;
+}): TeamVersusSingle {
+  const matched = new Set(
+    options.pairs
+      .filter((pair) => lengthMatched(pair.teamOutputTokens, pair.singleOutputTokens, options.lengthRatio))
+      .map((pair) => pairKey(pair.task, pair.seed)),
+  );
+  const decided = options.rows.filter((row) => row.outcome !== null);
+  const verdict = (row: JudgmentRow): ScoredVerdict => ({
+    task: row.task,
+    replicate: row.replicate,
+    outcome: row.outcome!,
+  });
+  const bootstrap = { seed: options.bootstrapSeed, resamples: RESAMPLES, confidence: CONFIDENCE };
+  const figures = (rows: readonly JudgmentRow[]) => {
+    const perJudge = options.judges.map((judge) =>
+      judgeWinRates(judge, rows.filter((row) => row.judge === judge).map(verdict), bootstrap),
+    );
+    return options.judges.length > 1
+      ? [...perJudge, judgeWinRates(allJudges, rows.map(verdict), bootstrap)]
+      : perJudge;
+  };
+  const preferences = new Map(
+    pairPreferences(decided.map(verdict)).map((pair) => [pairKey(pair.task, pair.replicate), pair]),
+  );
+  return {
+    generation: options.generation,
+    judges: [...options.judges],
+    judgeSeeds: options.judgeSeeds,
+    orders: options.orders,
+    lengthRatio: options.lengthRatio,
+    pairs: options.pairs.map((pair) => {
+      const preference = preferences.get(pairKey(pair.task, pair.seed));
+      return {
+        task: pair.task,
+        seed: pair.seed,
+        team: pair.team,
+        single: pair.single,
+        teamOutputTokens: pair.teamOutputTokens,
+        singleOutputTokens: pair.singleOutputTokens,
+        lengthMatched: matched.has(pairKey(pair.task, pair.seed)),
+        judgments: preference?.judgments ?? 0,
+        preference: preference?.preference ?? null,
+      };
+    }),
+    unpaired: options.unpaired,
+    overall: figures(decided),
+    lengthMatched: figures(decided.filter((row) => matched.has(pairKey(row.task, row.replicate)))),
+    failedJudgments: options.rows.length - decided.length,
+  };
+}
+
+function pairKey(task: string, seed: number): string {
+  return `${task}\u0000${seed}`;
+}
+
+/**
+ * Judges every pair of the round's team and single-agent runs with the run's external judges, every judge with every
+ * seed in the evaluation's orders, each as a step of the experiment's run (so a killed experiment judges nothing
+ * twice); the rows go to `team-vs-single/judgments.jsonl`. Null when the round collected no task single-agent.
+ */
+export async function judgeTeamVersusSingle(options: {
+  /** The run whose round is judged. */
+  runDirectory: string;
+  /** The experiment's run directory: its steps and files. */
+  run: Run<RunConfig>;
+  config: RunConfig;
+  generation: string;
+  suiteDir: string;
+  lengthRatio: number;
+  onProgress?: (line: string) => void;
+}): Promise<TeamVersusSingle | null> {
+  const { run, config, generation } = options;
+  const planned = await planConditionPairs(options.runDirectory, generation);
+  if (planned === null) return null;
+  const evaluation = evaluationConfig(config);
+  const judges = evaluation.judges.map((endpoint) => ({ name: endpoint.name ?? endpoint.model, endpoint }));
+  if (judges.length === 0) {
+    throw new UserError(
+      `${options.runDirectory}: the run's configuration names no external judge (evaluation.judges); the team's outputs are judged against the single agent's by them`,
+    );
+  }
+  const suite = await loadSuite(options.suiteDir);
+  const tasks = new Map(suite.tasks.map((task) => [task.manifest.id, task]));
+  for (const pair of planned.pairs) {
+    if (!tasks.has(pair.task)) {
+      throw new UserError(
+        `${options.runDirectory}: task ${pair.task} of ${generation}'s collections is not in suite ${suite.dir}; give the run's suite with --suite <dir>`,
+      );
+    }
+  }
+  const perPair = judges.length * evaluation.judgeSeeds * (evaluation.orders === 'both' ? 2 : 1);
+  options.onProgress?.(
+    `team against single agent: ${planned.pairs.length} pair(s) of ${generation}'s runs, ${perPair} judgment(s) each (${planned.unpaired.length} run(s) unpaired)`,
+  );
+  const tokenCounter = await loadTokenCounter();
+  const served = await serveEvaluation(config, modelKind(config).host, [], judges, { selfJudge: false });
+  const appender = new JsonlAppender(run.path(TEAM_VS_SINGLE_FOLDER, 'judgments.jsonl'));
+  try {
+    const slots = new Map(
+      served.judges.map((judge) => [judge.name, new Semaphore(evaluation.concurrency.judgments)]),
+    );
+    const bundles = new Map<string, Promise<WorkspaceBundle>>();
+    const bundleOf = (taskId: string, episode: CollectedRun) => {
+      let bundle = bundles.get(episode.episodeId);
+      if (!bundle) {
+        bundle = buildWorkspaceBundle({
+          task: tasks.get(taskId)!,
+          location: join(options.runDirectory, episode.dir),
+          tokenCounter,
+        });
+        bundles.set(episode.episodeId, bundle);
+      }
+      return bundle;
+    };
+    const judged = planned.pairs.flatMap((pair) =>
+      served.judges.flatMap((judge) =>
+        Array.from({ length: evaluation.judgeSeeds }, (_, seed) =>
+          judgmentStep({
+            run: run as Run<unknown>,
+            key: `${TEAM_VS_SINGLE_FOLDER}/${generation}/${pair.task}/${pair.seed}/${judge.name}/${seed}`,
+            pair: {
+              sample: `team-vs-single ${generation}`,
+              task: tasks.get(pair.task)!,
+              condition: CONDITION,
+              replicate: pair.seed,
+              candidate: {
+                label: 'team',
+                episodeId: pair.team.episodeId,
+                bundle: () => bundleOf(pair.task, pair.team),
+              },
+              baseline: {
+                label: 'single-agent',
+                episodeId: pair.single.episodeId,
+                bundle: () => bundleOf(pair.task, pair.single),
+              },
+            },
+            judge,
+            seed,
+            orders: evaluation.orders,
+            repairAttempts: evaluation.judgeRepairAttempts,
+            slots: slots.get(judge.name)!,
+            judgments: appender,
+          }),
+        ),
+      ),
+    );
+    const rows = (await settleAll(judged)).flat();
+    return teamVersusSingleFigures({
+      generation,
+      judges: judges.map((judge) => judge.name),
+      judgeSeeds: evaluation.judgeSeeds,
+      orders: evaluation.orders,
+      lengthRatio: options.lengthRatio,
+      pairs: planned.pairs.map((pair) => ({
+        ...pair,
+        team: pair.team.episodeId,
+        single: pair.single.episodeId,
+      })),
+      unpaired: planned.unpaired,
+      rows,
+      bootstrapSeed: evaluation.seed ?? config.seed,
+    });
+  } finally {
+    await appender.close();
+    await served.close();
+  }
+}
