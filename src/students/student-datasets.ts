@@ -31,16 +31,23 @@ export interface SelectedEpisode {
   rank: number;
 }
 
-/** One round's selections: every task's selected training episodes, team and single-agent. */
+/** One round's selections: every task's selected training episodes, team and single-agent, and its validation ones. */
 export interface SelectionPools {
   team: readonly SelectedEpisode[];
   single: readonly SelectedEpisode[];
+  teamValidation: readonly SelectedEpisode[];
+  singleValidation: readonly SelectedEpisode[];
 }
 
 export interface StudentDataset {
   student: StudentSpec;
   team: SelectedEpisode[];
   single: SelectedEpisode[];
+  /**
+   * The round's validation selections of the kinds its data holds (S: single-agent, M: team, X: both): whatever its
+   * size, every student of a kind chooses its checkpoint on the same windows.
+   */
+  validation: SelectedEpisode[];
 }
 
 const SPEC = /^([SMX])(\d+)$/;
@@ -68,7 +75,8 @@ export function parseStudentSpecs(text: string, flag = '--students'): StudentSpe
  * The episodes of a student's dataset, drawn deterministically from the round's selections: best ranks first, one
  * task after another at each rank (rank 1 of every task, then rank 2…), so that a small dataset covers the tasks
  * before it goes deeper into one. S takes single-agent episodes only, M team episodes only, X half and half (the odd
- * one from the team). Refused when a pool holds fewer episodes than asked.
+ * one from the team). Refused when a pool holds fewer episodes than asked. Its validation episodes are the round's
+ * validation selections of the same kinds.
  */
 export function studentDataset(pools: SelectionPools, student: StudentSpec): StudentDataset {
   const teamCount =
@@ -78,6 +86,10 @@ export function studentDataset(pools: SelectionPools, student: StudentSpec): Stu
     student,
     team: take(pools.team, teamCount, student, 'team'),
     single: take(pools.single, singleCount, student, 'single-agent'),
+    validation: [
+      ...(student.kind === 'S' ? [] : interleaveByRank(pools.teamValidation)),
+      ...(student.kind === 'M' ? [] : interleaveByRank(pools.singleValidation)),
+    ],
   };
 }
 

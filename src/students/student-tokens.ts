@@ -1,5 +1,6 @@
 import { UserError } from '../errors.js';
 import { sampleWindows, type SampleableWindow } from '../distill/window-sampler.js';
+import { resolveHyperparameters, type TrainingHyperparameters } from '../train/hyperparameters.js';
 
 /** How long a student trains: passes over its windows, drawn by the training sampler in batches. */
 export interface StudentTraining {
@@ -9,8 +10,6 @@ export interface StudentTraining {
   epochs: number;
   /** The sampler's seed (the same for every student). */
   seed: number;
-  /** Chance of the task's orchestrator windows (the sampler's default when absent). */
-  orchestratorProbability?: number;
 }
 
 /** A student's supervised tokens: what its data holds and what its training processes, from the sampler. */
@@ -35,22 +34,33 @@ export function studentSteps(
   return Math.max(1, Math.ceil((training.epochs * windows) / training.batchSize));
 }
 
-/** The student's token accounting: the sampler's plan for its windows, counted exactly. */
-export function studentTokens(
+/**
+ * What a student's trainer is given and the tokens it processes, from one set of settings: the run's hyperparameters
+ * with the student's steps and batch size. The tokens are the sampler's plan for its windows with the same seed,
+ * steps, batch size and orchestrator probability, so they are what the trainer's own sampler draws.
+ */
+export function studentTrainingPlan(
   windows: readonly SampleableWindow[],
   training: StudentTraining,
-): StudentTokens {
+  hyperparameters: Partial<TrainingHyperparameters> = {},
+): { tokens: StudentTokens; hyper: Partial<TrainingHyperparameters> } {
   const steps = studentSteps(windows.length, training);
-  const plan = sampleWindows(windows, {
-    steps,
-    batchSize: training.batchSize,
-    seed: training.seed,
-    orchestratorProbability: training.orchestratorProbability,
-  });
+  const { orchestratorProbability } = resolveHyperparameters({ ...hyperparameters, steps });
+  const hyper = { ...hyperparameters, batchSize: training.batchSize, steps, orchestratorProbability };
+  return { tokens: studentTokens(windows, { ...hyper, seed: training.seed }), hyper };
+}
+
+/** The sampler's plan for a student's windows, counted exactly. */
+export function studentTokens(
+  windows: readonly SampleableWindow[],
+  settings: { steps: number; batchSize: number; seed: number; orchestratorProbability: number },
+): StudentTokens {
+  const { steps } = settings;
+  const plan = sampleWindows(windows, settings);
   return {
     windows: windows.length,
     steps,
-    batchSize: training.batchSize,
+    batchSize: settings.batchSize,
     storedSupervisedTokens: plan.storedSupervisedTokens,
     expectedProcessedSupervisedTokens: plan.expectedProcessedSupervisedTokens,
     processedSupervisedTokens: plan.processedSupervisedTokens,

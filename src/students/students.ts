@@ -25,12 +25,13 @@ import { openRun, type Run } from '../store/run-store.js';
 import { ModelRegistry } from '../train/registry.js';
 import { TrainingMetrics } from '../train/training-metrics.js';
 import {
+  STUDENT_KIND_NAMES,
   studentDataset,
   type SelectedEpisode,
   type SelectionPools,
   type StudentSpec,
 } from './student-datasets.js';
-import { studentTokens, type StudentTraining } from './student-tokens.js';
+import { studentTrainingPlan, type StudentTraining } from './student-tokens.js';
 import { DEFAULT_LENGTH_RATIO, judgeTeamVersusSingle, TeamVersusSingle } from './team-versus-single.js';
 
 /** `students/<name>/`: an experiment's folder, itself a run directory (its registry holds the base and the students). */
@@ -47,7 +48,9 @@ export const StudentResult = z.object({
   teamEpisodes: z.number().int().nonnegative(),
   singleEpisodes: z.number().int().nonnegative(),
   episodeIds: z.array(z.string()),
-  /** The sampler's exact counts for its windows (see `studentTokens`). */
+  /** The round's validation selections its trainer chose a checkpoint on (see `studentDataset`). */
+  validationEpisodeIds: z.array(z.string()).default([]),
+  /** The sampler's exact counts for its windows (see `studentTrainingPlan`). */
   tokens: z.object({
     windows: z.number().int().nonnegative(),
     steps: z.number().int().positive(),
@@ -144,6 +147,16 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
   const datasets = options.students.map((student) => studentDataset(pools, student));
   const kind = modelKind(parentConfig);
   const trainer = kind.trainer();
+  if (trainer.needsValidation) {
+    const unvalidated = datasets.find((dataset) => dataset.validation.length === 0);
+    if (unvalidated) {
+      throw new UserError(
+        `student ${unvalidated.student.name}: the ${trainer.kind} trainer chooses its checkpoint by validation loss, and ` +
+          `${generation} selected no validation episode of its kind (${STUDENT_KIND_NAMES[unvalidated.student.kind]}); ` +
+          'run the round with distill.validation of 1 or more',
+      );
+    }
+  }
   const evaluationDefaults = evaluationConfig(parentConfig);
   if (evaluationDefaults.judges.length === 0) {
     throw new UserError(
@@ -230,10 +243,16 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
         `students/${student.name}/dataset`,
         async () => {
           await writeTrainingData({
-            episodes: episodes.map((episode) => ({
-              dir: join(runDirectory, episode.dir),
-              split: 'train' as const,
-            })),
+            episodes: [
+              ...episodes.map((episode) => ({
+                dir: join(runDirectory, episode.dir),
+                split: 'train' as const,
+              })),
+              ...dataset.validation.map((episode) => ({
+                dir: join(runDirectory, episode.dir),
+                split: 'validation' as const,
+              })),
+            ],
             outDir: run.path(dataDir),
             modelDirectory: tokenizer.modelDirectory,
             servedModel: tokenizer.servedModel,
@@ -248,7 +267,11 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
         },
         { output: z.object({ dir: z.string() }), dir: dataDir },
       );
-      const tokens = studentTokens(await readWindowSummaries(run.path(dataDir), 'train'), options.training);
+      const { tokens, hyper } = studentTrainingPlan(
+        await readWindowSummaries(run.path(dataDir), 'train'),
+        options.training,
+        parentConfig.rsi.hyperparameters,
+      );
       progress(
         `student ${student.name}: training (${trainer.kind}), ${tokens.processedSupervisedTokens} supervised tokens processed`,
       );
@@ -261,11 +284,7 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
             parent: baseGeneration,
             outDir: run.path(trainDir),
             seed: options.training.seed,
-            hyper: {
-              ...parentConfig.rsi.hyperparameters,
-              batchSize: options.training.batchSize,
-              steps: tokens.steps,
-            },
+            hyper,
             resume: attempt > 1,
             restartIfChanged: true,
           }),
@@ -286,6 +305,7 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
         teamEpisodes: dataset.team.length,
         singleEpisodes: dataset.single.length,
         episodeIds: episodes.map((episode) => episode.episodeId),
+        validationEpisodeIds: dataset.validation.map((episode) => episode.episodeId),
         tokens,
         trainer: trainer.kind,
         metrics: result.metrics,
@@ -378,7 +398,7 @@ export function winAgainstBase(
   };
 }
 
-/** The round's selected training episodes, team and single-agent, with their ranks and directories. */
+/** The round's selected episodes, team and single-agent, training and validation, with their ranks and directories. */
 export async function selectionPools(runDirectory: string, generation: string): Promise<SelectionPools> {
   const distillDir = join(runDirectory, 'distill', generation);
   if (!existsSync(distillDir)) {
@@ -386,34 +406,43 @@ export async function selectionPools(runDirectory: string, generation: string): 
       `${runDirectory}: no outer loop for generation ${generation} (distill/${generation}/ is missing)`,
     );
   }
-  const team: SelectedEpisode[] = [];
-  const single: SelectedEpisode[] = [];
+  const pools = { team: [], single: [], teamValidation: [], singleValidation: [] } as {
+    [Pool in keyof SelectionPools]: SelectedEpisode[];
+  };
   for (const entry of (await readdir(distillDir, { withFileTypes: true })).sort((a, b) =>
     a.name.localeCompare(b.name),
   )) {
     if (!entry.isDirectory() || entry.name === DATASET_FOLDER) continue;
     const task = entry.name;
-    team.push(...(await selected(runDirectory, distillTaskPath(generation, task), task)));
-    single.push(
-      ...(await selected(runDirectory, distillTaskPath(generation, task, SINGLE_AGENT_FOLDER), task)),
-    );
+    const team = await selected(runDirectory, distillTaskPath(generation, task), task);
+    const single = await selected(runDirectory, distillTaskPath(generation, task, SINGLE_AGENT_FOLDER), task);
+    pools.team.push(...team.train);
+    pools.teamValidation.push(...team.validation);
+    pools.single.push(...single.train);
+    pools.singleValidation.push(...single.validation);
   }
-  return { team, single };
+  return pools;
 }
 
-async function selected(runDirectory: string, folder: string, task: string): Promise<SelectedEpisode[]> {
+async function selected(
+  runDirectory: string,
+  folder: string,
+  task: string,
+): Promise<{ train: SelectedEpisode[]; validation: SelectedEpisode[] }> {
   const selectionFile = join(runDirectory, folder, outerLoopFiles.selection);
-  if (!existsSync(selectionFile)) return [];
+  if (!existsSync(selectionFile)) return { train: [], validation: [] };
   const selection = Selection.parse(JSON.parse(await readFile(selectionFile, 'utf8')));
   const collection = await CollectionRecord.read(join(runDirectory, folder, outerLoopFiles.collection));
   const dirOf = new Map(collection.episodes.map((episode) => [episode.episodeId, episode.dir]));
   const rankOf = new Map(selection.decisions.map((decision) => [decision.episodeId, decision.rank]));
-  return selection.train.map((episodeId) => ({
-    episodeId,
-    task,
-    dir: dirOf.get(episodeId)!,
-    rank: rankOf.get(episodeId) ?? Number.MAX_SAFE_INTEGER,
-  }));
+  const episodes = (ids: readonly string[]) =>
+    ids.map((episodeId) => ({
+      episodeId,
+      task,
+      dir: dirOf.get(episodeId)!,
+      rank: rankOf.get(episodeId) ?? Number.MAX_SAFE_INTEGER,
+    }));
+  return { train: episodes(selection.train), validation: episodes(selection.validation) };
 }
 
 function readParentConfig(runDirectory: string): RunConfig {

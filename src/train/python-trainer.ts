@@ -155,6 +155,7 @@ export function pythonTrainer(options: PythonTrainerOptions = {}): PythonTrainer
   return {
     kind: 'python',
     resumes: true,
+    needsValidation: true,
 
     async train(train) {
       const { outDir, logFile } = await run(train, 'train');

@@ -45,6 +45,8 @@ export interface Trainer {
    * without it is given an emptied folder each time.
    */
   readonly resumes?: boolean;
+  /** True when it chooses its checkpoint by validation loss, so that a dataset without validation windows is refused. */
+  readonly needsValidation?: boolean;
   train(options: TrainOptions): Promise<TrainingResult>;
 }
 

@@ -29,6 +29,8 @@ function episodes(prefix: string, tasks: string[], ranks: number): SelectedEpiso
 const pools: SelectionPools = {
   team: episodes('team', ['beta', 'alpha'], 3),
   single: episodes('single', ['beta', 'alpha'], 2),
+  teamValidation: episodes('team-validation', ['beta', 'alpha'], 1),
+  singleValidation: episodes('single-validation', ['beta', 'alpha'], 1),
 };
 
 const ids = (list: SelectedEpisode[]) => list.map((episode) => episode.episodeId);
@@ -69,17 +71,31 @@ describe('student datasets', () => {
     expect(ids(mixed.team)).toEqual(['team-alpha-1', 'team-beta-1', 'team-alpha-2']);
     expect(ids(mixed.single)).toEqual(['single-alpha-1', 'single-beta-1']);
     // The same pools give the same data whatever order they were read in.
-    const reversed = { team: [...pools.team].reverse(), single: [...pools.single].reverse() };
+    const reversed = {
+      team: [...pools.team].reverse(),
+      single: [...pools.single].reverse(),
+      teamValidation: [...pools.teamValidation].reverse(),
+      singleValidation: [...pools.singleValidation].reverse(),
+    };
     expect(studentDataset(reversed, { name: 'X5', kind: 'X', episodes: 5 })).toEqual(mixed);
+  });
+
+  it('validates each student on the round’s validation selections of the kinds its data holds', () => {
+    const validation = (kind: 'S' | 'M' | 'X', size: number) =>
+      ids(studentDataset(pools, { name: `${kind}${size}`, kind, episodes: size }).validation);
+    expect(validation('S', 1)).toEqual(['single-validation-alpha-1', 'single-validation-beta-1']);
+    expect(validation('M', 1)).toEqual(['team-validation-alpha-1', 'team-validation-beta-1']);
+    expect(validation('M', 6)).toEqual(validation('M', 1));
+    expect(validation('X', 2)).toEqual([...validation('M', 1), ...validation('S', 1)]);
   });
 
   it('refuses a student larger than its pool, naming the setting that collects single-agent episodes', () => {
     expect(() => studentDataset(pools, { name: 'M7', kind: 'M', episodes: 7 })).toThrow(
       /needs 7 selected team episodes, and the round selected 6/,
     );
-    expect(() =>
-      studentDataset({ team: pools.team, single: [] }, { name: 'X2', kind: 'X', episodes: 2 }),
-    ).toThrow(/distill\.singleAgentCollection: true/);
+    expect(() => studentDataset({ ...pools, single: [] }, { name: 'X2', kind: 'X', episodes: 2 })).toThrow(
+      /distill\.singleAgentCollection: true/,
+    );
   });
 });
 

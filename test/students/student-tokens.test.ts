@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest';
 
 import type { SampleableWindow } from '../../src/distill/window-sampler.js';
-import { studentSteps, studentTokens } from '../../src/students/student-tokens.js';
+import {
+  studentSteps,
+  studentTrainingPlan,
+  type StudentTraining,
+} from '../../src/students/student-tokens.js';
 
 const windows: SampleableWindow[] = [
   { task: 'a', role: 'orchestrator', supervisedTokens: 100 },
   { task: 'a', role: 'subagent', supervisedTokens: 10 },
   { task: 'b', role: 'orchestrator', supervisedTokens: 1_000 },
 ];
+
+const studentTokens = (
+  list: readonly SampleableWindow[],
+  training: StudentTraining,
+  hyperparameters?: Parameters<typeof studentTrainingPlan>[2],
+) => studentTrainingPlan(list, training, hyperparameters).tokens;
 
 describe('student token accounting', () => {
   it('gives every student about the same passes over its windows', () => {
@@ -47,5 +57,20 @@ describe('student token accounting', () => {
       processedSupervisedTokens: 126,
       expectedProcessedSupervisedTokens: 126,
     });
+  });
+
+  it('gives the trainer the settings the tokens were counted with, the run’s orchestrator probability among them', () => {
+    const plan = studentTrainingPlan(
+      windows,
+      { batchSize: 2, epochs: 2, seed: 7 },
+      { orchestratorProbability: 1, learningRate: 1e-4, steps: 999, batchSize: 9 },
+    );
+    expect(plan.hyper).toEqual({ orchestratorProbability: 1, learningRate: 1e-4, steps: 3, batchSize: 2 });
+    // Always the orchestrator pool: task a gives its 100-token window, task b its 1,000-token one.
+    expect(plan.tokens.expectedProcessedSupervisedTokens).toBeCloseTo(6 * (0.5 * 1_000 + 0.5 * 100), 9);
+    // Without the setting, the recipe's default (1/3) on both sides.
+    expect(
+      studentTrainingPlan(windows, { batchSize: 2, epochs: 2, seed: 7 }).hyper.orchestratorProbability,
+    ).toBe(1 / 3);
   });
 });

@@ -76,6 +76,7 @@ describe('a student’s win rate against the base', () => {
           teamEpisodes: 2,
           singleEpisodes: 0,
           episodeIds: ['a', 'b'],
+          validationEpisodeIds: ['c'],
           tokens: {
             windows: 6,
             steps: 3,

@@ -26,7 +26,7 @@ roles: { executor: { model: mass-toy } }
 budgets: { episodeTimeoutSeconds: 120 }
 concurrency: { episodes: 2, judgments: 4, tasks: 1 }
 search: { iterations: 0 }
-distill: { runs: 2, needed: 2, maxTopUps: 0, schedule: round-robin, train: 2, validation: 0, singleAgentCollection: true }
+distill: { runs: 3, needed: 3, maxTopUps: 0, schedule: round-robin, train: 2, validation: 1, singleAgentCollection: true }
 rsi: { servedAs: 'mass-toy-{generation}' }
 evaluation:
   judges: [{ model: mass-toy-judge, name: toy-judge }]
@@ -61,7 +61,7 @@ describe('mass students on the toy model', () => {
     );
     expect(single).toMatchObject({ condition: 'single-agent', workflowHash: null });
     expect(single.episodes.map((episode) => episode.episodeId)).toEqual(
-      [0, 1].map((index) => `L0-single-agent-distill-demo-potency-${index}`),
+      [0, 1, 2].map((index) => `L0-single-agent-distill-demo-potency-${index}`),
     );
     for (const episode of single.episodes) {
       const recorded = JSON.parse(readFileSync(join(run, episode.dir, 'episode.json'), 'utf8')) as {
@@ -76,8 +76,9 @@ describe('mass students on the toy model', () => {
     expect(team.workflowHash).not.toBeNull();
     const selection = JSON.parse(
       readFileSync(join(run, 'distill/L0/demo-potency/single-agent/selection.json'), 'utf8'),
-    ) as { train: string[] };
+    ) as { train: string[]; validation: string[] };
     expect(selection.train).toHaveLength(2);
+    expect(selection.validation).toHaveLength(1);
     // The loop's own training data stays the team's.
     const dataset = JSON.parse(readFileSync(join(run, 'distill/L0/dataset/episodes.json'), 'utf8')) as {
       episodes: Array<{ episodeId: string }>;
@@ -121,6 +122,27 @@ describe('mass students on the toy model', () => {
       expect(student.tokens.processedSupervisedTokens).toBe(sampled.processedSupervisedTokens);
       expect(student.tokens.storedSupervisedTokens).toBe(sampled.storedSupervisedTokens);
       expect(student.tokens.processedSupervisedTokens).toBeGreaterThan(0);
+      // Its checkpoint is chosen on the round's validation selections of its kind(s), the same for every size.
+      const validationOf = (folder: string) =>
+        (
+          JSON.parse(
+            readFileSync(join(run, 'distill/L0/demo-potency', folder, 'selection.json'), 'utf8'),
+          ) as {
+            validation: string[];
+          }
+        ).validation;
+      expect(student.validationEpisodeIds).toEqual([
+        ...(student.kind === 'S' ? [] : validationOf('.')),
+        ...(student.kind === 'M' ? [] : validationOf('single-agent')),
+      ]);
+      const windows = readFileSync(
+        join(run, 'students/default', student.name, 'dataset/validation.windows.jsonl'),
+        'utf8',
+      )
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { episode: string }).episode);
+      expect([...new Set(windows)].sort()).toEqual([...student.validationEpisodeIds].sort());
       // One task, one rollout: one episode pair against the base, judged by the toy judge.
       expect(student.pairs).toBe(1);
       expect(student.judge).toBe('toy-judge');
@@ -131,7 +153,7 @@ describe('mass students on the toy model', () => {
     const judged = record.teamVersusSingle!;
     expect(judged).toMatchObject({ generation: 'L0', judges: ['toy-judge'], judgeSeeds: 1, orders: 'both' });
     expect(judged.pairs.map((pair) => [pair.team, pair.single, pair.seed])).toEqual(
-      [0, 1].map((index) => [
+      [0, 1, 2].map((index) => [
         `L0-distill-demo-potency-${index}`,
         `L0-single-agent-distill-demo-potency-${index}`,
         index,
@@ -164,7 +186,7 @@ describe('mass students on the toy model', () => {
       expect(pair.lengthMatched).toBe(large! <= 1.25 * small!);
     }
     const pooled = judged.overall[0]!.pooled;
-    expect(pooled.pairs).toBe(2);
+    expect(pooled.pairs).toBe(3);
     expect(pooled.judgments.count).toBe(rows.length - judged.failedJudgments);
     expect(judged.lengthMatched[0]!.pooled.pairs).toBe(
       judged.pairs.filter((pair) => pair.lengthMatched).length,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWindowSummaries } from '../../src/distill/read-window-summaries.js';
 import { sampleWindows } from '../../src/distill/window-sampler.js';
 import { PythonTrainingPlan, PythonTrainingReport } from '../../src/train/python-records.js';
+import { studentTrainingPlan } from '../../src/students/student-tokens.js';
 import { pythonTrainer } from '../../src/train/python-trainer.js';
 import { defaultTrainerPython } from '../../src/train/trainer-python.js';
 import type { TrainingResult } from '../../src/train/training-metrics.js';
@@ -218,4 +219,34 @@ describe.skipIf(missing !== undefined)('train_lora.py with torch, on tiny Qwen3 
     // the output head are the parent's, bit for bit.
     expect(changed).toEqual(modules.map((module) => `${module}.weight`).sort());
   });
+
+  it('trains a student as mass students plans it: the tokens it processes are the ones the students record', async () => {
+    // A student's plan: 2 passes over the tiny dataset's 3 windows, 2 a step, with a run's own orchestrator chance.
+    const dataset = await tinyDataset(join(directory.path, 'student-dataset'));
+    const plan = studentTrainingPlan(
+      await readWindowSummaries(dataset, 'train'),
+      { batchSize: 2, epochs: 2, seed: 5 },
+      { orchestratorProbability: 0.9, warmupSteps: 0, loraRank: 4, loraAlpha: 8, mergeIntoParent: false },
+    );
+    expect(plan.tokens.steps).toBe(3);
+    const outDir = join(directory.path, 'train', 'student');
+    const result = await pythonTrainer({ python, env: environment }).train({
+      dataset,
+      parent: baseGeneration({ mergedPath: built.qwen3.path }),
+      outDir,
+      seed: 5,
+      hyper: plan.hyper,
+    });
+    const drawn = await PythonTrainingPlan.read(join(outDir, 'plan.json'));
+    expect(drawn.draws).toEqual([
+      ...sampleWindows(await readWindowSummaries(dataset, 'train'), {
+        steps: 3,
+        batchSize: 2,
+        seed: 5,
+        orchestratorProbability: 0.9,
+      }).draws,
+    ]);
+    expect(result.metrics.steps).toBe(3);
+    expect(result.metrics.supervisedTokensProcessed).toBe(plan.tokens.processedSupervisedTokens);
+  }, 240_000);
 });
