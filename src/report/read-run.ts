@@ -14,7 +14,11 @@ import {
   type WorkflowInformation,
 } from '../analyze/workflow-information-record.js';
 import { RunConfig } from '../config/run-config.js';
-import { readTaskOuterLoop, type TaskOuterLoop } from '../distill/generation/task-outer-loop.js';
+import {
+  readSingleAgentOuterLoop,
+  readTaskOuterLoop,
+  type TaskOuterLoop,
+} from '../distill/generation/task-outer-loop.js';
 import { TrainingDataStats, type TrainingDataStats as DataStats } from '../distill/training-data-stats.js';
 import { STATS_FILE } from '../distill/training-records.js';
 import { errorMessage } from '../errors.js';
@@ -51,6 +55,11 @@ export interface GenerationDataset {
   stats: DataStats;
 }
 
+/** A task's outer loop, and the same task's single-agent collection where its round ran one. */
+export interface ReportOuterLoop extends TaskOuterLoop {
+  singleAgent: TaskOuterLoop | undefined;
+}
+
 export interface ReportEvaluation {
   name: string;
   summary: EvaluationSummary;
@@ -75,7 +84,7 @@ export interface RunReportData {
   benchmarks: BenchmarkSummary[];
   /** Every finished `mass students` experiment (`students/<name>/students.json`). */
   students: StudentsRecord[];
-  outerLoops: TaskOuterLoop[];
+  outerLoops: ReportOuterLoop[];
   datasets: GenerationDataset[];
   evaluations: ReportEvaluation[];
   /** The oracle's grade of an episode (by id) where an evaluation graded it; null when the grader failed. */
@@ -223,12 +232,15 @@ async function readBenchmarks(files: RunFiles): Promise<BenchmarkSummary[]> {
   return summaries;
 }
 
-async function readOuterLoops(files: RunFiles): Promise<TaskOuterLoop[]> {
-  const loops: TaskOuterLoop[] = [];
+async function readOuterLoops(files: RunFiles): Promise<ReportOuterLoop[]> {
+  const loops: ReportOuterLoop[] = [];
   for (const generation of await files.folders(runFiles.distill)) {
     for (const task of await files.folders(join(runFiles.distill, generation))) {
       if (task === DATASET_FOLDER) continue;
-      loops.push(await readTaskOuterLoop(files, generation, task));
+      loops.push({
+        ...(await readTaskOuterLoop(files, generation, task)),
+        singleAgent: await readSingleAgentOuterLoop(files, generation, task),
+      });
     }
   }
   return loops;

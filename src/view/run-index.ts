@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
 import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
 import type { RunFiles } from '../store/run-files.js';
@@ -120,25 +121,30 @@ export async function searchJudgments(
   return judgments;
 }
 
-/** Every judged match of a task's tournament (`distill/<g>/<t>/matches/*.json`); its labels are episode ids. */
+/**
+ * Every judged match of a task's tournaments (`distill/<g>/<t>/matches/*.json`, then its single-agent collection's
+ * `distill/<g>/<t>/single-agent/matches/*.json`); their labels are episode ids.
+ */
 export async function tournamentJudgments(
   files: RunFiles,
   generation: string,
   task: string,
 ): Promise<StoredJudgment[]> {
-  const base = distillTaskPath(generation, task, outerLoopFiles.judgments);
   const judgments: StoredJudgment[] = [];
-  const names = (await files.files(base, '.json')).sort(compareNames);
-  for (const name of names) {
-    const file = join(base, name);
-    const record = await files.record(PairwiseJudgmentRecord, file);
-    if (!record) continue;
-    judgments.push({
-      file,
-      record,
-      xDir: runEpisodePath(record.x.label),
-      yDir: runEpisodePath(record.y.label),
-    });
+  for (const folder of [[], [SINGLE_AGENT_FOLDER]]) {
+    const base = distillTaskPath(generation, task, ...folder, outerLoopFiles.judgments);
+    const names = (await files.files(base, '.json')).sort(compareNames);
+    for (const name of names) {
+      const file = join(base, name);
+      const record = await files.record(PairwiseJudgmentRecord, file);
+      if (!record) continue;
+      judgments.push({
+        file,
+        record,
+        xDir: runEpisodePath(record.x.label),
+        yDir: runEpisodePath(record.y.label),
+      });
+    }
   }
   return judgments;
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 
 import { RunConfig } from '../../src/config/run-config.js';
+import { SINGLE_AGENT_FOLDER } from '../../src/distill/generation/generation-context.js';
 import { CollectionRecord, TaskRankingRecord } from '../../src/distill/generation/generation-records.js';
 import { selectEpisodes } from '../../src/distill/selection.js';
 import { StatsTally, TrainingDataStats } from '../../src/distill/training-data-stats.js';
@@ -32,6 +33,8 @@ export const HOSTILE_TASK = 'task<img src=x onerror=window.__pwned=1>';
 export const PLAIN_TASK = 'demo-potency';
 /** An episode id (a folder name under episodes/) with a payload. */
 export const HOSTILE_EPISODE = 'L0-distill-<svg onload=window.__pwned=2>-0';
+/** The same, collected single-agent (`distill/L0/<task>/single-agent/`). */
+export const HOSTILE_SINGLE_AGENT_EPISODE = 'L0-single-agent-distill-<svg onload=window.__pwned=3>-0';
 
 const workflow = {
   schemaVersion: 1,
@@ -221,22 +224,32 @@ async function writeSearchCalls(run: string, task: string): Promise<void> {
   });
 }
 
-/** The champion runs of a task: four ranked, one failed, one tampered. */
-function runIds(task: string): string[] {
+/** The champion runs of a task: four ranked, one failed, one tampered; the single-agent ones have their own ids. */
+export function runIds(task: string, singleAgent = false): string[] {
   const folder = task === HOSTILE_TASK ? 'hostile' : task;
+  const prefix = singleAgent ? 'L0-single-agent-distill' : 'L0-distill';
   return [0, 1, 2, 3, 4, 5].map((index) =>
-    task === HOSTILE_TASK && index === 0 ? HOSTILE_EPISODE : `L0-distill-${folder}-${index}`,
+    task === HOSTILE_TASK && index === 0
+      ? singleAgent
+        ? HOSTILE_SINGLE_AGENT_EPISODE
+        : HOSTILE_EPISODE
+      : `${prefix}-${folder}-${index}`,
   );
 }
 
-async function writeOuterLoop(run: string, task: string): Promise<void> {
-  const base = join(run, 'distill', 'L0', task);
-  const ids = runIds(task);
+/**
+ * A task's collection, ranking and selection in `distill/L0/<task>/`, or with `singleAgent` its single-agent ones in
+ * `distill/L0/<task>/single-agent/` (what `distill.singleAgentCollection` adds).
+ */
+export async function writeOuterLoop(run: string, task: string, singleAgent = false): Promise<void> {
+  const base = join(run, 'distill', 'L0', task, ...(singleAgent ? [SINGLE_AGENT_FOLDER] : []));
+  const ids = runIds(task, singleAgent);
   const players = ids.slice(0, 4);
   await CollectionRecord.write(join(base, 'collection.json'), {
     generation: 'L0',
     task,
-    workflowHash: 'abc',
+    workflowHash: singleAgent ? null : 'abc',
+    ...(singleAgent ? { condition: 'single-agent' as const } : {}),
     episodes: ids.map((episodeId, index) => ({
       episodeId,
       dir: `episodes/${episodeId}`,

@@ -1,6 +1,9 @@
+import { join } from 'node:path';
+
 import type { RunFiles } from '../../store/run-files.js';
 import { distillTaskPath, outerLoopFiles } from '../../store/run-paths.js';
 import { Selection } from '../selection.js';
+import { SINGLE_AGENT_FOLDER } from './generation-context.js';
 import {
   CollectionRecord,
   TaskRankingRecord,
@@ -38,4 +41,19 @@ export async function readTaskOuterLoop(
     ranking ? 'the selection has not been made yet' : undefined,
   );
   return { generation, task, collection, ranking, selection };
+}
+
+/**
+ * A task's single-agent collection, ranking and selection (`distill/<generation>/<task>/single-agent/`), each as far
+ * as it got, under the task's own name; undefined when its round collected none (`distill.singleAgentCollection`).
+ */
+export async function readSingleAgentOuterLoop(
+  files: RunFiles,
+  generation: string,
+  task: string,
+): Promise<TaskOuterLoop | undefined> {
+  if (!(await files.folders(distillTaskPath(generation, task))).includes(SINGLE_AGENT_FOLDER))
+    return undefined;
+  const loop = await readTaskOuterLoop(files, generation, join(task, SINGLE_AGENT_FOLDER));
+  return { ...loop, task };
 }

@@ -30,7 +30,10 @@ export interface RankedRun {
   grade: number | null | undefined;
 }
 
-/** Every run of a task's collection: its Bradley–Terry strength, its place in the selection, its oracle grade. */
+/**
+ * Every run of a task's collection (the team's or the single-agent one): its Bradley–Terry strength, its place in the
+ * selection, its oracle grade.
+ */
 export function rankedRuns(loop: TaskOuterLoop, grades: Map<string, number | null>): RankedRun[] {
   const ranking = loop.ranking;
   const decisions = new Map(
@@ -64,14 +67,28 @@ export function rankedRuns(loop: TaskOuterLoop, grades: Map<string, number | nul
 
 export async function outerLoopSection(data: RunReportData): Promise<SafeHtml> {
   const parts: SafeHtml[] = [];
-  for (const loop of data.outerLoops) parts.push(await taskOuterLoop(loop, data.grades));
+  for (const loop of data.outerLoops) {
+    parts.push(await taskOuterLoop(loop, data.grades, 'team'));
+    if (loop.singleAgent) parts.push(await taskOuterLoop(loop.singleAgent, data.grades, 'single-agent'));
+  }
   return html`<section id="outer-loop">
     <h2>Outer loop: champion runs, tournament and selection, per task</h2>
     ${parts.length === 0 ? html`<p class="empty">No champion runs have been collected yet (distill/&lt;generation&gt;/&lt;task&gt;/).</p>` : parts}
   </section>`;
 }
 
-async function taskOuterLoop(loop: TaskOuterLoop, grades: Map<string, number | null>): Promise<SafeHtml> {
+/**
+ * Which runs a part shows: the team's champion runs, or the same task's single-agent runs (collected when
+ * `distill.singleAgentCollection` is on), ranked and selected the same way.
+ */
+type Condition = 'team' | 'single-agent';
+
+async function taskOuterLoop(
+  loop: TaskOuterLoop,
+  grades: Map<string, number | null>,
+  condition: Condition,
+): Promise<SafeHtml> {
+  const singleAgent = condition === 'single-agent';
   const runs = rankedRuns(loop, grades);
   const graded = runs.some((run) => run.grade !== undefined);
   const strengths = runs.filter((run) => run.score !== null);
@@ -88,14 +105,16 @@ async function taskOuterLoop(loop: TaskOuterLoop, grades: Map<string, number | n
     : 'the tournament has not finished';
   const columns = ['rank', 'episode', 'strength', '± s.e.', 'wins–ties–losses', 'selection'];
   if (graded) columns.push('oracle grade');
-  return html`<h3>${loop.generation} · ${loop.task}</h3>
+  const heading = singleAgent
+    ? html`<h4>${loop.generation} · ${loop.task}: single-agent (no <code>agent</code> tool, no design)</h4>`
+    : html`<h3>${loop.generation} · ${loop.task}</h3>`;
+  return html`${heading}
     <p>
       ${description}${loop.selection && loop.selection.short > 0 ? html`; <strong>${formatCount(loop.selection.short)} short</strong> of the runs the selection asked for` : ''}.
     </p>
     ${await chart({
-      title: `Bradley–Terry strengths, ${loop.generation} ${loop.task}`,
-      caption:
-        'each champion run’s Bradley–Terry log-strength with ± one standard error, coloured by its place in the selection',
+      title: `Bradley–Terry strengths, ${loop.generation} ${loop.task}${singleAgent ? ', single-agent' : ''}`,
+      caption: `each ${singleAgent ? 'single-agent' : 'champion'} run’s Bradley–Terry log-strength with ± one standard error, coloured by its place in the selection`,
       values: strengths,
       spec: {
         width: 420,

@@ -1,4 +1,11 @@
-import { readTaskOuterLoop } from '../../distill/generation/task-outer-loop.js';
+import { join } from 'node:path';
+
+import { SINGLE_AGENT_FOLDER } from '../../distill/generation/generation-context.js';
+import {
+  readSingleAgentOuterLoop,
+  readTaskOuterLoop,
+  type TaskOuterLoop,
+} from '../../distill/generation/task-outer-loop.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { Match } from '../../ranking/matches.js';
 import type { TaskSearchResult } from '../../search/search-records.js';
@@ -10,15 +17,65 @@ import { compareUrl, readSearch, searchLabelDir } from '../run-index.js';
 import { encodePath } from '../view-paths.js';
 import { taskCrumbs } from './crumbs.js';
 
-/** A task in one generation: the search's versions and verdicts, then the outer loop's runs, ranks and matches. */
+/**
+ * A task in one generation: the search's versions and verdicts, then the outer loop's runs, ranks and matches, and the
+ * same for its single-agent runs where its round collected them.
+ */
 export async function taskPage(root: string, generation: string, task: string): Promise<string> {
   const files = new RunFiles(root);
   const search = await readSearch(files, generation, task);
-  const { collection, ranking, selection } = await readTaskOuterLoop(files, generation, task);
-  const matches = collection
-    ? await files.jsonLines(Match, distillTaskPath(generation, task, outerLoopFiles.matches), 'a match')
-    : [];
+  const team = await outerLoopPart(
+    files,
+    await readTaskOuterLoop(files, generation, task),
+    distillTaskPath(generation, task),
+    'no champion runs were collected for this task',
+  );
+  const singleAgentLoop = await readSingleAgentOuterLoop(files, generation, task);
+  const singleAgent = singleAgentLoop
+    ? await outerLoopPart(
+        files,
+        singleAgentLoop,
+        distillTaskPath(generation, task, SINGLE_AGENT_FOLDER),
+        'no single-agent runs were collected for this task',
+      )
+    : undefined;
+  const body = html` <section id="search">
+      <h2>Search</h2>
+      ${search ? searchSummary(search, generation, task) : html`<p class="empty">No finished search (search/${generation}/${task}/result.json).</p>`}
+      <p>
+        ${link(`/search/${encodePath([generation, task])}/`, 'Design versions, diffs and the optimizer’s reasons')}
+      </p>
+    </section>
+    <section id="outer-loop">
+      <h2>Champion runs and tournament</h2>
+      ${team}
+    </section>
+    ${
+      singleAgent
+        ? html`<section id="single-agent">
+            <h2>Single-agent (no <code>agent</code> tool, no design): runs and tournament</h2>
+            ${singleAgent}
+          </section>`
+        : ''
+    }`;
+  return page({
+    title: `Task ${task} · ${generation}`,
+    crumbs: taskCrumbs(generation, task),
+    body,
+    notes: files.notes,
+  });
+}
 
+/** One collection's runs with their strength, rank and selection, then its tournament's matches (under `base`). */
+async function outerLoopPart(
+  files: RunFiles,
+  { collection, ranking, selection }: TaskOuterLoop,
+  base: string,
+  empty: string,
+): Promise<SafeHtml> {
+  const matches = collection
+    ? await files.jsonLines(Match, join(base, outerLoopFiles.matches), 'a match')
+    : [];
   const decisions = new Map(selection?.decisions.map((decision) => [decision.episodeId, decision]) ?? []);
   const runs = (collection?.episodes ?? []).map((run) => {
     const decision = decisions.get(run.episodeId);
@@ -34,34 +91,18 @@ export async function taskPage(root: string, generation: string, task: string): 
       decision?.reason ?? '',
     ];
   });
-  const body = html` <section id="search">
-      <h2>Search</h2>
-      ${search ? searchSummary(search, generation, task) : html`<p class="empty">No finished search (search/${generation}/${task}/result.json).</p>`}
-      <p>
-        ${link(`/search/${encodePath([generation, task])}/`, 'Design versions, diffs and the optimizer’s reasons')}
-      </p>
-    </section>
-    <section id="outer-loop">
-      <h2>Champion runs and tournament</h2>
-      ${table(['episode', 'status', 'tampered', 'Bradley–Terry strength', 'rank', 'selection'], runs, 'no champion runs were collected for this task')}
-      <h3>Matches</h3>
-      ${table(
-        ['a', 'b', 'winner', ''],
-        matches.map((match) => [
-          match.a,
-          match.b,
-          match.winner,
-          link(compareUrl(`episodes/${match.a}`, `episodes/${match.b}`), 'compare'),
-        ]),
-        'no decided match',
-      )}
-    </section>`;
-  return page({
-    title: `Task ${task} · ${generation}`,
-    crumbs: taskCrumbs(generation, task),
-    body,
-    notes: files.notes,
-  });
+  return html`${table(['episode', 'status', 'tampered', 'Bradley–Terry strength', 'rank', 'selection'], runs, empty)}
+    <h3>Matches</h3>
+    ${table(
+      ['a', 'b', 'winner', ''],
+      matches.map((match) => [
+        match.a,
+        match.b,
+        match.winner,
+        link(compareUrl(`episodes/${match.a}`, `episodes/${match.b}`), 'compare'),
+      ]),
+      'no decided match',
+    )}`;
 }
 
 function episodeLink(dir: string, label: string): SafeHtml | string {
