@@ -228,7 +228,7 @@ export function bubblewrapArguments(
 }
 
 /** Directories strictly between `root` and `path`, outermost first. */
-function directoriesBetween(root: string, path: string): string[] {
+export function directoriesBetween(root: string, path: string): string[] {
   const directories: string[] = [];
   for (
     let directory = dirname(path);

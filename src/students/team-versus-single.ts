@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { z } from 'zod';
 
-import { evaluationConfig } from '../config/evaluation-settings.js';
+import { evaluationConfig, JudgeOrders } from '../config/evaluation-settings.js';
 import type { RunConfig } from '../config/run-config.js';
 import { CollectionRecord, type CollectedRun } from '../distill/generation/generation-records.js';
 import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
@@ -62,7 +62,7 @@ export const TeamVersusSingle = z.object({
   generation: z.string(),
   judges: z.array(z.string()),
   judgeSeeds: z.number().int().positive(),
-  orders: z.enum(['both', 'random']),
+  orders: JudgeOrders,
   lengthRatio: z.number().min(1),
   pairs: z.array(ConditionPair),
   /** Runs left without a partner: a failed, tampered or errored run on either side, or a seed only one side ran. */
@@ -114,7 +114,7 @@ export async function planConditionPairs(
     const team = await CollectionRecord.read(teamFile);
     const single = await CollectionRecord.read(singleFile);
     const singleBySeed = new Map(single.episodes.map((episode) => [episode.seed, episode]));
-    const paired = new Set<string>();
+    const teamSeeds = new Set(team.episodes.map((episode) => episode.seed));
     for (const teamRun of team.episodes) {
       const singleRun = singleBySeed.get(teamRun.seed);
       const problem = unusable(teamRun) ?? (singleRun ? unusable(singleRun) : null);
@@ -128,7 +128,6 @@ export async function planConditionPairs(
         });
         continue;
       }
-      paired.add(singleRun.episodeId);
       pairs.push({
         task,
         seed: teamRun.seed,
@@ -139,8 +138,7 @@ export async function planConditionPairs(
       });
     }
     for (const singleRun of single.episodes) {
-      if (paired.has(singleRun.episodeId) || team.episodes.some((run) => run.seed === singleRun.seed))
-        continue;
+      if (teamSeeds.has(singleRun.seed)) continue;
       unpaired.push({
         task,
         episodeId: singleRun.episodeId,
@@ -176,7 +174,7 @@ export function teamVersusSingleFigures(options: {
   generation: string;
   judges: readonly string[];
   judgeSeeds: number;
-  orders: 'both' | 'random';
+  orders: JudgeOrders;
   lengthRatio: number;
   pairs: ReadonlyArray<
     Pick<ConditionPair, 'task' | 'seed' | 'team' | 'single' | 'teamOutputTokens' | 'singleOutputTokens'>
