@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { fileNameText } from './file-name.js';
 import { TOOL_FOLDER_NAMES } from './tool-folders.js';
+import { entryKind, errorCode, walkedEntry } from './walked-entry.js';
 
 /** An entry of the workspace the grader was not shown, and why. */
 export interface LeftOutOfGrading {
@@ -123,26 +124,19 @@ async function walkWorkspace(root: string, relative: string, walk: Walk): Promis
   try {
     names = await readdir(path.join(root, relative), { encoding: 'buffer' });
   } catch (error) {
-    walk.leftOut.push({ path: relative || '.', reason: `could not be listed (${codeOf(error)})` });
+    walk.leftOut.push({ path: relative || '.', reason: `could not be listed (${errorCode(error)})` });
     return;
   }
   names.sort(Buffer.compare);
   for (const raw of names) {
-    const name = fileNameText(raw);
-    const childPath = relative === '' ? name.text : `${relative}/${name.text}`;
-    if (!name.utf8) {
-      walk.leftOut.push({ path: childPath, reason: 'its name is not UTF-8' });
+    const entry = await walkedEntry(root, relative, raw);
+    if ('reason' in entry) {
+      walk.leftOut.push(entry);
       continue;
     }
-    let stats: BigIntStats;
-    try {
-      stats = await lstat(path.join(root, childPath), { bigint: true });
-    } catch (error) {
-      walk.leftOut.push({ path: childPath, reason: `could not be read (${codeOf(error)})` });
-      continue;
-    }
+    const { path: childPath, stats } = entry;
     if (stats.isDirectory()) {
-      if (TOOL_FOLDER_NAMES.has(name.text)) {
+      if (TOOL_FOLDER_NAMES.has(path.posix.basename(childPath))) {
         walk.toolFolders.push(childPath);
         walk.leftOut.push({ path: childPath, reason: 'a tool or cache folder, not research work' });
       } else {
@@ -153,7 +147,10 @@ async function walkWorkspace(root: string, relative: string, walk: Walk): Promis
       walk.files.push({ relative: childPath, stats });
       countName(stats, walk);
     } else {
-      walk.leftOut.push({ path: childPath, reason: `${kindOf(stats)}, never followed or read for grading` });
+      walk.leftOut.push({
+        path: childPath,
+        reason: `${entryKind(stats)}, never followed or read for grading`,
+      });
     }
   }
 }
@@ -205,18 +202,6 @@ async function copyOne(root: string, destination: string, file: PlannedFile): Pr
     return 'changed while it was being copied for grading';
   } catch (error) {
     await rm(target, { force: true }).catch(() => undefined);
-    return `could not be copied (${codeOf(error)})`;
+    return `could not be copied (${errorCode(error)})`;
   }
-}
-
-function kindOf(stats: BigIntStats): string {
-  if (stats.isSymbolicLink()) return 'a symbolic link';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
-  return 'not a regular file';
-}
-
-function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? 'failed';
 }
