@@ -7,6 +7,7 @@ import { SystemError } from '../errors.js';
 import type { RunConfig } from '../config/run-config.js';
 import type { Run } from '../store/run-store.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
+import { durationMs, timerDelay } from '../timer-duration.js';
 import { benchmarkPath } from './benchmark-records.js';
 import type { ImageSource } from './task-environment.js';
 
@@ -32,7 +33,7 @@ export function containerImageStep(
         execFile(
           program!,
           args,
-          { timeout: task.buildTimeoutSec * 1000, maxBuffer: 16 * 1024 * 1024 },
+          { timeout: timerDelay(durationMs(task.buildTimeoutSec, 's')), maxBuffer: 16 * 1024 * 1024 },
           (error, _stdout, stderr) => {
             if (!error) return resolve();
             const tail = String(stderr).trimEnd().split('\n').slice(-5).join('\n');

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { durationSchema } from '../timer-duration.js';
+
 /**
  * Faults a model server injects on purpose, so that anyone can see what a flaky server costs a run and that the loop
  * rides it out: the toy model and the scripted server answer a share of chat requests with a fault in place of the
@@ -29,12 +31,13 @@ export const FaultPlan = z
       .default([...BEFORE_FIRST_BYTE_FAULTS])
       .describe('429, 500, 502, 503, 504, reset, hang, drop_mid_stream; drawn evenly'),
     seed: z.number().int().nonnegative().default(1).describe('which requests fail, and how'),
-    hangSeconds: z
-      .number()
-      .positive()
+    hangSeconds: durationSchema({ unit: 's' })
       .default(2)
       .describe('how long a hang stalls before the connection drops'),
-    retryAfterSeconds: z.number().int().min(0).default(1).describe('the Retry-After a 429 carries'),
+    retryAfterSeconds: durationSchema({ unit: 's', zero: true })
+      .int()
+      .default(1)
+      .describe('the Retry-After a 429 carries'),
   })
   .strict();
 export type FaultPlan = z.infer<typeof FaultPlan>;

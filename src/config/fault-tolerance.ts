@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { DEFAULT_UPSTREAM_RETRY, type UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
+import { durationMs, durationSchema } from '../timer-duration.js';
 
 /**
  * The run configuration's `faultTolerance` section: how long a model call is retried while its server fails (the
@@ -15,26 +16,18 @@ export const FaultTolerance = z
       .positive()
       .default(DEFAULT_UPSTREAM_RETRY.maxAttempts)
       .describe('attempts per model call, the first included; 1: no retries'),
-    callSeconds: z
-      .number()
-      .positive()
+    callSeconds: durationSchema({ unit: 's' })
       .default(DEFAULT_UPSTREAM_RETRY.maxTotalMs / 1000)
       .describe('no new attempt once a call has taken this long, waits included'),
-    initialDelayMs: z.number().positive().default(DEFAULT_UPSTREAM_RETRY.initialDelayMs),
-    maxDelayMs: z.number().positive().default(DEFAULT_UPSTREAM_RETRY.maxDelayMs),
-    responseHeadTimeoutSeconds: z
-      .number()
-      .positive()
+    initialDelayMs: durationSchema({ unit: 'ms' }).default(DEFAULT_UPSTREAM_RETRY.initialDelayMs),
+    maxDelayMs: durationSchema({ unit: 'ms' }).default(DEFAULT_UPSTREAM_RETRY.maxDelayMs),
+    responseHeadTimeoutSeconds: durationSchema({ unit: 's' })
       .default(DEFAULT_UPSTREAM_RETRY.responseHeadTimeoutMs! / 1000)
       .describe('a streamed call with no response head by then is retried'),
-    outageSeconds: z
-      .number()
-      .positive()
+    outageSeconds: durationSchema({ unit: 's' })
       .default(900)
       .describe('how long a search waits for a model server that stays down, then stops with exit 3'),
-    probeSeconds: z
-      .number()
-      .positive()
+    probeSeconds: durationSchema({ unit: 's' })
       .default(5)
       .describe('how often a server that is down is asked whether it is back'),
   })
@@ -62,9 +55,9 @@ export function outageSettings(config: { faultTolerance?: FaultTolerance }): Out
 export function upstreamRetryPolicy(settings: FaultTolerance): UpstreamRetryPolicy {
   return {
     maxAttempts: settings.callAttempts,
-    maxTotalMs: settings.callSeconds * 1000,
+    maxTotalMs: durationMs(settings.callSeconds, 's'),
     initialDelayMs: settings.initialDelayMs,
     maxDelayMs: settings.maxDelayMs,
-    responseHeadTimeoutMs: settings.responseHeadTimeoutSeconds * 1000,
+    responseHeadTimeoutMs: durationMs(settings.responseHeadTimeoutSeconds, 's'),
   };
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { durationSchema } from '../timer-duration.js';
+
 /** The loop's own settings: sampling, budgets, concurrency, the inner loop (search) and the outer loop (distill). */
 
 export const Sampling = z
@@ -14,7 +16,7 @@ export const Sampling = z
 /** Time, tokens and resources per episode and per call. */
 export const Budgets = z
   .object({
-    episodeTimeoutSeconds: z.number().positive().default(3600),
+    episodeTimeoutSeconds: durationSchema({ unit: 's' }).default(3600),
     maxOutputTokensPerCall: z.number().int().positive().default(32_768),
     episodeOutputBudget: z.number().int().positive().optional(),
     episodeCpuSeconds: z

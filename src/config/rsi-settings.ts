@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { durationSchema } from '../timer-duration.js';
 import { TrainLaunch } from './train-launch.js';
 
 /** How a real model's generations are trained and deployed (`mass rsi`), and the names they are served under. */
@@ -49,7 +50,7 @@ const Deploy = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('restart'),
       argv: z.array(z.string()).min(1).describe('restarts the server on {model_path} as {served_as}'),
-      timeoutSeconds: z.number().positive().default(900),
+      timeoutSeconds: durationSchema({ unit: 's' }).default(900),
     })
     .strict(),
 ]);

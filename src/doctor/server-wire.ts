@@ -1,5 +1,6 @@
 import { errorMessage } from '../errors.js';
 import { SseParser } from '../model/sse.js';
+import { timerDelay } from '../timer-duration.js';
 
 /**
  * The raw HTTP the checks speak: the server's answers exactly as sent (status, JSON or text, every stream event), so
@@ -87,7 +88,7 @@ async function send(
       method: init.method,
       headers: headers(target, init.body !== undefined),
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: AbortSignal.timeout(target.timeoutMs),
+      signal: AbortSignal.timeout(timerDelay(target.timeoutMs)),
     });
     const text = await response.text();
     return {
@@ -126,7 +127,7 @@ export async function postStream(
       method: 'POST',
       headers: headers(target, true),
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(target.timeoutMs),
+      signal: AbortSignal.timeout(timerDelay(target.timeoutMs)),
     });
     const streamed = (response.headers.get('content-type') ?? '').includes('text/event-stream');
     if (!streamed || !response.body) {

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 
+import { durationMs, timerDelay } from '../timer-duration.js';
+
 import { diskUsage } from './sandbox-disk.js';
 import { readProcessTree, type ProcessSnapshot } from './sandbox-process-tree.js';
 
@@ -146,7 +148,8 @@ export class ResourceWatchdog {
     this.sample();
     this.timers.push(setInterval(() => this.sample(), sampleIntervalMs));
     if (limits.wallClockSeconds !== undefined) {
-      this.timers.push(setTimeout(() => this.exceed('wall-clock'), limits.wallClockSeconds * 1000));
+      const wallClockMs = timerDelay(durationMs(limits.wallClockSeconds, 's'));
+      this.timers.push(setTimeout(() => this.exceed('wall-clock'), wallClockMs));
     }
     if (limits.diskBytes !== undefined && this.options.diskDirectories.length > 0) {
       const interval = this.options.diskSampleIntervalMs ?? DEFAULT_DISK_SAMPLE_INTERVAL_MS;

@@ -21,6 +21,7 @@ import {
   type QwenSamplingSettings,
 } from './qwen-settings.js';
 import { episodePath } from '../store/run-paths.js';
+import { durationMs } from '../timer-duration.js';
 
 /**
  * How qwen-code is started for an episode: its Node (guarded in a sandbox), its settings file, its command line and
@@ -127,7 +128,7 @@ export async function qwenCodeCommand(
       maxTokens: settings.maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
       seed: settings.seed,
     },
-    requestTimeoutMs: settings.timeoutSeconds * 1000,
+    requestTimeoutMs: durationMs(settings.timeoutSeconds, 's'),
     contextWindowSize: settings.contextWindowSize ?? 262_144,
     shellTimeoutMs: Math.min(600_000, settings.timeoutSeconds * 1000),
     ...(settings.singleAgent ? { disabledTools: [DELEGATION_TOOL] } : {}),

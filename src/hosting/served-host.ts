@@ -4,6 +4,7 @@ import { generationEndpoints, roleEndpoints, type Endpoint } from '../config/end
 import type { RunConfig } from '../config/run-config.js';
 import { deploySetting, lineageSetting } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
+import { durationMs } from '../timer-duration.js';
 import { deployGeneration, loadLoraAdapter, type DeployMethod } from '../train/deploy.js';
 import { checkServedModel, listServedModels } from '../train/inference-server.js';
 import { adapterBaseOf, type ModelGeneration } from '../train/model-generation.js';
@@ -31,7 +32,7 @@ export function servedHost(config: RunConfig): ModelHost {
           kind: 'restart',
           argv: deploy.argv,
           logFile: join(runDirectory, 'train', generation.name, 'deploy.log'),
-          timeoutMs: deploy.timeoutSeconds * 1000,
+          timeoutMs: durationMs(deploy.timeoutSeconds, 's'),
         }
       : { kind: 'lora' };
   return {

@@ -1,4 +1,5 @@
 import { ModelBehaviourError, SystemError, UserError, type MassError } from '../errors.js';
+import { timerDelay } from '../timer-duration.js';
 
 /** How a call to a model endpoint failed, whatever the provider's SDK. */
 export type CallFailure =
@@ -201,7 +202,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, timerDelay(ms));
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal!.reason as Error);

@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 
 import { errorMessage } from '../errors.js';
 import { errorCode, parseRetryAfter } from '../model/retry.js';
+import { timerDelay } from '../timer-duration.js';
 import { BodyRecorder } from './body-recorder.js';
 import type { Exchange } from './exchange.js';
 import { sendJson } from './own-answers.js';
@@ -84,7 +85,7 @@ export function attemptUpstream(
           code: 'ETIMEDOUT',
         });
         upstream.destroy(error);
-      }, headTimeoutMs);
+      }, timerDelay(headTimeoutMs));
     }
 
     upstream.on('error', (error) => {

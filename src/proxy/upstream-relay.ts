@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { timerDelay } from '../timer-duration.js';
+
 import { BodyRecorder } from './body-recorder.js';
 import { NO_EXCHANGE, type Exchange } from './exchange.js';
 import type { UpstreamAttempt } from './log-row.js';
@@ -113,7 +115,7 @@ function givingUp(attempts: number, began: number): string {
 
 function waitUnlessGone(ms: number, connection: ClientConnection): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
+    const timer = setTimeout(done, timerDelay(ms));
     connection.onGone = done;
     function done() {
       clearTimeout(timer);

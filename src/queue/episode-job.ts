@@ -6,6 +6,7 @@ import type { EpisodeOptions } from '../episode/run-episode.js';
 import { UserError } from '../errors.js';
 import { runFiles } from '../store/run-paths.js';
 import { TaskNetwork } from '../tasks/task-network.js';
+import { durationSchema } from '../timer-duration.js';
 import { TeamDesign } from '../workflow/workflow.js';
 import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
 
@@ -80,7 +81,7 @@ export const EpisodeJobData = z
           .refine((url) => /^https?:\/\//i.test(url), 'an http(s) URL'),
         seed: z.number().int(),
         dataSeed: z.number().int().optional(),
-        timeoutSeconds: z.number().positive().optional(),
+        timeoutSeconds: durationSchema({ unit: 's' }).optional(),
         cpuSeconds: z.number().positive().optional(),
         memoryBytes: z.number().positive().optional(),
         processLimit: z.number().int().positive().optional(),
@@ -104,10 +105,10 @@ export const EpisodeJobData = z
         retry: z
           .object({
             maxAttempts: z.number().int().positive().optional(),
-            maxTotalMs: z.number().nonnegative().optional(),
-            initialDelayMs: z.number().nonnegative().optional(),
-            maxDelayMs: z.number().nonnegative().optional(),
-            responseHeadTimeoutMs: z.number().positive().nullable().optional(),
+            maxTotalMs: durationSchema({ unit: 'ms', zero: true }).optional(),
+            initialDelayMs: durationSchema({ unit: 'ms', zero: true }).optional(),
+            maxDelayMs: durationSchema({ unit: 'ms', zero: true }).optional(),
+            responseHeadTimeoutMs: durationSchema({ unit: 'ms' }).nullable().optional(),
           })
           .strict()
           .optional(),

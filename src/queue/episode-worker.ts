@@ -13,6 +13,7 @@ import { EpisodeRecord } from '../episode/episode-record.js';
 import { runEpisode, type EpisodeOptions } from '../episode/run-episode.js';
 import { errorMessage, UserError } from '../errors.js';
 import { episodePath } from '../store/run-paths.js';
+import { durationMs } from '../timer-duration.js';
 import { EpisodeJobData, episodeOptionsOnWorker, type EpisodeJobResult } from './episode-job.js';
 import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX, endpointQueueName } from './job-identity.js';
 import { verifyEpisodeJob } from './job-signature.js';
@@ -112,7 +113,7 @@ export class EpisodeWorker {
         );
         continue;
       }
-      const lockDuration = (this.options.lockSeconds ?? 30) * 1000;
+      const lockDuration = durationMs(this.options.lockSeconds ?? 30, 's');
       const worker = new Worker(name, (job: Job) => this.process(job), {
         connection: this.duplicateConnection(),
         prefix: QUEUE_PREFIX,

@@ -7,6 +7,7 @@ import type { EpisodeRecord } from '../episode/episode-record.js';
 import { errorMessage, SystemError } from '../errors.js';
 import { isTransportFailure } from '../model/retry.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
+import { durationMs, timerDelay } from '../timer-duration.js';
 
 /** One piece of work lost because the model server was down, as `outages.jsonl` in the run directory records it. */
 export const LostWork = z.object({
@@ -110,7 +111,7 @@ export class OutageGate {
         throw this.spent;
       }
       if (await this.options.probe().catch(() => false)) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(probeIntervalMs, remaining)));
+      await new Promise((resolve) => setTimeout(resolve, timerDelay(Math.min(probeIntervalMs, remaining))));
     }
   }
 }
@@ -143,8 +144,8 @@ export function outageGateFor(
 ): OutageGate {
   return new OutageGate({
     probe: modelsEndpointProbe(server.baseUrl, server.apiKey),
-    budgetMs: settings.budgetSeconds * 1000,
-    probeIntervalMs: settings.probeSeconds * 1000,
+    budgetMs: durationMs(settings.budgetSeconds, 's'),
+    probeIntervalMs: durationMs(settings.probeSeconds, 's'),
     server: server.baseUrl,
     ...(logFile === undefined ? {} : { logFile }),
   });

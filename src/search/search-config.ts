@@ -8,6 +8,7 @@ import type { SamplingParams } from '../model/types.js';
 import { isUnaddressed } from '../config/endpoint.js';
 import { roleEndpoints, type Endpoint, type RunConfig } from '../config/run-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
+import { durationMs } from '../timer-duration.js';
 import type { ExecutorEndpoint, RoleModel } from '../model/role-endpoint.js';
 import type { SearchSettings } from './search-context.js';
 
@@ -49,7 +50,7 @@ export function roleSampling(
 export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutSeconds: number): RoleModel {
   if (isUnaddressed(endpoint)) throw notPlaced(endpoint);
   return {
-    model: createChatModel({ ...endpoint, timeoutMs: timeoutSeconds * 1000 }),
+    model: createChatModel({ ...endpoint, timeoutMs: durationMs(timeoutSeconds, 's') }),
     modelName: endpoint.model,
     sampling,
   };

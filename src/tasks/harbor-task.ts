@@ -5,6 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 
 import { UserError } from '../errors.js';
+import { durationSchema } from '../timer-duration.js';
 import { describeIssues } from './manifest-errors.js';
 import { isDirectory, isFile } from './file-kind.js';
 
@@ -22,7 +23,8 @@ export const HARBOR_SOLUTION_SCRIPT = 'solution/solve.sh';
 /** Files of `environment/` that describe a container: never copied into a workspace. */
 const CONTAINER_FILES = new Set(['Dockerfile', 'docker-compose.yaml', 'docker-compose.yml', '.dockerignore']);
 
-const Seconds = z.number().positive().finite();
+/** A timeout past Node's timer range (about 24.8 days) would fire at once: refused with the field named. */
+const Seconds = durationSchema({ unit: 's' });
 const Environment = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 
 const HarborTaskToml = z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { durationSchema } from '../timer-duration.js';
 import { DraftWorkflow } from '../workflow/workflow.js';
 import { TaskNetwork } from './task-network.js';
 
@@ -95,7 +96,7 @@ export const GeneratorSpec = z
       'Python script relative to the task folder, run once per seed as `<python> <script> --seed <n> --out <workspace>/<outputDir>`; its folder is withheld',
     ),
     outputDir: RelativePath.default('data'),
-    timeoutSeconds: z.number().positive().max(600).default(60),
+    timeoutSeconds: durationSchema({ unit: 's', max: 600 }).default(60),
   })
   .strict();
 export type GeneratorSpec = z.infer<typeof GeneratorSpec>;

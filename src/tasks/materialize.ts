@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { SystemError, UserError } from '../errors.js';
+import { durationMs } from '../timer-duration.js';
 import { expectedProtectedDigests, type ProtectedAssetDigest } from './integrity.js';
 import type { LoadedTask } from './load-task.js';
 import { runPython } from './python.js';
@@ -63,7 +64,7 @@ export async function materializeWorkspace(
     try {
       const run = await runPython(
         [path.join(task.dir, generator.script), '--seed', String(seed), '--out', outputDir],
-        { cwd: scratch, timeoutMs: generator.timeoutSeconds * 1000 },
+        { cwd: scratch, timeoutMs: durationMs(generator.timeoutSeconds, 's') },
       );
       if (run.exitCode !== 0) {
         const why = run.timedOut

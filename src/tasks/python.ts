@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 
+import { timerDelay } from '../timer-duration.js';
+
 /**
  * The Python that runs generators, graders and agents' code: Debian's, which has numpy, pandas, matplotlib, scipy and
  * scikit-learn. The first `python3` on PATH may be another interpreter without them, so never rely on PATH.
@@ -52,7 +54,7 @@ export function runPython(args: string[], options: PythonRunOptions): Promise<Py
       {
         cwd: options.cwd,
         env: pythonEnvironment(options.environment),
-        timeout: options.timeoutMs,
+        timeout: timerDelay(options.timeoutMs),
         killSignal: 'SIGKILL',
         maxBuffer: 32 * 1024 * 1024,
         encoding: 'utf8',

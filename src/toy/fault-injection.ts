@@ -1,5 +1,6 @@
 import { seededRandom, type Random } from '../ranking/seeded-random.js';
 import { FaultPlan, type FaultKind, type FaultPlanInput } from '../config/fault-plan.js';
+import { durationMs } from '../timer-duration.js';
 import type { Step } from './steps.js';
 
 /** What the injector decided for one request: nothing, a fault before the answer, or the answer cut mid-way. */
@@ -46,7 +47,7 @@ export class FaultInjector {
       case 'reset':
         return { kind: 'drop', afterChunks: 0 };
       case 'hang':
-        return { kind: 'drop', afterChunks: 0, delayMs: this.plan.hangSeconds * 1000 };
+        return { kind: 'drop', afterChunks: 0, delayMs: durationMs(this.plan.hangSeconds, 's') };
       case '429':
         return { kind: 'status', status: 429, message, retryAfterSeconds: this.plan.retryAfterSeconds };
       default:

@@ -8,21 +8,9 @@ import { loadHarborTask, loadHarborTasks } from '../../src/tasks/harbor-task.js'
 import { loadTask } from '../../src/tasks/load-task.js';
 import { renderTaskPrompt } from '../../src/tasks/render-prompt.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { writeHarborTask } from './harbor-fixtures.js';
 
 const BUNDLED = fileURLToPath(new URL('../../benchmarks/mass-mini', import.meta.url));
-
-function writeTask(root: string, name: string, files: Record<string, string>): string {
-  const dir = join(root, name);
-  for (const [file, text] of Object.entries({
-    'instruction.md': 'Do it.\n',
-    'tests/test.sh': 'echo 1 > /logs/verifier/reward.txt\n',
-    ...files,
-  })) {
-    mkdirSync(join(dir, file, '..'), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-  return dir;
-}
 
 describe("Harbor's task format", () => {
   const directory = temporaryDirectory();
@@ -46,7 +34,7 @@ describe("Harbor's task format", () => {
   });
 
   it("fills Harbor's defaults, reads sizes, and keeps a container's own files out of the workspace", async () => {
-    const dir = writeTask(directory.path, 'defaults', {
+    const dir = writeHarborTask(directory.path, 'defaults', {
       'task.toml':
         'version = "1.0"\n[metadata]\nanything = { nested = true }\n[environment]\nmemory = "512M"\nstorage = "10G"\ndocker_image = "python:3.12"\n[future]\nfield = 1\n',
       'environment/Dockerfile': 'FROM python:3.12\n',
@@ -67,9 +55,11 @@ describe("Harbor's task format", () => {
   });
 
   it('refuses a malformed task.toml, a missing instruction or verifier, naming the file and the field', async () => {
-    const syntax = writeTask(directory.path, 'syntax', { 'task.toml': '[verifier\n' });
+    const syntax = writeHarborTask(directory.path, 'syntax', { 'task.toml': '[verifier\n' });
     await expect(loadHarborTask(syntax)).rejects.toThrow(`${join(syntax, 'task.toml')}: not valid TOML`);
-    const field = writeTask(directory.path, 'field', { 'task.toml': '[agent]\ntimeout_sec = "soon"\n' });
+    const field = writeHarborTask(directory.path, 'field', {
+      'task.toml': '[agent]\ntimeout_sec = "soon"\n',
+    });
     await expect(loadHarborTask(field)).rejects.toThrow(
       `${join(field, 'task.toml')}: field "agent.timeout_sec"`,
     );
@@ -83,7 +73,7 @@ describe("Harbor's task format", () => {
   });
 
   it('runs as its instruction alone, its tests and solution withheld', async () => {
-    const dir = writeTask(directory.path, 'episode-view', {
+    const dir = writeHarborTask(directory.path, 'episode-view', {
       'task.toml': '[environment]\nallow_internet = false\n',
       'instruction.md': '# Count\n\nWrite the count to `count.txt`.\n',
       'environment/rows.csv': 'a\n1\n',

@@ -7,8 +7,9 @@ import { doctorPlan } from '../../doctor/doctor-plan.js';
 import { doctorReport, runDoctor } from '../../doctor/run-doctor.js';
 import { modelKind } from '../../hosting/model-kind.js';
 import { startToyModel } from '../../toy/toy-model.js';
+import { durationMs } from '../../timer-duration.js';
 import { BASE_TOY_WEIGHTS } from '../../toy/weights.js';
-import { parsePositiveInteger } from '../duration.js';
+import { parseDurationSeconds } from '../duration.js';
 
 interface DoctorFlags {
   config: string;
@@ -31,7 +32,7 @@ export function registerDoctor(program: Command): void {
     .action(async (flags: DoctorFlags) => {
       const config = parseRunConfig(await loadRunConfig(flags.config), flags.config);
       modelKind(config, flags.config);
-      const timeoutMs = parsePositiveInteger(flags.timeout, '--timeout') * 1000;
+      const timeoutMs = durationMs(parseDurationSeconds(flags.timeout, '--timeout'), 's');
       const toy =
         config.model.kind === 'toy'
           ? await startToyModel({

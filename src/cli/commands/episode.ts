@@ -109,6 +109,7 @@ export function registerEpisode(program: Command): void {
     .action(async (flags: EpisodeFlags) => {
       checkedBaseUrlFlag(flags.baseUrl, '--base-url', 'team');
       const harnessProfile = parseHarnessProfile(flags.harnessProfile);
+      const timeoutSeconds = parseDurationSeconds(flags.timeout, '--timeout');
       // Before anything else: a folder that is not an episode's is refused, never emptied.
       await assertEpisodeDirectory(resolve(flags.out));
       if (flags.singleAgent && flags.workflow !== undefined)
@@ -138,7 +139,7 @@ export function registerEpisode(program: Command): void {
         dataSeed:
           flags.dataSeed === undefined ? undefined : parsePositiveInteger(flags.dataSeed, '--data-seed'),
         outDir: flags.out,
-        timeoutSeconds: parseDurationSeconds(flags.timeout, '--timeout'),
+        timeoutSeconds,
         maxOutputTokens,
         contextWindowSize:
           served === null

@@ -7,7 +7,7 @@ import { UserError } from '../../errors.js';
 import { EpisodeWorker } from '../../queue/episode-worker.js';
 import { readQueueSecret } from '../../queue/queue-secret.js';
 import { describeEndpoint, parseAllowedEndpoint, type WorkerPolicy } from '../../queue/worker-policy.js';
-import { parsePositiveInteger } from '../duration.js';
+import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
 
 interface WorkerFlags {
   redis: string;
@@ -81,7 +81,7 @@ export function registerWorker(program: Command): void {
         passwordEnv: flags.redisPasswordEnv,
         runsDirectory,
         concurrency: parsePositiveInteger(flags.concurrency, '--concurrency'),
-        lockSeconds: parsePositiveInteger(flags.lockSeconds, '--lock-seconds'),
+        lockSeconds: parseDurationSeconds(flags.lockSeconds, '--lock-seconds'),
         name: flags.name,
         secret,
         policy,
