@@ -125,55 +125,11 @@ export function normaliseHost(host: string): string {
 }
 
 /** One spelling per address (`::FFFF:127.0.0.1` and `::ffff:7f00:1` alike), so that literal entries compare. */
-function canonicalIp(address: string): string {
+export function canonicalIp(address: string): string {
   if (isIP(address) !== 6) return address;
   try {
     return new URL(`http://[${address}]/`).hostname.slice(1, -1);
   } catch {
     return address;
   }
-}
-
-/**
- * An address no name on an allow-list may lead to: loopback, private, link-local, carrier-grade NAT, unspecified,
- * multicast or reserved; IPv4 mapped into IPv6 as its IPv4. An IP literal on the list is allowed all the same: the
- * task's author named it.
- */
-export function isPrivateAddress(address: string): boolean {
-  const version = isIP(address);
-  if (version === 4) return privateIpv4(address);
-  if (version !== 6) return true;
-  const canonical = canonicalIp(address);
-  const mapped =
-    /^::ffff:([0-9.]+)$/.exec(canonical) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (mapped) {
-    if (mapped.length === 2) return privateIpv4(mapped[1]!);
-    const high = parseInt(mapped[1]!, 16);
-    const low = parseInt(mapped[2]!, 16);
-    return privateIpv4(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
-  }
-  if (canonical === '::' || canonical === '::1') return true;
-  const first = parseInt(canonical.split(':')[0] || '0', 16);
-  return (
-    (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
-    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (first & 0xff00) === 0xff00 || // multicast
-    first === 0 // ::/16 and friends: unspecified, compatible, NAT64 well-known below
-  );
-}
-
-function privateIpv4(address: string): boolean {
-  const [a, b, c] = address.split('.').map(Number) as [number, number, number];
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b < 128) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b < 32) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0 && (c === 0 || c === 2)) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    a >= 224
-  );
 }

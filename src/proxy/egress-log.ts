@@ -17,9 +17,17 @@ export const EgressLogRow = z.object({
   host: z.string(),
   port: z.number().int().nullable(),
   verdict: z.enum(['allowed', 'refused']),
-  /** Why it was refused, or what went wrong with an allowed one (cannot resolve, connection refused); else null. */
+  /**
+   * Why it was refused (not on the allow-list, a non-public address the run configuration did not open, a tunnel
+   * whose TLS server name is not its host), or what went wrong with an allowed one (cannot resolve, connection
+   * refused); else null.
+   */
   reason: z.string().nullable(),
-  /** The status the client got: the proxy's own (200 for a tunnel, 403, 400, 502) or the server's. */
+  /**
+   * The status the client got: the proxy's own (200 for a tunnel, 403, 400, 502) or the server's. A tunnel closed
+   * after its 200 says how it ended instead: 403 when its first bytes were no TLS ClientHello for its host, 502 when
+   * the server could not be reached.
+   */
   status: z.number().int().nullable(),
   /** Bytes from the client to the server: the request body, or everything sent into a tunnel. */
   bytesUp: z.number().int().nonnegative(),

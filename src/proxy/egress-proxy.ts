@@ -4,23 +4,36 @@ import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 import { errorMessage } from '../errors.js';
-import { EgressAllowList, isPrivateAddress, normaliseHost, type EgressVerdict } from './egress-allow-list.js';
+import { destinationClass } from './destination-class.js';
+import { EgressAllowList, normaliseHost, type EgressVerdict } from './egress-allow-list.js';
 import { NO_EGRESS, type EgressCounts, type EgressLogRow } from './egress-log.js';
 import { JsonlAppender } from './jsonl-appender.js';
 import { listenOn, removeSocket } from './listen-address.js';
+import { PrivateDestinations } from './private-destinations.js';
+import { readTunnelHello } from './tunnel-hello.js';
 
 /**
  * The egress proxy of an episode whose task allows network: the only way out of the sandbox besides the model. It
- * forwards plain HTTP requests in absolute form (`GET http://host/path`) and tunnels `CONNECT host:port` (HTTPS and
- * anything else over TLS), deciding each by the host and port the client named, against the task's allow-list. A
- * name is resolved here, and the connection goes to the address checked: a listed name that resolves to a loopback,
- * private or link-local address is refused (DNS cannot lead agents to the host's own services), while an IP address
- * listed as such is reached as listed. Everything else gets a one-line answer: 403 (not allowed), 400 (not a proxy
- * request) or 502 (the server could not be reached). Every request is a row of the log (`egress-log.ts`).
+ * forwards plain HTTP requests in absolute form (`GET http://host/path`, sent with that host as its `Host`) and
+ * tunnels `CONNECT host:port` for TLS, deciding each by the host and port the client named, against the task's
+ * allow-list. A name is resolved here and every address it resolves to is checked; the connection goes to an address
+ * that passed, never to a name, so DNS cannot change its answer in between. A loopback, private, link-local or other
+ * non-public address (`destination-class.ts`), whether listed as an IP address or reached through a name, is refused
+ * unless the run configuration opens it (`privateDestinations`): a task alone never reaches the host's model server,
+ * its Redis or a cloud's metadata endpoint. A tunnel must carry TLS to the host it named: the first bytes through it
+ * must be a ClientHello whose server name is the `CONNECT` host (`tunnel-hello.ts`), or it is closed before the
+ * server is connected; `CONNECT` to port 80 is refused (plain HTTP goes in absolute form). Everything else gets a
+ * one-line answer: 403 (not allowed), 400 (not a proxy request) or 502 (the server could not be reached). Every
+ * request is a row of the log (`egress-log.ts`), with the reason when refused.
  */
 export interface EgressProxyOptions {
   /** The task's allow-list entries (`environment.network.allow`). */
   allow: readonly string[];
+  /**
+   * Destinations the run configuration lets reach a non-public address (`network.privateDestinations`; entries as an
+   * allow-list's, without a port any port). Default none.
+   */
+  privateDestinations?: readonly string[];
   /** The Unix socket to listen on; a stale socket there is replaced. */
   socketPath: string;
   /** `egress.jsonl`; appended to. */
@@ -33,6 +46,8 @@ export interface EgressProxyOptions {
   idleTimeoutMs?: number;
   /** Connections at once; more are dropped by the system. Default 256. */
   maxConnections?: number;
+  /** How long a tunnel's client has to send its whole TLS ClientHello. Default 10 s. */
+  clientHelloTimeoutMs?: number;
 }
 
 export interface EgressProxy {
@@ -48,6 +63,8 @@ export interface EgressProxy {
 const MAX_HEADER_BYTES = 16 * 1024;
 const HEADERS_TIMEOUT_MS = 30_000;
 const MAX_HOST_IN_ROW = 255;
+/** The plain-HTTP port: a tunnel there would carry requests whose host nobody checks. */
+const PLAIN_HTTP_PORT = 80;
 /** Headers that belong to one hop (RFC 9110 §7.6.1) or to the proxy: never passed on. */
 const HOP_HEADERS = new Set([
   'connection',
@@ -87,6 +104,7 @@ interface Exchange {
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const allowList = new EgressAllowList(options.allow);
+  const privateDestinations = new PrivateDestinations(options.privateDestinations ?? []);
   const lookup = options.lookup ?? defaultLookup;
   const maxLogged = options.maxLoggedRequests ?? 100_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
@@ -144,8 +162,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
 
   /**
-   * Where a request may go: the verdict on the name and port, then, for a name, the address it resolves to, which
-   * must be a public one. Null with the exchange settled (refused or failed) when it may not go anywhere.
+   * Where a request may go: the verdict on the name and port, then the address to connect to: the IP address as
+   * listed or one the name resolves to, public or opened by the run configuration. Null with the exchange settled
+   * (refused or failed) when it may not go anywhere.
    */
   const destination = async (exchange: Exchange, host: string, port: number): Promise<string | null> => {
     const verdict: EgressVerdict = allowList.verdict(host, port);
@@ -155,25 +174,23 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return null;
     }
     const name = normaliseHost(host);
-    if (verdict.rule.ip) {
-      exchange.verdict = 'allowed';
-      return name;
+    let addresses: string[] = [name];
+    if (!verdict.rule.ip) {
+      try {
+        addresses = await lookup(name);
+      } catch (error) {
+        exchange.verdict = 'allowed';
+        exchange.reason = `cannot resolve ${name}: ${errorMessage(error)}`.slice(0, 500);
+        exchange.status = 502;
+        return null;
+      }
     }
-    let addresses: string[];
-    try {
-      addresses = await lookup(name);
-    } catch (error) {
-      exchange.verdict = 'allowed';
-      exchange.reason = `cannot resolve ${name}: ${errorMessage(error)}`.slice(0, 500);
-      exchange.status = 502;
-      return null;
-    }
-    const address = addresses.find((candidate) => isIP(candidate) !== 0 && !isPrivateAddress(candidate));
+    const reachable = (address: string): boolean =>
+      isIP(address) !== 0 &&
+      (destinationClass(address).kind === 'public' || privateDestinations.allows(name, address, port));
+    const address = addresses.find(reachable);
     if (address === undefined) {
-      exchange.reason =
-        addresses.length === 0
-          ? `${name}: resolves to no address`
-          : `${name} resolves to a private or loopback address (${addresses[0]}); only a listed IP address may be one`;
+      exchange.reason = unreachableReason(name, port, addresses).slice(0, 500);
       exchange.status = 403;
       return null;
     }
@@ -299,22 +316,39 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       refuseRaw(client, exchange, 400);
       return;
     }
+    if (parsed.port === PLAIN_HTTP_PORT) {
+      exchange.reason = `CONNECT to port ${PLAIN_HTTP_PORT} is refused: a tunnel carries TLS only; send plain HTTP in absolute form (GET http://${parsed.host}/…)`;
+      refuseRaw(client, exchange, 403);
+      return;
+    }
     void destination(exchange, parsed.host, parsed.port)
-      .then((address) => {
+      .then(async (address) => {
         if (address === null) return refuseRaw(client, exchange, exchange.status ?? 403);
         if (client.destroyed) return;
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        // Refused until its ClientHello passes: the client has its 200, so the refusal is the closed tunnel and the
+        // row, written when the client goes, says why.
+        exchange.verdict = 'refused';
+        exchange.status = 403;
+        exchange.reason = 'the client closed the tunnel before its TLS ClientHello was whole';
+        const hello = await readTunnelHello(client, parsed.host, head, {
+          timeoutMs: options.clientHelloTimeoutMs,
+        });
+        if (!hello.ok) {
+          exchange.reason = oneLine(hello.reason, 300);
+          client.destroy();
+          return;
+        }
+        if (client.destroyed) return;
+        Object.assign(exchange, { verdict: 'allowed', status: 200, reason: null });
         const upstream = connect({ host: address, port: parsed.port });
         track(upstream);
         upstream.setTimeout(idleTimeoutMs, () => upstream.destroy());
         let connected = false;
         upstream.once('connect', () => {
           connected = true;
-          exchange.status = 200;
-          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-          if (head.length > 0) {
-            exchange.bytesUp += head.length;
-            upstream.write(head);
-          }
+          exchange.bytesUp += hello.bytes.length;
+          upstream.write(hello.bytes);
           client.on('data', (chunk: Buffer) => (exchange.bytesUp += chunk.length));
           upstream.on('data', (chunk: Buffer) => (exchange.bytesDown += chunk.length));
           client.pipe(upstream);
@@ -322,8 +356,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         });
         upstream.on('error', (error) => {
           exchange.reason ??= oneLine(errorMessage(error), 300);
-          if (!connected) refuseRaw(client, exchange, 502);
-          else client.destroy();
+          // The client had its 200 already: the row says the server was never reached.
+          if (!connected) exchange.status = 502;
+          client.destroy();
         });
         upstream.once('close', () => client.destroy());
         client.once('close', () => upstream.destroy());
@@ -375,6 +410,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 async function defaultLookup(host: string): Promise<string[]> {
   const results = await dnsLookup(host, { all: true, verbatim: true });
   return results.map((result) => result.address);
+}
+
+/** Why none of the addresses may be reached: the first one's class, or that there were none. */
+function unreachableReason(name: string, port: number, addresses: readonly string[]): string {
+  const first = addresses[0];
+  if (first === undefined) return `${name}: resolves to no address`;
+  const what = isIP(first) === 0 ? 'not an IP address' : destinationClass(first).why;
+  const where = `${name.includes(':') ? `[${name}]` : name}:${port}`;
+  const subject = first === name ? `${where} is ${what}` : `${where} resolves to ${first}, ${what}`;
+  return `${subject}; only the run configuration opens such a destination (network.privateDestinations)`;
 }
 
 /** `host:port` or `[v6]:port` of a CONNECT line. */

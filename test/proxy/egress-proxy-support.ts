@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 
 /**
  * A server on the host's loopback that answers every request with what it got (and, in a header, the names of the
@@ -59,4 +60,87 @@ export function exchangeOnSocket(socketPath: string, text: string | Buffer, afte
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')));
     socket.write(text);
   });
+}
+
+/**
+ * A TCP server on the host's loopback standing in for a TLS server behind a tunnel: it keeps every byte each
+ * connection brings, answers the first with a few bytes of its own and closes.
+ */
+export async function startByteSink(): Promise<{
+  port: number;
+  /** What each connection brought, in the order they came. */
+  received: Buffer[];
+  close: () => Promise<void>;
+}> {
+  const received: Buffer[] = [];
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    const index = received.push(Buffer.alloc(0)) - 1;
+    socket.on('error', () => {});
+    socket.on('data', (chunk: Buffer) => {
+      const first = received[index]!.length === 0;
+      received[index] = Buffer.concat([received[index]!, chunk]);
+      if (first) socket.end('sink answer');
+    });
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * `CONNECT authority` on the proxy's socket; once the tunnel is open, `send` writes into it (a TLS client's hello, or
+ * anything else). Resolves when the proxy closes the connection, with the proxy's answer line and whatever came back
+ * through the tunnel.
+ */
+export function throughTunnel(
+  socketPath: string,
+  authority: string,
+  send: (tunnel: Socket) => void,
+): Promise<{ answer: string; after: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ path: socketPath });
+    let head = Buffer.alloc(0);
+    let opened = false;
+    const after: Buffer[] = [];
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      socket.off('data', onData);
+      const answer = head.subarray(0, end).toString('latin1');
+      if (head.length > end + 4) after.push(head.subarray(end + 4));
+      socket.on('data', (more: Buffer) => after.push(more));
+      if (/^HTTP\/1\.1 200 /.test(answer)) {
+        opened = true;
+        send(socket);
+      }
+      socket.once('close', () => resolve({ answer, after: Buffer.concat(after) }));
+    };
+    socket.on('data', onData);
+    socket.on('error', (error) => {
+      if (!opened) reject(error);
+    });
+    socket.setTimeout(15_000, () => socket.destroy(new Error('the proxy kept the tunnel open for 15 s')));
+    socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
+  });
+}
+
+/** Starts a TLS client on the tunnel (its ClientHello names `servername`, or nothing); its failure is expected. */
+export function startTls(tunnel: Socket, servername?: string): void {
+  const client = tlsConnect({
+    socket: tunnel,
+    rejectUnauthorized: false,
+    ...(servername === undefined ? {} : { servername }),
+  });
+  client.on('error', () => tunnel.destroy());
 }
