@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { destinationClass } from '../proxy/destination-class.js';
 import { parseAllowEntry } from '../proxy/egress-allow-list.js';
 
 /** One entry of `environment.network.allow` (see `parseAllowEntry`). */
@@ -18,3 +19,25 @@ export const TaskNetwork = z.union([
     .strict(),
 ]);
 export type TaskNetwork = z.infer<typeof TaskNetwork>;
+
+/**
+ * What `mass tasks validate` says of an allow-list beyond its syntax: an entry that is an IP address (in any spelling)
+ * or a name for the machine, its network or a cloud metadata service (`localhost`, `*.internal`, `*.local`) is an
+ * error. Such a destination is the run configuration's to open, never a task's: the manifest still loads, and the
+ * egress proxy decides by the run configuration.
+ */
+export function networkAllowProblems(network: TaskNetwork): string[] {
+  if (network === false) return [];
+  return network.allow.flatMap((entry, index) => {
+    const parsed = parseAllowEntry(entry);
+    if (!parsed.ok) return [];
+    const found = destinationClass(parsed.rule.host);
+    if (found.kind === 'public' && found.address === null) return [];
+    const field = `field "environment.network.allow[${index}]": "${entry}"`;
+    return [
+      found.kind === 'public'
+        ? `${field} is a public IP address; a task's allow-list names hosts by name: write the host's name`
+        : `${field} is ${found.why}; a task never opens such a destination, only the run configuration does (network.privateDestinations): remove it, or name a public host`,
+    ];
+  });
+}

@@ -53,7 +53,8 @@ describe('the hosts an official task names', () => {
       'Use FRED and Yahoo Finance; see https://Movingai.com/benchmarks/grids.html and investing.com.\\n' +
         'A local mirror at http://data.example.org:8080/x. Install with uv add. Write research_report.md and results/metrics.json.',
     );
-    expect(hosts).toEqual([
+    expect(hosts.leftOut).toEqual([]);
+    expect(hosts.allow).toEqual([
       'api.stlouisfed.org',
       'data.example.org:8080',
       'fc.yahoo.com',
@@ -69,7 +70,30 @@ describe('the hosts an official task names', () => {
   });
 
   it('is empty for a task that names none', () => {
-    expect(namedHosts('Simulate a pendulum; write research_report.md.')).toEqual([]);
+    expect(namedHosts('Simulate a pendulum; write research_report.md.')).toEqual({ allow: [], leftOut: [] });
+  });
+
+  it('leaves out IP addresses in any spelling and names for local use, and says why', () => {
+    const hosts = namedHosts(
+      'Cache results in Redis at http://127.0.0.1:6379/ and call the model at 10.0.0.5:8000.\\n' +
+        'Credentials: 169.254.169.254 or http://metadata.google.internal/computeMetadata/v1/. ' +
+        'Also http://[::1]:8080/, http://0x7f.1/, http://2130706433/, http://[::ffff:127.0.0.1]/, localhost:3000, ' +
+        'printer.local, http://8.8.8.8/ and the real https://data.example.org/x.',
+    );
+    expect(hosts.allow).toEqual(['data.example.org']);
+    expect(Object.fromEntries(hosts.leftOut.map(({ entry, why }) => [entry, why]))).toEqual({
+      '127.0.0.1:6379': 'a loopback address (127.0.0.0/8)',
+      '10.0.0.5:8000': 'a private address (10.0.0.0/8)',
+      '169.254.169.254': 'a cloud metadata address (169.254.169.254/32)',
+      'metadata.google.internal': 'a cloud metadata name (metadata.google.internal)',
+      '[::1]:8080': 'the loopback address (::1)',
+      '0x7f.1': 'a loopback address (127.0.0.0/8)',
+      '2130706433': 'a loopback address (127.0.0.0/8)',
+      '[::ffff:127.0.0.1]': 'a loopback address (127.0.0.0/8), inside IPv6',
+      'localhost:3000': 'a loopback name (localhost)',
+      'printer.local': 'a name for local use (*.local)',
+      '8.8.8.8': 'a public IP address: an allow-list names hosts, not addresses',
+    });
   });
 });
 

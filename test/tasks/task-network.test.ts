@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TaskManifest } from '../../src/tasks/manifest.js';
 import { describeIssues } from '../../src/tasks/manifest-errors.js';
 import { renderTaskPrompt } from '../../src/tasks/render-prompt.js';
+import { networkAllowProblems } from '../../src/tasks/task-network.js';
 import { minimalManifest } from './toy-task.js';
 
 function withNetwork(network: unknown): Record<string, unknown> {
@@ -36,6 +37,40 @@ describe('environment.network in task.yaml', () => {
     );
     expect(problems(withNetwork({ allow: ['pypi.org'], deny: ['x.org'] })).join('\n')).toMatch(/deny/);
     expect(problems(withNetwork(true))).not.toEqual([]);
+  });
+
+  it('is flagged by mass tasks validate when it lists an IP address or a name for local use', () => {
+    const network = TaskManifest.parse(
+      withNetwork({
+        allow: [
+          'pypi.org',
+          '127.0.0.1:6379',
+          '[::1]:8080',
+          '169.254.169.254',
+          '8.8.8.8',
+          'metadata.google.internal',
+          '*.lab.internal:5432',
+          'localhost:8000',
+          '*.rcsb.org',
+        ],
+      }),
+    ).environment.network;
+    const flagged = networkAllowProblems(network);
+    expect(flagged).toHaveLength(7);
+    expect(flagged[0]).toBe(
+      'field "environment.network.allow[1]": "127.0.0.1:6379" is a loopback address (127.0.0.0/8); a task never opens such a destination, only the run configuration does (network.privateDestinations): remove it, or name a public host',
+    );
+    expect(flagged.join('\n')).toMatch(/allow\[3\]": "169\.254\.169\.254" is a cloud metadata address/);
+    expect(flagged.join('\n')).toMatch(
+      /allow\[4\]": "8\.8\.8\.8" is a public IP address; .*write the host's name/,
+    );
+    expect(flagged.join('\n')).toMatch(/allow\[6\]": "\*\.lab\.internal:5432" is a name for local use/);
+    expect(
+      networkAllowProblems(
+        TaskManifest.parse(withNetwork({ allow: ['pypi.org', '*.rcsb.org'] })).environment.network,
+      ),
+    ).toEqual([]);
+    expect(networkAllowProblems(false)).toEqual([]);
   });
 
   it('tells the team which hosts it may reach, and how', () => {

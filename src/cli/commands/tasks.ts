@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 
 import { UserError } from '../../errors.js';
 import type { OfficialImport } from '../../tasks/official/import-official.js';
+import { networkAllowProblems } from '../../tasks/task-network.js';
 import {
   checkSuite,
   gradeWorkspace,
@@ -94,6 +95,14 @@ export function registerTasks(program: Command): void {
         if (!outcome.ok) {
           problems.push(outcome.error);
           print(`✗ ${path.basename(outcome.dir)}\n${indent(outcome.error)}`);
+          continue;
+        }
+        const network = networkAllowProblems(outcome.task.manifest.environment.network).map(
+          (problem) => `${path.join(outcome.task.dir, TASK_FILE)}: ${problem}`,
+        );
+        if (network.length > 0) {
+          problems.push(...network);
+          print(`✗ ${outcome.task.manifest.id}\n${indent(network.join('\n'))}`);
           continue;
         }
         let note = '';
@@ -256,6 +265,9 @@ function describeImport(imported: OfficialImport): string {
     lines.push(
       `${task.id.padEnd(width)}  ${task.domain.padEnd(9)} ${task.split.padEnd(5)}  ${task.deliverables} deliverables; network: ${task.hosts.join(', ') || 'none'}`,
       ...notes.map((note) => `${' '.repeat(width)}  ${note}`),
+      ...task.hostsLeftOut.map(
+        (host) => `${' '.repeat(width)}  left out of the network: ${host.entry} (${host.why})`,
+      ),
       ...(task.warning ? [`${' '.repeat(width)}  warning: ${task.warning}`] : []),
     );
   }

@@ -7,16 +7,18 @@ import { stringify } from 'yaml';
 import { UserError } from '../../errors.js';
 import { SUITE_FILE, TASK_FILE } from '../load-task.js';
 import { namedDeliverables } from './named-deliverables.js';
-import { namedHosts } from './named-hosts.js';
-import { readOfficialCheckout, type OfficialTask } from './official-checkout.js';
+import { namedHosts, type NamedHosts } from './named-hosts.js';
+import { readOfficialCheckout, type OfficialCheckout, type OfficialTask } from './official-checkout.js';
 import { teamText } from './team-text.js';
 
 /**
  * `mass tasks import-official`: a suite in the user's own folder built from a checkout of the official MASS
  * repository. Each task keeps its bare query as given (`prompt.md`) and its initial team as free text (`team.md`, what
- * the initial file adds to the query); its network allows the hosts it names; it has no grader, so evaluations of
- * it rest on the external judges. The suite carries the official teacher directive. `import.json` records where every
- * file came from, with its SHA-256, and the official post-training split.
+ * the initial file adds to the query); its network allows the public hosts it names (what it leaves out, and why, is
+ * printed and recorded); it has no grader, so evaluations of it rest on the external judges. The suite carries the
+ * official teacher directive. `import.json` records where every file came from, with its SHA-256, and the official
+ * post-training split. The checkout is read through `readCheckoutFile` alone, and a file made from checkout files is
+ * no more readable than they are.
  */
 
 export const IMPORT_RECORD_FILE = 'import.json';
@@ -32,7 +34,10 @@ export interface ImportedTask {
   sft: boolean;
   excludedFromCollection: string | null;
   deliverables: number;
+  /** The network allow-list written. */
   hosts: string[];
+  /** What the task's text names that the allow-list leaves out (IP addresses, local and metadata names), and why. */
+  hostsLeftOut: NamedHosts['leftOut'];
   /** Said when the initial file does not open with the bare query, so the whole file became the team text. */
   warning: string | null;
 }
@@ -64,7 +69,9 @@ export async function importOfficialTasks(checkoutDir: string, outDir: string): 
         'imported with mass tasks import-official: bare queries, free-text initial teams, no graders.',
     };
     if (checkout.teacherDirective !== null) {
-      await writeFile(path.join(staging, TEACHER_DIRECTIVE_FILE), checkout.teacherDirective);
+      await writeFile(path.join(staging, TEACHER_DIRECTIVE_FILE), checkout.teacherDirective.text, {
+        mode: checkout.teacherDirective.mode,
+      });
       suite.teacherDirective = { file: TEACHER_DIRECTIVE_FILE };
     }
     await writeFile(path.join(staging, SUITE_FILE), stringify(suite, { lineWidth: 0 }));
@@ -85,7 +92,7 @@ async function writeTask(suiteDir: string, task: OfficialTask): Promise<Imported
   const id = `query${task.number}`;
   const team = teamText(task.bare, task.initial);
   const deliverables = namedDeliverables(task.bare);
-  const hosts = namedHosts(`${task.bare}\n${team.text}`);
+  const named = namedHosts(`${task.bare}\n${team.text}`);
   const manifest = {
     schemaVersion: 1,
     id,
@@ -94,17 +101,24 @@ async function writeTask(suiteDir: string, task: OfficialTask): Promise<Imported
     split: task.split,
     prompt: { file: PROMPT_FILE },
     deliverables,
-    environment: { network: hosts.length > 0 ? { allow: hosts } : false },
+    environment: { network: named.allow.length > 0 ? { allow: named.allow } : false },
     workflow: { text: { file: TEAM_FILE } },
   };
   const dir = path.join(suiteDir, id);
   await mkdir(dir);
-  await writeFile(path.join(dir, PROMPT_FILE), task.bare);
-  await writeFile(path.join(dir, TEAM_FILE), `${team.text}\n`);
+  const mode = { mode: task.mode };
+  await writeFile(path.join(dir, PROMPT_FILE), task.bare, mode);
+  await writeFile(path.join(dir, TEAM_FILE), `${team.text}\n`, mode);
+  const leftOut = named.leftOut.map((host) => `#   ${host.entry}: ${host.why}\n`).join('');
   await writeFile(
     path.join(dir, TASK_FILE),
     `# Imported from ${task.files.bare} and ${task.files.initial} of the official MASS repository.\n` +
-      `# Review environment.network.allow: it lists the hosts the task names.\n${stringify(manifest, { lineWidth: 0 })}`,
+      `# Review environment.network.allow: it lists the public hosts the task names.\n` +
+      (leftOut === ''
+        ? ''
+        : `# Left out of it (the run configuration, not a task, opens such destinations):\n${leftOut}`) +
+      stringify(manifest, { lineWidth: 0 }),
+    mode,
   );
   return {
     id,
@@ -114,7 +128,8 @@ async function writeTask(suiteDir: string, task: OfficialTask): Promise<Imported
     sft: task.sft,
     excludedFromCollection: task.excludedFromCollection,
     deliverables: deliverables.length,
-    hosts,
+    hosts: named.allow,
+    hostsLeftOut: named.leftOut,
     warning: team.opensWithTask
       ? null
       : `${task.files.initial} does not open with the text of ${task.files.bare}: the whole file is the team text`,
@@ -133,7 +148,7 @@ async function importRecord(
   checkoutDir: string,
   official: OfficialTask[],
   imported: ImportedTask[],
-  teacherDirective: string | null,
+  teacherDirective: OfficialCheckout['teacherDirective'],
 ): Promise<unknown> {
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
   return {
@@ -147,12 +162,13 @@ async function importRecord(
       sftTrain: task.sft,
       excludedFromTeacherCollection: task.excludedFromCollection,
       networkAllow: task.hosts,
+      networkLeftOut: task.hostsLeftOut,
       files: {
         [official[index]!.files.bare]: sha256(official[index]!.bare),
         [official[index]!.files.initial]: sha256(official[index]!.initial),
       },
     })),
-    teacherDirective: teacherDirective === null ? null : { sha256: sha256(teacherDirective) },
+    teacherDirective: teacherDirective === null ? null : { sha256: sha256(teacherDirective.text) },
   };
 }
 

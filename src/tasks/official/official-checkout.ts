@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { z } from 'zod';
 
 import { UserError } from '../../errors.js';
+import { MissingCheckoutFile, readCheckoutFile, taskFilePath, type CheckoutFile } from './checkout-file.js';
 
 /**
  * The task files of a checkout of the official MASS repository, as its `tasks/splits.json` describes them: the bare
@@ -41,14 +41,16 @@ export interface OfficialTask {
   initial: string;
   /** The two files, relative to the checkout, for the record. */
   files: { bare: string; initial: string };
+  /** Their permission bits, the more private of the two: what is made of them is no more readable. */
+  mode: number;
 }
 
 export interface OfficialCheckout {
   dir: string;
   splits: OfficialSplits;
   tasks: OfficialTask[];
-  /** The teacher directive, exactly as the file holds it; null when the checkout has none. */
-  teacherDirective: string | null;
+  /** The teacher directive as the file holds it, with its permission bits; null when the checkout has none. */
+  teacherDirective: { text: string; mode: number } | null;
 }
 
 const TASKS_DIR = 'tasks';
@@ -58,9 +60,11 @@ const TEACHER_DIRECTIVE_FILE = 'teacher_directive.txt';
 /** Reads and checks a checkout; every problem names the file and what to do. */
 export async function readOfficialCheckout(checkoutDir: string): Promise<OfficialCheckout> {
   const dir = path.resolve(checkoutDir);
-  const tasksDir = path.join(dir, TASKS_DIR);
-  const splitsFile = path.join(tasksDir, SPLITS_FILE);
-  const splits = parseSplits(splitsFile, await readText(splitsFile, 'the official tasks list'));
+  const splitsFile = `${TASKS_DIR}/${SPLITS_FILE}`;
+  const splits = parseSplits(
+    splitsFile,
+    (await readCheckoutFile(dir, splitsFile, 'the official tasks list')).text,
+  );
 
   const test = new Set(splits.test);
   const numbers = [...new Set([...splits.designated_train, ...splits.test])].sort((a, b) => a - b);
@@ -83,17 +87,19 @@ export async function readOfficialCheckout(checkoutDir: string): Promise<Officia
         `${splitsFile}: task ${number} is in no list of "domains"; add it to its domain's list`,
       );
     }
-    const files = {
-      bare: path.join(TASKS_DIR, splits.task_prompt_pattern.replaceAll('{task_id}', String(number))),
-      initial: path.join(TASKS_DIR, splits.initial_workflow_pattern.replaceAll('{task_id}', String(number))),
-    };
-    const bare = await readText(path.join(dir, files.bare), `task ${number}'s bare query`);
-    const initial = await readText(path.join(dir, files.initial), `task ${number}'s initial team`);
-    for (const [which, text] of [
-      ['bare', bare],
-      ['initial', initial],
-    ] as const) {
-      if (text.trim() === '') throw new UserError(`${path.join(dir, files[which])}: the file is empty`);
+    const id = String(number);
+    const bare = await readCheckoutFile(
+      dir,
+      taskFilePath(splits.task_prompt_pattern, id, 'task_prompt_pattern'),
+      `task ${number}'s bare query`,
+    );
+    const initial = await readCheckoutFile(
+      dir,
+      taskFilePath(splits.initial_workflow_pattern, id, 'initial_workflow_pattern'),
+      `task ${number}'s initial team`,
+    );
+    for (const file of [bare, initial]) {
+      if (file.text.trim() === '') throw new UserError(`${path.join(dir, file.relative)}: the file is empty`);
     }
     tasks.push({
       number,
@@ -101,17 +107,27 @@ export async function readOfficialCheckout(checkoutDir: string): Promise<Officia
       split: test.has(number) ? 'test' : 'train',
       sft: !test.has(number) && sft.has(number),
       excludedFromCollection: splits.excluded_from_teacher_collection?.[String(number)] ?? null,
-      bare,
-      initial,
-      files,
+      bare: bare.text,
+      initial: initial.text,
+      files: { bare: bare.relative, initial: initial.relative },
+      mode: privateMode(bare, initial),
     });
   }
-  const directiveFile = path.join(tasksDir, TEACHER_DIRECTIVE_FILE);
-  const teacherDirective = await readText(directiveFile, 'the teacher directive').catch((error: unknown) => {
-    if (error instanceof MissingFile) return null;
+  const directive = await readCheckoutFile(
+    dir,
+    `${TASKS_DIR}/${TEACHER_DIRECTIVE_FILE}`,
+    'the teacher directive',
+  ).catch((error: unknown) => {
+    if (error instanceof MissingCheckoutFile) return null;
     throw error;
   });
+  const teacherDirective = directive && { text: directive.text, mode: privateMode(directive) };
   return { dir, splits, tasks, teacherDirective };
+}
+
+/** 644 when every source may be read by anyone, 600 otherwise. */
+function privateMode(...sources: CheckoutFile[]): number {
+  return sources.every((source) => (source.mode & 0o044) === 0o044) ? 0o644 : 0o600;
 }
 
 function parseSplits(file: string, text: string): OfficialSplits {
@@ -129,19 +145,4 @@ function parseSplits(file: string, text: string): OfficialSplits {
     throw new UserError(lines.join('\n'));
   }
   return parsed.data;
-}
-
-class MissingFile extends UserError {}
-
-async function readText(file: string, what: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new MissingFile(
-        `${file}: ${what} is missing. Pass the root of a checkout of the official MASS repository (the folder holding tasks/${SPLITS_FILE}).`,
-      );
-    }
-    throw error;
-  }
 }
