@@ -5,6 +5,7 @@ import type { TokenCounter } from '../model/token-counter.js';
 import { excerptFile, fenced, shrinkToTokens, type FileText } from './excerpt.js';
 import { byCodeUnits, formatBytes, formatCount, plural } from './format.js';
 import type { RedactHostPaths } from './host-paths.js';
+import { balanceAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
 import { readWorkspaceText, type ReadResult, type WorkspaceListing } from './workspace-files.js';
 
 /** One rendered section of a bundle, with what it cost and what it left out. */
@@ -58,10 +59,15 @@ export class FileReader {
     return result;
   }
 
+  /**
+   * Text addressing the judge marked as the agent's (`judge-directed-text.ts`), then host paths replaced: marked
+   * first, so that a placeholder such as `<workspace>` is never taken for the agent's tag.
+   */
   private redactFile(file: FileText): FileText {
+    const shown = (text: string) => this.redact(markJudgeDirectedText(text));
     return file.kind === 'whole'
-      ? { kind: 'whole', text: this.redact(file.text) }
-      : { ...file, head: this.redact(file.head), tail: this.redact(file.tail) };
+      ? { kind: 'whole', text: shown(file.text) }
+      : { ...file, head: shown(file.head), tail: shown(file.tail) };
   }
 
   size(file: string): number {
@@ -126,7 +132,10 @@ export async function renderExcerptSection(options: {
     if (read.kind === 'text') {
       const excerpt = excerptFile(counter, read.file, room, options.headShare);
       truncated ||= excerpt.truncated;
-      body = fenced(excerpt.text, LANGUAGES[path.posix.extname(item.path).toLowerCase()] ?? '');
+      body = fenced(
+        balanceAgentTextMarks(excerpt.text),
+        LANGUAGES[path.posix.extname(item.path).toLowerCase()] ?? '',
+      );
     } else if (read.kind === 'binary') body = `(binary file, ${formatCount(read.bytes)} bytes: not shown)`;
     else body = `(could not be read: ${read.reason})`;
     const piece = `${heading}\n${body}`;
@@ -193,10 +202,11 @@ function finishSection(
   stats: { itemsShown: number; itemsNotShown: number; truncated: boolean },
 ): RenderedSection {
   const cut = shrinkToTokens(counter, text, budgetTokens, 0.7);
+  const shown = cut.truncated ? balanceAgentTextMarks(cut.text) : cut.text;
   return {
     name,
-    text: cut.text,
-    tokens: cut.tokens,
+    text: shown,
+    tokens: shown === cut.text ? cut.tokens : counter.count(shown),
     budgetTokens,
     itemsShown: stats.itemsShown,
     itemsNotShown: stats.itemsNotShown,

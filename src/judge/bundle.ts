@@ -13,6 +13,7 @@ import {
 } from './bundle-sections.js';
 import { fenced, shrinkToTokens } from './excerpt.js';
 import { hostPathRedactor, type RedactHostPaths } from './host-paths.js';
+import { balanceAgentTextMarks, countAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
 import { assignFileRoles, orderImportsAfterEntryPoint, type FileRoles } from './file-roles.js';
 import {
   inspectIntegrity,
@@ -97,6 +98,11 @@ export const BundleSummary = z.object({
     findings: z.array(ProtectedFileFinding),
     links: z.number().int(),
   }),
+  /**
+   * Text of the agents in the bundle that addresses the judge or imitates the bundle, as shown marked: the markers and
+   * the characters inside them (absent in records written before it was marked).
+   */
+  judgeDirected: z.object({ marks: z.number().int(), characters: z.number().int() }).optional(),
   episode: z
     .object({
       status: z.enum(['success', 'failure']).nullable(),
@@ -155,8 +161,8 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
   const delegations = source.episodeDir
     ? (await readDelegations(source.episodeDir))?.map((delegation) => ({
         ...delegation,
-        prompt: redact(delegation.prompt),
-        result: delegation.result === null ? null : redact(delegation.result),
+        prompt: redact(markJudgeDirectedText(delegation.prompt)),
+        result: delegation.result === null ? null : redact(markJudgeDirectedText(delegation.result)),
       }))
     : undefined;
   const egress = source.episodeDir ? await readEpisodeEgress(source.episodeDir, source.episode) : undefined;
@@ -200,8 +206,8 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
   }
   if (tokens > budget.totalTokens) {
     const cut = shrinkToTokens(counter, text, budget.totalTokens, 0.7);
-    text = cut.text;
-    tokens = cut.tokens;
+    text = balanceAgentTextMarks(cut.text);
+    tokens = text === cut.text ? cut.tokens : counter.count(text);
   }
 
   return {
@@ -229,6 +235,7 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
         findings: integrity.findings,
         links: integrity.links.length,
       },
+      judgeDirected: countAgentTextMarks(text),
       episode:
         source.kind === 'episode'
           ? {
@@ -361,7 +368,7 @@ async function renderProcessSection(
     if (evidence.egress) parts.push(renderEgress(evidence.egress, source.episode));
     if (delegations) {
       const room = Math.floor(budgetTokens * 0.45);
-      parts.push(renderDelegations(counter, delegations, room, evidence.taskText));
+      parts.push(balanceAgentTextMarks(renderDelegations(counter, delegations, room, evidence.taskText)));
     }
   }
   const head = parts.join('\n\n');
