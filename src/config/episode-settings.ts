@@ -12,6 +12,7 @@ export type EpisodeSettings = Pick<
   | 'contextWindowSize'
   | 'sandbox'
   | 'sandboxHide'
+  | 'privateDestinations'
   | 'gpus'
   | 'harnessProfile'
   | 'cpuSeconds'
@@ -41,6 +42,9 @@ export function episodeSettings(config: RunConfig): EpisodeSettings {
     },
     sandbox: config.sandbox,
     sandboxHide: config.sandboxHide,
+    ...(config.network?.privateDestinations.length
+      ? { privateDestinations: config.network.privateDestinations }
+      : {}),
     ...(config.sandboxGpus === undefined ? {} : { gpus: config.sandboxGpus }),
     harnessProfile: config.harnessProfile,
     retry: upstreamRetryPolicy(faultTolerance(config)),

@@ -12,6 +12,7 @@ import { Execution } from './execution.js';
 import { FaultTolerance } from './fault-tolerance.js';
 import { Budgets, Concurrency, Distill, Sampling, Search } from './loop-settings.js';
 import { ModelSetting } from './model-setting.js';
+import { NetworkSettings } from './network-settings.js';
 import { checkBaseUrls, checkRoleSampling } from './role-checks.js';
 import { Rsi } from './rsi-settings.js';
 
@@ -92,6 +93,9 @@ const RunConfigObject = z
       .describe(
         "the host's GPUs episodes may use (/dev/nvidia<n>, as nvidia-smi numbers them): each running episode gets one to itself, and waits while all are taken; default none",
       ),
+    network: NetworkSettings.optional().describe(
+      "what episodes may reach beyond their tasks' allow-lists: the non-public destinations the run opens",
+    ),
     execution: Execution.optional().describe(
       'where episodes run: local (default) or queue (mass worker processes through Redis; docs/several-machines.md)',
     ),

@@ -108,6 +108,11 @@ export interface EpisodeOptions {
    * allow-list for a Harbor task that asks for the internet. Default: the task's.
    */
   network?: TaskNetwork;
+  /**
+   * Destinations whose loopback, private or link-local address the agents may reach (the run configuration's
+   * `network.privateDestinations`; see `PrivateDestinations`). A task's own allow-list never opens one. Default none.
+   */
+  privateDestinations?: string[];
   /** Run the harness in a container of this image (a benchmark task's own) instead of bubblewrap. */
   container?: ContainerImage;
 }
@@ -199,6 +204,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       egressDirectory = await mkdtemp(join(tmpdir(), 'mass-egress-'));
       egress = await startEgressProxy({
         allow: network.allow,
+        privateDestinations: options.privateDestinations ?? [],
         socketPath: join(egressDirectory, 'egress.sock'),
         logFile: episodePath(outDir, 'egressLog'),
       });

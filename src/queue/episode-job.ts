@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { EpisodeOptions } from '../episode/run-episode.js';
 import { UserError } from '../errors.js';
 import { runFiles } from '../store/run-paths.js';
-import { TaskNetwork } from '../tasks/task-network.js';
+import { NetworkAllowEntry, TaskNetwork } from '../tasks/task-network.js';
 import { durationSchema } from '../timer-duration.js';
 import { TeamDesign } from '../workflow/workflow.js';
 import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
@@ -114,6 +114,8 @@ export const EpisodeJobData = z
           .optional(),
         singleAgent: z.boolean().optional(),
         network: TaskNetwork.optional(),
+        // The run configuration's, signed with the rest: a task never opens a non-public destination.
+        privateDestinations: z.array(NetworkAllowEntry).max(256).optional(),
         harnessProfile: z.enum(['lean', 'stock']).optional(),
         // The worker's own GPUs by these numbers, shared by the episodes it runs at once.
         gpus: z.array(z.number().int().nonnegative().max(1023)).max(1024).optional(),

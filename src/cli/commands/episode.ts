@@ -21,6 +21,7 @@ import {
   type HarnessProfile,
 } from '../../harness/qwen-settings.js';
 import { apiKeyFrom } from '../../model/create-model.js';
+import { parseAllowEntry } from '../../proxy/egress-allow-list.js';
 import { episodeFiles } from '../../store/run-paths.js';
 import { loadTask } from '../../tasks/load-task.js';
 import { parseWorkflow } from '../../workflow/parse-workflow.js';
@@ -47,6 +48,7 @@ interface EpisodeFlags {
   diskLimit?: string;
   sandbox: boolean;
   harnessProfile: string;
+  privateDestination: string[];
   json?: boolean;
 }
 
@@ -105,6 +107,12 @@ export function registerEpisode(program: Command): void {
       "qwen-code's tools and skills: lean (without those that cannot work in the sandbox or research does not need) or stock (qwen-code's defaults)",
       DEFAULT_HARNESS_PROFILE,
     )
+    .option(
+      '--private-destination <entry>',
+      'a destination whose loopback, private or link-local address the agents may reach if the task lists it (host, host:port or *.suffix; repeat for more); a task alone never opens one',
+      (entry: string, entries: string[]) => [...entries, entry],
+      [] as string[],
+    )
     .option('--json', 'print the episode record as JSON')
     .action(async (flags: EpisodeFlags) => {
       checkedBaseUrlFlag(flags.baseUrl, '--base-url', 'team');
@@ -117,6 +125,10 @@ export function registerEpisode(program: Command): void {
           '--single-agent runs the bare task: a team design (--workflow) needs the agent tool',
         );
       const workflow = await readWorkflow(flags.workflow, flags.task);
+      for (const entry of flags.privateDestination) {
+        const parsed = parseAllowEntry(entry);
+        if (!parsed.ok) throw new UserError(`--private-destination: ${parsed.error}`);
+      }
       const maxOutputTokens = flags.maxOutputTokens
         ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
         : undefined;
@@ -158,6 +170,7 @@ export function registerEpisode(program: Command): void {
           flags.diskLimit === undefined ? undefined : parseSizeBytes(flags.diskLimit, '--disk-limit'),
         sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
         harnessProfile,
+        privateDestinations: flags.privateDestination,
         log: flags.json ? undefined : (message) => console.error(`mass: ${message}`),
       });
       if (flags.json) {
