@@ -32,7 +32,8 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
   let result: EpisodeResult;
   let team: ReturnType<typeof scriptedTeam>;
   let echo: Awaited<ReturnType<typeof startEchoServer>>;
-  // The fixture task, allowing network to one port of the host's loopback, where the test's server listens.
+  // The fixture task, allowing network to one port of the host's loopback, where the test's server listens (opened by
+  // the episode's privateDestinations, as a run configuration would).
   const taskDir = join(directory.path, 'tasks', 'tiny-sum');
 
   beforeAll(async () => {
@@ -124,6 +125,8 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       outDir,
       timeoutSeconds: 120,
       sandboxHide: [keyFile],
+      // The run configuration opens the test's server on the host's loopback; the task's listing alone would not.
+      privateDestinations: [`127.0.0.1:${echo.port}`],
     });
   }, 120_000);
 

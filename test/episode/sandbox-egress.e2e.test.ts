@@ -12,13 +12,16 @@ import { MODES, capture, openSandbox, type SandboxFixture } from './sandbox-help
 /**
  * Agent code as it would reach the network: curl through the proxy variables the sandbox sets (`--noproxy ''`
  * because the test's server is on the host's loopback, which NO_PROXY keeps direct for the model), a port the task
- * does not allow, an HTTPS-style CONNECT tunnel (`-p`), and a direct connection that must find nothing.
+ * does not allow, a CONNECT tunnel carrying plain HTTP (`-p`, closed: a tunnel carries TLS only), a TLS tunnel
+ * (curl's own ClientHello, passed on to the plain-HTTP server, whose answer ends the handshake), and a direct
+ * connection that must find nothing.
  */
 const AGENT_SCRIPT = `
 echo "http_proxy=$http_proxy HTTPS_PROXY=$HTTPS_PROXY PIP_PROXY=$PIP_PROXY NO_PROXY=$NO_PROXY"
 echo "allowed=$(curl -s --noproxy '' --max-time 10 -d hello http://127.0.0.1:$PORT/allowed)"
 echo "other=$(curl -s --noproxy '' --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$OTHER_PORT/refused)"
 echo "tunnel=$(curl -s --noproxy '' --max-time 10 -p http://127.0.0.1:$PORT/tunnelled)"
+curl -s -k --noproxy '' --max-time 10 https://127.0.0.1:$PORT/tls >/dev/null; echo "tls=$?"
 python3 -c "
 import socket
 try:
@@ -47,6 +50,8 @@ describe.each(MODES)('egress by allow-list (%s)', (mode) => {
     logFile = join(fixture.root, 'egress.jsonl');
     egress = await startEgressProxy({
       allow: [`127.0.0.1:${echo.port}`],
+      // The test's server is on the host's loopback: opened as a run configuration would open it.
+      privateDestinations: [`127.0.0.1:${echo.port}`],
       socketPath: join(fixture.root, 'egress', 'egress.sock'),
       logFile,
     });
@@ -78,7 +83,9 @@ describe.each(MODES)('egress by allow-list (%s)', (mode) => {
     );
     expect(text).toContain('allowed=echo POST /allowed 5 bytes');
     expect(text).toContain('other=403');
-    expect(text).toContain('tunnel=echo GET /tunnelled 0 bytes');
+    expect(text).toContain('tunnel=\n');
+    // 35: the TLS handshake failed, at the plain-HTTP server's answer; the proxy let curl's hello through.
+    expect(text).toContain('tls=35');
     if (mode === 'bubblewrap') {
       // Only the forwarder's ports exist on the sandbox's loopback, and the log is out of its sight.
       expect(text).toContain('direct=ConnectionRefusedError');
@@ -90,13 +97,19 @@ describe.each(MODES)('egress by allow-list (%s)', (mode) => {
     expect(rows.map((row) => [row.method, row.host, row.port, row.verdict, row.status])).toEqual([
       ['POST', '127.0.0.1', echo.port, 'allowed', 200],
       ['GET', '127.0.0.1', other.port, 'refused', 403],
+      ['CONNECT', '127.0.0.1', echo.port, 'refused', 403],
       ['CONNECT', '127.0.0.1', echo.port, 'allowed', 200],
     ]);
     expect(rows[0]).toMatchObject({ bytesUp: 5, bytesDown: 'echo POST /allowed 5 bytes\n'.length });
     expect(rows[1]).toMatchObject({ bytesUp: 0, bytesDown: 0, reason: expect.stringContaining('port') });
-    expect(rows[2]!.bytesUp).toBeGreaterThan(0);
-    expect(rows[2]!.bytesDown).toBeGreaterThan('echo GET /tunnelled 0 bytes\n'.length);
-    expect(egress.counts()).toMatchObject({ requestsAllowed: 2, requestsRefused: 1 });
+    expect(rows[2]).toMatchObject({ bytesUp: 0, bytesDown: 0 });
+    expect(rows[2]!.reason).toMatch(
+      /^a tunnel carries TLS only; it got not TLS: the first byte is 0x47 \("GET \/tunnelled/,
+    );
+    // curl's ClientHello went to the server whole, and the server's 400 came back.
+    expect(rows[3]!.bytesUp).toBeGreaterThan(200);
+    expect(rows[3]!.bytesDown).toBeGreaterThan(0);
+    expect(egress.counts()).toMatchObject({ requestsAllowed: 2, requestsRefused: 2 });
     expect(existsSync(logFile)).toBe(true);
   });
 });
