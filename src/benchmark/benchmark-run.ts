@@ -42,6 +42,8 @@ export interface BenchmarkDataset {
   name: string;
   sources: string[];
   tasks: HarborTask[];
+  /** Tasks refused for what their folders hold (links, special files, past the size limits), with the reason. */
+  refused?: SkippedTask[];
 }
 
 export type BenchmarkProgress =
@@ -99,7 +101,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
   const summaries: BenchmarkSummary[] = [];
   try {
     for (const dataset of options.datasets) {
-      const skipped: SkippedTask[] = [];
+      const skipped: SkippedTask[] = [...(dataset.refused ?? [])];
       const runnable: Runnable[] = [];
       for (const harbor of dataset.tasks) {
         const environment = taskEnvironment(

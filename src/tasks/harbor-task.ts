@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 import { parse as parseToml } from 'smol-toml';
@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { durationSchema } from '../timer-duration.js';
 import { describeIssues } from './manifest-errors.js';
-import { isDirectory, isFile } from './file-kind.js';
+import { isDirectory } from './file-kind.js';
+import { inspectTaskFolder, readTaskText, UnsafeHarborTask } from './harbor-task-files.js';
 
 /**
  * A task in Harbor's format (the format Terminal-Bench 2.0 and Harbor's adapters ship): a folder with `task.toml`,
@@ -90,17 +91,23 @@ export interface HarborTask {
 
 /** Whether `dir` holds a Harbor task (a task.toml). */
 export async function isHarborTaskDir(dir: string): Promise<boolean> {
-  return isFile(path.join(dir, HARBOR_TASK_FILE));
+  // lstat: a task.toml that is a link still marks a task, which loading then refuses with the reason.
+  return lstat(path.join(dir, HARBOR_TASK_FILE)).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Loads and checks one Harbor task folder; every problem is named with its file. */
 export async function loadHarborTask(taskDir: string): Promise<HarborTask> {
   const dir = path.resolve(taskDir);
   const tomlPath = path.join(dir, HARBOR_TASK_FILE);
-  let text: string;
-  try {
-    text = await readFile(tomlPath, 'utf8');
-  } catch {
+  const dirStats = await lstat(dir).catch(() => null);
+  if (dirStats?.isSymbolicLink()) {
+    throw new UnsafeHarborTask(dir, `${dir} is a symbolic link: a task is a folder, never followed`);
+  }
+  const text = await readTaskText(dir, HARBOR_TASK_FILE);
+  if (text === null) {
     throw new UserError(
       `${tomlPath}: file not found. A Harbor task folder holds task.toml, instruction.md and tests/test.sh`,
     );
@@ -125,20 +132,22 @@ export async function loadHarborTask(taskDir: string): Promise<HarborTask> {
     problems.push(`${dir}: a task folder's name is letters, digits, ".", "_" and "-" (found "${name}")`);
   }
   const instructionPath = path.join(dir, HARBOR_INSTRUCTION_FILE);
-  let instruction = '';
-  if (!(await isFile(instructionPath))) {
+  const instructionText = await readTaskText(dir, HARBOR_INSTRUCTION_FILE);
+  const instruction = instructionText ?? '';
+  // Before anything else is reported: a link or special file anywhere is the reason the task is skipped.
+  const allEnvironmentFiles = await inspectTaskFolder(dir, 'environment');
+  const testFiles = await inspectTaskFolder(dir, 'tests');
+  const solutionFiles = await inspectTaskFolder(dir, 'solution');
+  if (instructionText === null) {
     problems.push(`${instructionPath}: file not found; it holds the task given to the agent`);
-  } else {
-    instruction = await readFile(instructionPath, 'utf8');
-    if (instruction.trim() === '') problems.push(`${instructionPath}: the instruction is empty`);
+  } else if (instruction.trim() === '') {
+    problems.push(`${instructionPath}: the instruction is empty`);
   }
-  if (!(await isFile(path.join(dir, HARBOR_TEST_SCRIPT)))) {
+  if (!testFiles.includes('test.sh')) {
     problems.push(`${path.join(dir, HARBOR_TEST_SCRIPT)}: file not found; it is the task's verifier`);
   }
   if (problems.length > 0) throw new UserError(problems.join('\n'));
 
-  const environmentDir = path.join(dir, 'environment');
-  const allEnvironmentFiles = (await isDirectory(environmentDir)) ? await regularFiles(environmentDir) : [];
   const environment = toml.environment ?? {};
   return {
     dir,
@@ -162,37 +171,63 @@ export async function loadHarborTask(taskDir: string): Promise<HarborTask> {
     cpus: environment.cpus ?? null,
     gpus: environment.gpus ?? 0,
     allowInternet: environment.allow_internet ?? true,
-    hasSolution: await isFile(path.join(dir, HARBOR_SOLUTION_SCRIPT)),
+    hasSolution: solutionFiles.includes('solve.sh'),
   };
+}
+
+/** A task of a dataset that was not loaded because of what its folder holds, and why (the path named). */
+export interface RefusedHarborTask {
+  task: string;
+  reason: string;
 }
 
 /**
  * The Harbor tasks of the given folders: a folder with a task.toml is one task, any other is a dataset whose
- * subfolders with a task.toml are its tasks (sorted by name). A name given twice is refused.
+ * subfolders with a task.toml are its tasks (sorted by name). A task whose folder holds a symbolic link, a special file
+ * or files past the limits (`HARBOR_FILE_LIMITS`), or that is a link itself, is refused with the path and the reason,
+ * and the others load; a malformed task.toml stops everything, as before anything runs. A name given twice is refused.
  */
-export async function loadHarborTasks(folders: readonly string[]): Promise<HarborTask[]> {
+export async function loadHarborDataset(
+  folders: readonly string[],
+): Promise<{ tasks: HarborTask[]; refused: RefusedHarborTask[] }> {
   const tasks: HarborTask[] = [];
+  const refused: RefusedHarborTask[] = [];
+  const load = async (taskDir: string): Promise<void> => {
+    try {
+      tasks.push(await loadHarborTask(taskDir));
+    } catch (error) {
+      if (!(error instanceof UnsafeHarborTask)) throw error;
+      refused.push({ task: path.basename(taskDir), reason: error.reason });
+    }
+  };
   for (const folder of folders) {
     const dir = path.resolve(folder);
     if (!(await isDirectory(dir))) throw new UserError(`--tasks ${folder}: no such folder`);
     if (await isHarborTaskDir(dir)) {
-      tasks.push(await loadHarborTask(dir));
+      await load(dir);
       continue;
     }
-    const entries = (await readdir(dir, { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-    const found: string[] = [];
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    let found = 0;
     for (const entry of entries) {
-      if (await isHarborTaskDir(path.join(dir, entry))) found.push(entry);
+      const entryDir = path.join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        refused.push({
+          task: entry.name,
+          reason: `${entryDir} is a symbolic link: a task is a folder of its dataset, never followed`,
+        });
+      } else if (entry.isDirectory() && (await isHarborTaskDir(entryDir))) {
+        found++;
+        await load(entryDir);
+      }
     }
-    if (found.length === 0) {
+    if (found === 0) {
       throw new UserError(
         `--tasks ${folder}: neither a Harbor task (no ${HARBOR_TASK_FILE}) nor a dataset of them (no subfolder has one)`,
       );
     }
-    for (const entry of found) tasks.push(await loadHarborTask(path.join(dir, entry)));
   }
   const seen = new Map<string, string>();
   for (const task of tasks) {
@@ -204,15 +239,16 @@ export async function loadHarborTasks(folders: readonly string[]): Promise<Harbo
     }
     seen.set(task.name, task.dir);
   }
-  return tasks;
+  return { tasks, refused };
 }
 
-async function regularFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
-    .sort();
+/** The tasks of `loadHarborDataset`, refusing the whole set when one is refused (for a caller with no skip list). */
+export async function loadHarborTasks(folders: readonly string[]): Promise<HarborTask[]> {
+  const { tasks, refused } = await loadHarborDataset(folders);
+  if (refused.length > 0) {
+    throw new UserError(refused.map((task) => `task ${task.task}: ${task.reason}`).join('\n'));
+  }
+  return tasks;
 }
 
 function stringValues(values: Record<string, string | number | boolean>): Record<string, string> {

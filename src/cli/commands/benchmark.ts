@@ -14,7 +14,7 @@ import { loadRunConfig, parseRunConfig } from '../../config/run-config.js';
 import { checkServersBeforeRun } from '../../doctor/pre-start.js';
 import { UserError } from '../../errors.js';
 import { episodeBackendFor } from '../../queue/backend-from-config.js';
-import { isHarborTaskDir, loadHarborTasks } from '../../tasks/harbor-task.js';
+import { isHarborTaskDir, loadHarborDataset } from '../../tasks/harbor-task.js';
 import { parsePositiveInteger } from '../duration.js';
 import { openEvaluatedRun } from './eval.js';
 
@@ -149,14 +149,14 @@ async function datasetsOf(folders: readonly string[]): Promise<BenchmarkDataset[
       datasets.push({
         name: basename(resolve(folder)),
         sources: [resolve(folder)],
-        tasks: await loadHarborTasks([folder]),
+        ...(await loadHarborDataset([folder])),
       });
   }
   if (single.length > 0) {
     datasets.push({
       name: basename(dirname(resolve(single[0]!))),
       sources: single.map((folder) => resolve(folder)),
-      tasks: await loadHarborTasks(single),
+      ...(await loadHarborDataset(single)),
     });
   }
   const names = datasets.map((dataset) => dataset.name);
