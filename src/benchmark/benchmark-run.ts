@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
@@ -11,6 +13,13 @@ import { settleAll } from '../evaluate/evaluate-run.js';
 import { serveEvaluation, type ServedEvaluation, type ServedModel } from '../evaluate/serve-evaluation.js';
 import { errorMessage } from '../errors.js';
 import type { ContainerImage } from '../episode/sandbox-container.js';
+import { TRIAL_EGRESS_SOCKET, type TrialEnvironment } from '../episode/trial-environment.js';
+import { BubblewrapTrialEnvironment, statePathFolder } from '../episode/trial-environment-bubblewrap.js';
+import { ContainerTrialEnvironment } from '../episode/trial-environment-container.js';
+import { prepareQwenCode } from '../harness/launch-qwen-code.js';
+import { startEgressProxy } from '../proxy/egress-proxy.js';
+import { materializeWorkspace } from '../tasks/materialize.js';
+import type { TaskNetwork } from '../tasks/task-network.js';
 import { modelKind } from '../hosting/model-kind.js';
 import { Semaphore } from '../model/concurrency.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
@@ -33,9 +42,9 @@ import {
   type SkippedTask,
 } from './benchmark-records.js';
 import { containerImageStep } from './container-images.js';
-import { runReferenceAgent } from './reference-agents.js';
+import { runReferenceAgent, type ReferenceRun } from './reference-agents.js';
 import { taskEnvironment, type InternetPolicy } from './task-environment.js';
-import { verifyTrial } from './verifier.js';
+import { unstartedVerification, verifyTrial } from './verifier.js';
 
 /** The tasks of one benchmark (a dataset folder, or the tasks given one by one). */
 export interface BenchmarkDataset {
@@ -157,10 +166,24 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
             work.push(
               (async () => {
                 const release = await slots.acquire();
+                if (identity.container) {
+                  // One environment from the agent's first command to the verifier's last: one step.
+                  try {
+                    return await containerTrialStep(run, identity, {
+                      network,
+                      model: usesModel(agent) ? served!.models.get(label)! : null,
+                      gateOf,
+                    });
+                  } finally {
+                    release();
+                    report({ kind: 'finished', what: 'trial' });
+                    report({ kind: 'finished', what: 'verification' });
+                  }
+                }
                 let ran: BenchmarkTrial;
                 try {
                   ran = await trialStep(run, identity, () => {
-                    if (!usesModel(agent)) return referenceTrial(run, identity);
+                    if (!usesModel(agent)) return referenceTrial(run, identity, network);
                     const model = served!.models.get(label)!;
                     return modelTrial(run, identity, { model, gate: gateOf(model), network, options });
                   });
@@ -170,7 +193,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
                 }
                 const releaseVerifier = await verifierSlots.acquire();
                 try {
-                  return await verificationStep(run, identity, ran);
+                  return await verificationStep(run, identity, ran, network);
                 } finally {
                   releaseVerifier();
                   report({ kind: 'finished', what: 'verification' });
@@ -211,7 +234,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
 
 interface Runnable {
   task: LoadedTask;
-  network: EpisodeOptions['network'];
+  network: TaskNetwork;
   /** The task's own image, when it runs in a container instead of bubblewrap. */
   container: ContainerImage | undefined;
 }
@@ -270,16 +293,172 @@ function trialRecord(
   };
 }
 
-async function referenceTrial(run: Run<RunConfig>, identity: TrialIdentity): Promise<BenchmarkTrial> {
-  const outcome = await runReferenceAgent({
-    agent: identity.agent as 'oracle' | 'nop',
-    task: identity.task,
-    trialDir: run.path(trialDir(identity)),
-    dataSeed: identity.dataSeed,
-    sandbox: run.config.sandbox,
-    ...(identity.container ? { container: identity.container } : {}),
+/** Oracle or nop in bubblewrap: a fresh workspace and state paths, the trial's environment over them. */
+async function referenceTrial(
+  run: Run<RunConfig>,
+  identity: TrialIdentity,
+  network: TaskNetwork,
+): Promise<BenchmarkTrial> {
+  const harbor = identity.task.harbor!;
+  const dir = run.path(trialDir(identity));
+  await rm(dir, { recursive: true, force: true });
+  await rm(run.path(environmentRoot(identity)), { recursive: true, force: true });
+  await materializeWorkspace(identity.task, {
+    seed: identity.dataSeed,
+    workspaceDir: join(dir, 'workspace'),
   });
-  return trialRecord(identity, { ...outcome, outputTokens: 0, delegations: 0 });
+  const environment = await bubblewrapEnvironment(run, identity, join(dir, 'workspace'));
+  try {
+    const outcome = await withEgress(environment, network, join(dir, 'egress.jsonl'), () =>
+      runReferenceAgent({ agent: identity.agent as 'oracle' | 'nop', task: harbor, environment }),
+    );
+    if (outcome.output !== '') await writeFile(join(dir, 'agent-output.txt'), outcome.output);
+    return trialRecord(identity, { ...withoutOutput(outcome), outputTokens: 0, delegations: 0 });
+  } finally {
+    await environment.remove();
+  }
+}
+
+function withoutOutput(outcome: ReferenceRun): Omit<ReferenceRun, 'output'> {
+  const { output: _output, ...rest } = outcome;
+  return rest;
+}
+
+/** Where a bubblewrap trial keeps its state paths and the folders put in: beside its trial's folder, of its own. */
+function environmentRoot(identity: TrialIdentity): string {
+  return benchmarkPath(identity.benchmark, 'environments', `${identity.agent}-${trialId(identity)}`);
+}
+
+/** The trial's bubblewrap environment over its workspace and its root (made again the same for the verifier). */
+function bubblewrapEnvironment(
+  run: Run<RunConfig>,
+  identity: TrialIdentity,
+  workspace: string,
+): Promise<BubblewrapTrialEnvironment> {
+  const harbor = identity.task.harbor!;
+  return BubblewrapTrialEnvironment.create({
+    mode: run.config.sandbox,
+    workspace,
+    root: run.path(environmentRoot(identity)),
+    statePaths: harbor.statePaths,
+    env: harbor.environmentEnv,
+    hiddenDirectories: [run.directory],
+  });
+}
+
+/**
+ * The task's network for a command that is not the harness's (the oracle's, the verifier's): the same egress proxy
+ * and allow-list the agent gets, listening in the environment's socket folder while `work` runs; none without one.
+ */
+async function withEgress<T>(
+  environment: TrialEnvironment,
+  network: TaskNetwork,
+  logFile: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (network === false) return work();
+  const egress = await startEgressProxy({
+    allow: network.allow,
+    socketPath: join(environment.socketDirectory, TRIAL_EGRESS_SOCKET),
+    logFile,
+  });
+  try {
+    return await work();
+  } finally {
+    await egress.close();
+    await rm(join(environment.socketDirectory, TRIAL_EGRESS_SOCKET), { force: true });
+  }
+}
+
+/** The container's name: one per trial of this run, so that a killed run's leftover is found and removed. */
+function containerName(run: Run<RunConfig>, identity: TrialIdentity): string {
+  const hash = createHash('sha256')
+    .update(`${run.directory}\0${stepKey(identity, 'trial')}`)
+    .digest('hex');
+  return `mass-trial-${hash.slice(0, 20)}`;
+}
+
+/**
+ * A trial in a container of the task's image, Harbor's way, as one step: the container made from the image, the
+ * agent (the model's harness, the oracle's solve.sh, or nop) then the verifier in it, `/logs/verifier` handed back,
+ * the container removed. A run killed before the step ends runs it again from the start: the container it left is
+ * removed by name first (its state is the agent's half-done work, which the verifier must never see).
+ */
+function containerTrialStep(
+  run: Run<RunConfig>,
+  identity: TrialIdentity,
+  context: { network: TaskNetwork; model: ServedModel | null; gateOf: (model: ServedModel) => OutageGate },
+): Promise<VerifiedTrial> {
+  return run.step(
+    stepKey(identity, 'verify'),
+    async () => {
+      const harbor = identity.task.harbor!;
+      const container = identity.container!;
+      const dir = run.path(trialDir(identity));
+      await rm(dir, { recursive: true, force: true });
+      await rm(run.path(environmentRoot(identity)), { recursive: true, force: true });
+      const qwenCode = context.model === null ? null : await prepareQwenCode({ guarded: true });
+      let environment: ContainerTrialEnvironment;
+      try {
+        environment = await ContainerTrialEnvironment.create({
+          engine: container.engine,
+          image: container.image,
+          name: containerName(run, identity),
+          stateDirectory: run.path(environmentRoot(identity)),
+          readableDirectories: qwenCode?.readableDirectories ?? [],
+          env: harbor.environmentEnv,
+          cpus: harbor.cpus,
+          memoryBytes: harbor.memoryBytes,
+        });
+      } catch (error) {
+        await mkdir(dir, { recursive: true });
+        const failure = `the trial's container could not be started: ${errorMessage(error)}`;
+        return {
+          ...trialRecord(identity, {
+            status: 'failed',
+            failure,
+            outputTokens: 0,
+            delegations: 0,
+            wallSeconds: 0,
+          }),
+          verification: unstartedVerification(failure),
+        };
+      }
+      try {
+        let trial: BenchmarkTrial;
+        if (context.model === null) {
+          await mkdir(dir, { recursive: true });
+          const outcome = await withEgress(environment, context.network, join(dir, 'egress.jsonl'), () =>
+            runReferenceAgent({ agent: identity.agent as 'oracle' | 'nop', task: harbor, environment }),
+          );
+          if (outcome.output !== '') await writeFile(join(dir, 'agent-output.txt'), outcome.output);
+          await environment.getFiles(environment.workdir, join(dir, 'workspace'));
+          trial = trialRecord(identity, { ...withoutOutput(outcome), outputTokens: 0, delegations: 0 });
+        } else {
+          trial = await modelTrial(run, identity, {
+            model: context.model,
+            gate: context.gateOf(context.model),
+            network: context.network,
+            environment,
+          });
+        }
+        const verification = await withEgress(
+          environment,
+          context.network,
+          run.path(verifierDir(identity), 'egress.jsonl'),
+          () => verifyTrial({ task: harbor, environment, verifierDir: run.path(verifierDir(identity)) }),
+        );
+        return { ...trial, verification };
+      } finally {
+        await environment.remove();
+      }
+    },
+    { output: VerifiedTrial },
+  );
+}
+
+function verifierDir(identity: TrialIdentity): string {
+  return benchmarkPath(identity.benchmark, 'verifier', `${identity.agent}-${trialId(identity)}`);
 }
 
 /** The generation's model works the bare instruction in an episode, through the configured back-end. */
@@ -289,8 +468,10 @@ async function modelTrial(
   context: {
     model: ServedModel;
     gate: OutageGate;
-    network: EpisodeOptions['network'];
-    options: BenchmarkRunOptions;
+    network: TaskNetwork;
+    /** The queue, for a trial in bubblewrap; a container trial runs here, in its environment. */
+    options?: BenchmarkRunOptions;
+    environment?: ContainerTrialEnvironment;
   },
 ): Promise<BenchmarkTrial> {
   const { model } = context;
@@ -311,13 +492,25 @@ async function modelTrial(
     hiddenDirectories: [run.directory],
     timeoutSeconds: harbor.agentTimeoutSec,
     ...(harbor.memoryBytes === null ? {} : { memoryBytes: harbor.memoryBytes }),
-    ...(context.network === false || context.network === undefined ? {} : { network: context.network }),
-    ...(identity.container ? { container: identity.container } : {}),
+    ...(context.network === false ? {} : { network: context.network }),
+    ...(context.environment
+      ? {
+          environment: context.environment,
+          environmentUser: harbor.agentUser,
+          environmentEnv: harbor.environmentEnv,
+        }
+      : {
+          statePaths: harbor.statePaths.map((inside) => ({
+            inside,
+            host: statePathFolder(run.path(environmentRoot(identity)), inside),
+          })),
+        }),
   };
-  // A queue's job carries no container: a task's own image is on this machine, and its trials run here.
-  const backend = identity.container
+  // A queue's job carries no environment: a container trial's lives on this machine, and runs here.
+  const backend = context.environment
     ? localEpisodeBackend
-    : (context.options.episodes ?? localEpisodeBackend);
+    : (context.options?.episodes ?? localEpisodeBackend);
+  if (!context.environment) await rm(run.path(environmentRoot(identity)), { recursive: true, force: true });
   const { record } = await runEpisodeThroughOutages(
     context.gate,
     { id: trialId(identity), outDir: options.outDir },
@@ -332,10 +525,12 @@ async function modelTrial(
   });
 }
 
+/** A bubblewrap trial's verification: its environment made again over the folders the agent left. */
 function verificationStep(
   run: Run<RunConfig>,
   identity: TrialIdentity,
   trial: BenchmarkTrial,
+  network: TaskNetwork,
 ): Promise<VerifiedTrial> {
   return run.step(
     stepKey(identity, 'verify'),
@@ -343,16 +538,23 @@ function verificationStep(
       const workspace = usesModel(identity.agent)
         ? episodePath(run.path(trial.dir), 'workspace')
         : join(run.path(trial.dir), 'workspace');
-      const verification = await verifyTrial({
-        task: identity.task.harbor!,
-        workspaceDir: workspace,
-        verifierDir: run.path(
-          benchmarkPath(identity.benchmark, 'verifier', `${identity.agent}-${trialId(identity)}`),
-        ),
-        sandbox: run.config.sandbox,
-        ...(identity.container ? { container: identity.container } : {}),
-      });
-      return { ...trial, verification };
+      const environment = await bubblewrapEnvironment(run, identity, workspace);
+      try {
+        const verification = await withEgress(
+          environment,
+          network,
+          run.path(verifierDir(identity), 'egress.jsonl'),
+          () =>
+            verifyTrial({
+              task: identity.task.harbor!,
+              environment,
+              verifierDir: run.path(verifierDir(identity)),
+            }),
+        );
+        return { ...trial, verification };
+      } finally {
+        await environment.remove();
+      }
     },
     { output: VerifiedTrial },
   );

@@ -1,87 +1,74 @@
-import { cp, mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
-
 import { errorMessage } from '../errors.js';
-import { Sandbox, type SandboxMode } from '../episode/sandbox.js';
-import type { ContainerImage } from '../episode/sandbox-container.js';
-import type { LoadedTask } from '../tasks/load-task.js';
-import { materializeWorkspace } from '../tasks/materialize.js';
+import type { TrialEnvironment } from '../episode/trial-environment.js';
+import type { HarborTask } from '../tasks/harbor-task.js';
 
-/** Where the oracle finds the task's solution inside its sandbox. */
+/** Where the oracle finds the task's solution inside the trial's environment. */
 const SOLUTION_INSIDE = '/solution';
+/** The most of solve.sh's output kept in the trial's record. */
+const OUTPUT_TAIL_BYTES = 8 * 1024;
 
 export interface ReferenceRun {
   status: 'finished' | 'failed' | 'timeout';
   failure: string | null;
   wallSeconds: number;
+  /** The last of what solve.sh printed (standard output and error, interleaved); empty for nop. */
+  output: string;
 }
 
 /**
- * Harbor's two reference agents, which check a dataset rather than a model: `nop` leaves the starting workspace as it
- * is (every task should then score 0), `oracle` runs the task's solution/solve.sh in the agent's sandbox (every task
- * should score 1). The trial's folder gets the workspace; the solution is copied into the sandbox for the oracle
- * alone, never into the workspace.
+ * Harbor's two reference agents, which check a dataset rather than a model: `nop` leaves the environment as it
+ * starts (every task should then score 0), `oracle` puts the task's `solution/` in at `/solution` and runs
+ * `solve.sh` in the trial's environment as the agent would run (the agent's user, its working folder, its network;
+ * every task should score 1). What solve.sh printed is kept.
  */
 export async function runReferenceAgent(options: {
   agent: 'oracle' | 'nop';
-  task: LoadedTask;
-  trialDir: string;
-  dataSeed: number;
-  sandbox: SandboxMode;
-  /** The task's own image, when it runs in a container instead of bubblewrap. */
-  container?: ContainerImage;
+  task: HarborTask;
+  environment: TrialEnvironment;
 }): Promise<ReferenceRun> {
-  const { task, trialDir } = options;
-  const harbor = task.harbor!;
-  await rm(trialDir, { recursive: true, force: true });
-  const workspaceDir = path.join(trialDir, 'workspace');
-  await materializeWorkspace(task, { seed: options.dataSeed, workspaceDir });
-  if (options.agent === 'nop') return { status: 'finished', failure: null, wallSeconds: 0 };
-  if (!harbor.hasSolution) {
+  const { task, environment } = options;
+  if (options.agent === 'nop') return { status: 'finished', failure: null, wallSeconds: 0, output: '' };
+  if (!task.hasSolution) {
     return {
       status: 'failed',
-      failure: `${harbor.dir} has no solution/solve.sh for the oracle`,
+      failure: `${task.dir} has no solution/solve.sh for the oracle`,
       wallSeconds: 0,
+      output: '',
     };
   }
-  const solution = path.join(trialDir, 'solution');
-  await mkdir(solution, { recursive: true });
-  await cp(path.join(harbor.dir, 'solution'), solution, { recursive: true });
-  let sandbox: Sandbox;
+  let kept = Buffer.alloc(0);
+  const keep = (chunk: Buffer) => {
+    const joined = Buffer.concat([kept, chunk]);
+    kept = joined.length > OUTPUT_TAIL_BYTES ? joined.subarray(joined.length - OUTPUT_TAIL_BYTES) : joined;
+  };
+  let result;
   try {
-    sandbox = await Sandbox.open({
-      mode: options.sandbox,
-      workspace: workspaceDir,
-      stateDirectory: path.join(trialDir, 'sandbox'),
-      placedDirectories: [{ host: solution, inside: SOLUTION_INSIDE, writable: false }],
-      ...(options.container ? { container: options.container } : {}),
-      warn: () => {},
+    await environment.putFiles(`${task.dir}/solution`, SOLUTION_INSIDE, task.agentUser);
+    result = await environment.exec({
+      command: ['bash', `${SOLUTION_INSIDE}/solve.sh`],
+      user: task.agentUser,
+      env: { ...task.environmentEnv, ...task.solutionEnv },
+      stdout: { onData: keep },
+      stderr: { onData: keep },
+      limits: {
+        wallClockSeconds: task.agentTimeoutSec,
+        ...(task.memoryBytes === null ? {} : { memoryBytes: task.memoryBytes }),
+      },
     });
   } catch (error) {
     return {
       status: 'failed',
-      failure: `the oracle's sandbox did not open: ${errorMessage(error)}`,
+      failure: `solve.sh could not be run: ${errorMessage(error)}`,
       wallSeconds: 0,
+      output: kept.toString('utf8'),
     };
   }
-  try {
-    const result = await sandbox.run({
-      command: 'bash',
-      args: [path.join(sandbox.placedPath(SOLUTION_INSIDE), 'solve.sh')],
-      env: harbor.solutionEnv,
-      limits: {
-        wallClockSeconds: harbor.agentTimeoutSec,
-        ...(harbor.memoryBytes === null ? {} : { memoryBytes: harbor.memoryBytes }),
-      },
-    });
-    const wallSeconds = Math.round(result.wallSeconds * 100) / 100;
-    if (result.timedOut) {
-      return { status: 'timeout', failure: `solve.sh ran past ${harbor.agentTimeoutSec} s`, wallSeconds };
-    }
-    return result.exitCode === 0
-      ? { status: 'finished', failure: null, wallSeconds }
-      : { status: 'failed', failure: `solve.sh exited with ${result.exitCode}`, wallSeconds };
-  } finally {
-    await sandbox.close();
+  const wallSeconds = Math.round(result.wallSeconds * 100) / 100;
+  const output = kept.toString('utf8');
+  if (result.timedOut) {
+    return { status: 'timeout', failure: `solve.sh ran past ${task.agentTimeoutSec} s`, wallSeconds, output };
   }
+  return result.exitCode === 0
+    ? { status: 'finished', failure: null, wallSeconds, output }
+    : { status: 'failed', failure: `solve.sh exited with ${result.exitCode}`, wallSeconds, output };
 }

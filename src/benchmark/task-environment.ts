@@ -12,8 +12,18 @@ import type { HarborTask } from '../tasks/harbor-task.js';
  */
 export type InternetPolicy = { kind: 'refuse' } | { kind: 'offline' } | { kind: 'allow'; hosts: string[] };
 
-/** Where a task's own image comes from: built from its Dockerfile, or pulled by name. */
-export type ImageSource = { dockerfile: string; context: string; tag: string } | { image: string };
+/** How a task's own image is built from its Dockerfile. */
+export interface ImageBuild {
+  dockerfile: string;
+  context: string;
+  tag: string;
+}
+
+/**
+ * Where a task's own image comes from: built from its Dockerfile, or its pinned `docker_image` (used when the engine
+ * has it or can pull it; else built from `fallback`, its Dockerfile, when it has one).
+ */
+export type ImageSource = ImageBuild | { image: string; fallback?: ImageBuild };
 
 /**
  * How a task runs here: in bubblewrap on the host's programs; in a container of its own image, started by the
@@ -73,13 +83,15 @@ export function taskEnvironment(
   if (found === null) {
     return { kind: 'skipped', reason: `it needs its own container (${needs}) and ${engine} is not on PATH` };
   }
-  const source: ImageSource = task.container.dockerfile
+  const build: ImageBuild | null = task.container.dockerfile
     ? {
         dockerfile: path.join(task.dir, 'environment', 'Dockerfile'),
         context: path.join(task.dir, 'environment'),
         tag: `mass-harbor/${task.name.toLowerCase()}:local`,
       }
-    : { image: image! };
+    : null;
+  const source: ImageSource =
+    image === null ? build! : { image, ...(build === null ? {} : { fallback: build }) };
   return { kind: 'container', engine: found, source, network };
 }
 

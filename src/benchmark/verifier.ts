@@ -1,13 +1,11 @@
 import { constants } from 'node:fs';
-import { cp, mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { z } from 'zod';
 
 import { errorMessage } from '../errors.js';
-import { Sandbox, type SandboxMode } from '../episode/sandbox.js';
-import type { ContainerImage } from '../episode/sandbox-container.js';
-import { copyForGrading } from '../tasks/grading-copy.js';
+import type { TrialEnvironment } from '../episode/trial-environment.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 
 /** Where Harbor's verifier finds its tests and writes its reward, inside the sandbox. */
@@ -41,7 +39,7 @@ export const Verification = z
     /** The last lines test.sh printed (bounded), for the reader; never parsed. */
     stdoutTail: z.string(),
     stderrTail: z.string(),
-    /** Workspace entries the verifier was not shown (links, special files, past the copy's limits). */
+    /** Entries of /logs/verifier not handed back (links, special files, past the hand-back's limits). */
     leftOut: z.array(z.object({ path: z.string(), reason: z.string() }).strict()),
   })
   .strict();
@@ -49,63 +47,45 @@ export type Verification = z.infer<typeof Verification>;
 
 export interface VerifyOptions {
   task: HarborTask;
-  /** The trial's final workspace: copied, never changed. */
-  workspaceDir: string;
-  /** A new folder for the verifier's own files (`workspace/`, `tests/`, `logs/`, `sandbox/`). */
+  /** The trial's environment, as the agent left it: the verifier runs in it. */
+  environment: TrialEnvironment;
+  /** A new folder for what the verifier hands back (`logs/`: its reward files and whatever else it wrote). */
   verifierDir: string;
-  sandbox: SandboxMode;
-  /** The task's own image, when it runs in a container instead of bubblewrap. */
-  container?: ContainerImage;
 }
 
 /**
- * Harbor's verification of a finished trial, in a fresh sandbox: a copy of the final workspace (its links and
- * special files left out) at `/workspace`, the task's `tests/` copied in only now at `/tests`, and an empty
- * `/logs/verifier`; `bash /tests/test.sh` runs from the workspace under the task's verifier timeout, with the task's
- * verifier environment and no network. The reward is then read from `/logs/verifier/reward.txt` (one float) or
- * `reward.json` (an object of numbers), as Harbor reads them. Whatever test.sh printed or wrote, the result is a
- * record: nothing of it is thrown.
+ * Harbor's verification of a finished trial, in the trial's own environment as the agent left it: the task's
+ * `tests/` put in only now at `/tests`, an empty `/logs/verifier`, then `bash /tests/test.sh` from `/tests` as the
+ * task's verifier user, under its verifier timeout, with `[environment.env]` and the verifier's environment, and
+ * `PYTHONSAFEPATH` so that a Python runner never imports the agent's modules from its working folder. Its network is
+ * the agent's (the caller's egress proxy, or none). `/logs/verifier` is then handed back (no link, no set-user-ID
+ * bit) and the reward read from `reward.txt` (one float) or `reward.json` (an object of numbers), as Harbor reads
+ * them. Whatever test.sh printed or wrote, the result is a record: nothing of it is thrown.
  */
 export async function verifyTrial(options: VerifyOptions): Promise<Verification> {
-  const { task, verifierDir } = options;
+  const { task, verifierDir, environment } = options;
   await rm(verifierDir, { recursive: true, force: true });
-  const workspace = path.join(verifierDir, 'workspace');
-  const tests = path.join(verifierDir, 'tests');
   const logs = path.join(verifierDir, 'logs');
-  await mkdir(logs, { recursive: true });
-  const leftOut = await copyForGrading(options.workspaceDir, workspace);
-  await cp(path.join(task.dir, 'tests'), tests, { recursive: true });
+  const empty = path.join(verifierDir, 'empty');
+  await mkdir(empty, { recursive: true });
   const stdout = new OutputTail();
   const stderr = new OutputTail();
-  const common = { leftOut, stdoutTail: '', stderrTail: '' };
-  let sandbox: Sandbox;
-  try {
-    sandbox = await Sandbox.open({
-      mode: options.sandbox,
-      workspace,
-      stateDirectory: path.join(verifierDir, 'sandbox'),
-      placedDirectories: [
-        { host: tests, inside: TESTS_INSIDE, writable: true },
-        { host: logs, inside: VERIFIER_LOGS_INSIDE, writable: true },
-      ],
-      ...(options.container ? { container: options.container } : {}),
-      warn: () => {},
-    });
-  } catch (error) {
-    return failed('crashed', `the verifier's sandbox did not open: ${errorMessage(error)}`, common);
-  }
+  const common = { leftOut: [], stdoutTail: '', stderrTail: '' };
   let result;
   try {
-    const testsPath = sandbox.placedPath(TESTS_INSIDE);
-    const logsPath = sandbox.placedPath(VERIFIER_LOGS_INSIDE);
-    result = await sandbox.run({
-      command: 'bash',
-      args: [path.join(testsPath, 'test.sh')],
+    await environment.putFiles(path.join(task.dir, 'tests'), TESTS_INSIDE, task.verifierUser);
+    await environment.putFiles(empty, VERIFIER_LOGS_INSIDE, task.verifierUser);
+    result = await environment.exec({
+      command: ['bash', `${TESTS_INSIDE}/test.sh`],
+      user: task.verifierUser,
+      cwd: TESTS_INSIDE,
       env: {
+        ...task.environmentEnv,
         ...task.verifierEnv,
-        TESTS_DIR: testsPath,
-        LOGS_DIR: logsPath,
-        WORKSPACE: sandbox.workspaceInside,
+        PYTHONSAFEPATH: '1',
+        TESTS_DIR: TESTS_INSIDE,
+        LOGS_DIR: VERIFIER_LOGS_INSIDE,
+        WORKSPACE: environment.workdir,
       },
       stdout: { onData: (chunk) => stdout.add(chunk) },
       stderr: { onData: (chunk) => stderr.add(chunk) },
@@ -116,9 +96,24 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
     });
   } catch (error) {
     return failed('crashed', `test.sh could not be run: ${errorMessage(error)}`, common);
-  } finally {
-    await sandbox.close();
   }
+  let handedBack;
+  try {
+    handedBack = await environment.getFiles(VERIFIER_LOGS_INSIDE, logs);
+  } catch (error) {
+    return failed(
+      'crashed',
+      `${VERIFIER_LOGS_INSIDE} could not be read back: ${errorMessage(error)}`,
+      common,
+    );
+  }
+  const leftOut = [
+    ...(handedBack?.leftOut ?? []),
+    ...(handedBack?.links ?? []).map((link) => ({
+      path: link.path,
+      reason: `a symbolic link (to ${link.target}), never followed`,
+    })),
+  ];
   const outputs = {
     leftOut,
     stdoutTail: stdout.text(),
@@ -159,6 +154,11 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
         ...ran,
       }
     : { ...failed('crashed', `${why} without writing a reward`, outputs), ...ran };
+}
+
+/** The verification of a trial whose environment never started: crashed, with the reason. */
+export function unstartedVerification(detail: string): Verification {
+  return failed('crashed', detail, { leftOut: [], stdoutTail: '', stderrTail: '' });
 }
 
 function failed(

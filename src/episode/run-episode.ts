@@ -1,6 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { UserError } from '../errors.js';
@@ -33,6 +33,7 @@ import { episodePrompt } from './prompt.js';
 import { isChatRow } from './request-provenance.js';
 import { Sandbox, type SandboxMode } from './sandbox.js';
 import type { ContainerImage } from './sandbox-container.js';
+import { TRIAL_EGRESS_SOCKET, TRIAL_PROXY_SOCKET, type TrialEnvironment } from './trial-environment.js';
 import { episodePath } from '../store/run-paths.js';
 
 export interface EpisodeOptions {
@@ -115,6 +116,22 @@ export interface EpisodeOptions {
   privateDestinations?: string[];
   /** Run the harness in a container of this image (a benchmark task's own) instead of bubblewrap. */
   container?: ContainerImage;
+  /**
+   * Folders outside the workspace the agents may write, bound read-write at their paths (a benchmark task's
+   * `state_paths`, kept for its verifier): `inside` an absolute path, `host` a folder the episode's caller owns.
+   */
+  statePaths?: Array<{ inside: string; host: string }>;
+  /**
+   * Run the harness in this trial's environment (a benchmark task's own container) instead of a sandbox of the
+   * episode's own: the environment holds the task's files (nothing is materialized), the harness starts at its
+   * working folder as `environmentUser`, and its working folder is handed back into the episode's workspace
+   * afterwards, for the record. Not for a queue: the environment lives in this process.
+   */
+  environment?: TrialEnvironment;
+  /** Who runs the harness in `environment` (a task's `[agent] user`); default the environment's own. */
+  environmentUser?: string | null;
+  /** Variables every command in `environment` gets (a task's `[environment.env]`). */
+  environmentEnv?: Record<string, string>;
 }
 
 export interface EpisodeResult {
@@ -151,10 +168,14 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
 
   const startedAt = new Date();
   const task = withNetwork(await loadTask(options.taskDir), options.network);
-  const workspace = await materializeWorkspace(task, {
-    seed: dataSeed(options),
-    workspaceDir: episodePath(outDir, 'workspace'),
-  });
+  const trialEnvironment = options.environment ?? null;
+  const workspace =
+    trialEnvironment === null
+      ? await materializeWorkspace(task, {
+          seed: dataSeed(options),
+          workspaceDir: episodePath(outDir, 'workspace'),
+        })
+      : await emptyWorkspace(episodePath(outDir, 'workspace'));
   const prompt = episodePrompt({
     task: renderTaskPrompt(task),
     workflow: options.workflow ? renderWorkflow(options.workflow) : undefined,
@@ -164,8 +185,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   await writeFile(episodePath(outDir, 'prompt'), prompt);
 
   // Unix socket paths are limited to 107 bytes: keep the proxy's socket in a short directory of its own.
-  const socketDirectory = await mkdtemp(join(tmpdir(), 'mass-sock-'));
-  const socketPath = join(socketDirectory, 'proxy.sock');
+  const socketDirectory = trialEnvironment?.socketDirectory ?? (await mkdtemp(join(tmpdir(), 'mass-sock-')));
+  const socketPath = join(socketDirectory, TRIAL_PROXY_SOCKET);
   const logFile = episodePath(outDir, 'proxyLog');
   const timeoutSeconds = options.timeoutSeconds ?? 3600;
   const stopHarness = new AbortController();
@@ -201,11 +222,11 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   try {
     if (network !== false) {
       // Its own short directory, like the model proxy's: the sandbox sees the directory (read-only), never the log.
-      egressDirectory = await mkdtemp(join(tmpdir(), 'mass-egress-'));
+      egressDirectory = trialEnvironment?.socketDirectory ?? (await mkdtemp(join(tmpdir(), 'mass-egress-')));
       egress = await startEgressProxy({
         allow: network.allow,
         privateDestinations: options.privateDestinations ?? [],
-        socketPath: join(egressDirectory, 'egress.sock'),
+        socketPath: join(egressDirectory, TRIAL_EGRESS_SOCKET),
         logFile: episodePath(outDir, 'egressLog'),
       });
     }
@@ -216,72 +237,95 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       }
       gpu = await pool.acquire(options.gpus);
     }
-    const sandbox = await Sandbox.open({
-      mode: sandboxMode,
-      ...(options.container ? { container: options.container } : {}),
-      workspace: workspace.workspaceDir,
-      stateDirectory: episodePath(outDir, 'sandbox'),
-      homeDirectory: episodePath(outDir, 'home'),
-      readOnlyPaths: workspace.protectedAssets.map((asset) => asset.path),
-      hiddenDirectories: [
-        dirname(task.dir),
-        dirname(outDir),
-        ...PACKAGE_DIRECTORIES_WITH_ANSWERS,
-        ...(options.hiddenDirectories ?? []),
-        ...(options.sandboxHide ?? []),
-      ],
-      readableDirectories: qwenCode.readableDirectories,
-      proxySocketPath: socketPath,
-      ...(egress === null ? {} : { egressSocketPath: egress.socketPath }),
-      ...(gpu === null ? {} : { gpu: gpu.index }),
-    });
-    try {
-      agentPaths = { workspacePath: sandbox.workspaceInside, homePath: sandbox.homeInside };
-      const harness = await qwenCodeCommand(
+    if (trialEnvironment !== null) {
+      harnessRun = await runInTrialEnvironment(trialEnvironment, {
+        options,
         qwenCode,
-        {
-          homeDirectory: sandbox.homeDirectory,
-          homeInside: sandbox.homeInside,
-          proxyBaseUrl: sandbox.proxyBaseUrl!,
-          isolated: sandbox.mode === 'bubblewrap',
-          guardDirectory: episodePath(outDir, 'sandbox'),
-          pathInside: (hostPath) => sandbox.pathInside(hostPath),
-        },
-        {
-          model: options.model,
-          seed: options.seed,
-          sampling: options.sampling,
-          maxOutputTokens: options.maxOutputTokens,
-          timeoutSeconds,
-          contextWindowSize: options.contextWindowSize,
-          singleAgent: options.singleAgent,
-          profile,
-        },
-      );
-      options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
-      harnessRun = await sandbox.run({
-        ...harness,
-        stdin: prompt,
-        stdout: output.events.sink,
-        stderr: output.stderr.sink,
-        limits: {
-          wallClockSeconds: timeoutSeconds,
-          cpuSeconds: options.cpuSeconds,
-          memoryBytes: options.memoryBytes ?? 8 * 1024 ** 3,
-          processes: options.processLimit,
-          diskBytes: options.diskBytes,
-        },
+        outDir,
+        prompt,
+        timeoutSeconds,
+        profile,
+        output,
         signal: stopHarness.signal,
       });
-    } finally {
-      await sandbox.close();
+      agentPaths = { workspacePath: trialEnvironment.workdir, homePath: HARNESS_HOME_INSIDE };
+    } else {
+      const sandbox = await Sandbox.open({
+        mode: sandboxMode,
+        ...(options.container ? { container: options.container } : {}),
+        workspace: workspace.workspaceDir,
+        stateDirectory: episodePath(outDir, 'sandbox'),
+        homeDirectory: episodePath(outDir, 'home'),
+        readOnlyPaths: workspace.protectedAssets.map((asset) => asset.path),
+        ...(options.statePaths && options.statePaths.length > 0
+          ? { placedDirectories: options.statePaths.map((path) => ({ ...path, writable: true })) }
+          : {}),
+        hiddenDirectories: [
+          dirname(task.dir),
+          dirname(outDir),
+          ...PACKAGE_DIRECTORIES_WITH_ANSWERS,
+          ...(options.hiddenDirectories ?? []),
+          ...(options.sandboxHide ?? []),
+        ],
+        readableDirectories: qwenCode.readableDirectories,
+        proxySocketPath: socketPath,
+        ...(egress === null ? {} : { egressSocketPath: egress.socketPath }),
+        ...(gpu === null ? {} : { gpu: gpu.index }),
+      });
+      try {
+        agentPaths = { workspacePath: sandbox.workspaceInside, homePath: sandbox.homeInside };
+        const harness = await qwenCodeCommand(
+          qwenCode,
+          {
+            homeDirectory: sandbox.homeDirectory,
+            homeInside: sandbox.homeInside,
+            proxyBaseUrl: sandbox.proxyBaseUrl!,
+            isolated: sandbox.mode === 'bubblewrap',
+            guardDirectory: episodePath(outDir, 'sandbox'),
+            pathInside: (hostPath) => sandbox.pathInside(hostPath),
+          },
+          {
+            model: options.model,
+            seed: options.seed,
+            sampling: options.sampling,
+            maxOutputTokens: options.maxOutputTokens,
+            timeoutSeconds,
+            contextWindowSize: options.contextWindowSize,
+            singleAgent: options.singleAgent,
+            profile,
+          },
+        );
+        options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
+        harnessRun = await sandbox.run({
+          ...harness,
+          stdin: prompt,
+          stdout: output.events.sink,
+          stderr: output.stderr.sink,
+          limits: {
+            wallClockSeconds: timeoutSeconds,
+            cpuSeconds: options.cpuSeconds,
+            memoryBytes: options.memoryBytes ?? 8 * 1024 ** 3,
+            processes: options.processLimit,
+            diskBytes: options.diskBytes,
+          },
+          signal: stopHarness.signal,
+        });
+      } finally {
+        await sandbox.close();
+      }
     }
   } finally {
     gpu?.release();
     await egress?.close();
-    if (egressDirectory !== null) await rm(egressDirectory, { recursive: true, force: true });
     await proxy.close();
-    await rm(socketDirectory, { recursive: true, force: true });
+    if (trialEnvironment === null) {
+      if (egressDirectory !== null) await rm(egressDirectory, { recursive: true, force: true });
+      await rm(socketDirectory, { recursive: true, force: true });
+    } else {
+      // The sockets' folder is the environment's: only the sockets go.
+      await rm(socketPath, { force: true });
+      await rm(join(socketDirectory, TRIAL_EGRESS_SOCKET), { force: true });
+    }
     output.events.close();
     output.stderr.close();
   }
@@ -397,6 +441,83 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   await EpisodeRecord.write(recordPath, record);
   options.log?.(`episode ${episodeId}: ${record.status}${record.failure ? ` (${record.failure.kind})` : ''}`);
   return { record, ran: true };
+}
+
+/** Where the harness's own settings are put in a trial's environment (its QWEN_HOME). */
+const HARNESS_HOME_INSIDE = '/tmp/mass-harness-home';
+
+/** An episode's workspace folder when the task's files live in its environment: empty until handed back. */
+async function emptyWorkspace(workspaceDir: string): Promise<{
+  workspaceDir: string;
+  protectedAssets: Array<{ path: string; sha256: string }>;
+}> {
+  await mkdir(workspaceDir, { recursive: true });
+  return { workspaceDir, protectedAssets: [] };
+}
+
+/**
+ * The harness in a trial's environment: its settings put in (owned by the agent's user), its prompt on standard
+ * input, at the environment's working folder; then that folder handed back into the episode's workspace (no link,
+ * no set-user-ID bit), so that the episode's record shows what the agents left.
+ */
+async function runInTrialEnvironment(
+  environment: TrialEnvironment,
+  run: {
+    options: EpisodeOptions;
+    qwenCode: Awaited<ReturnType<typeof prepareQwenCode>>;
+    outDir: string;
+    prompt: string;
+    timeoutSeconds: number;
+    profile: HarnessProfile;
+    output: ReturnType<typeof captureQwenCodeOutput>;
+    signal: AbortSignal;
+  },
+) {
+  const { options, outDir } = run;
+  const home = episodePath(outDir, 'home');
+  await mkdir(home, { recursive: true });
+  const shared = environment.sharedDirectory;
+  const harness = await qwenCodeCommand(
+    run.qwenCode,
+    {
+      homeDirectory: home,
+      homeInside: HARNESS_HOME_INSIDE,
+      proxyBaseUrl: environment.proxyUrl,
+      isolated: true,
+      guardDirectory: shared.host,
+      pathInside: (hostPath) =>
+        hostPath === shared.host || hostPath.startsWith(`${shared.host}/`)
+          ? join(shared.inside, relative(shared.host, hostPath))
+          : hostPath,
+    },
+    {
+      model: options.model,
+      seed: options.seed,
+      sampling: options.sampling,
+      maxOutputTokens: options.maxOutputTokens,
+      timeoutSeconds: run.timeoutSeconds,
+      contextWindowSize: options.contextWindowSize,
+      singleAgent: options.singleAgent,
+      profile: run.profile,
+    },
+  );
+  await environment.putFiles(home, HARNESS_HOME_INSIDE, options.environmentUser ?? null);
+  options.log?.(`episode ${basename(outDir)}: harness started (${environment.kind} trial environment)`);
+  const result = await environment.exec({
+    command: [harness.command, ...harness.args],
+    env: { ...options.environmentEnv, ...harness.env },
+    user: options.environmentUser ?? null,
+    stdin: run.prompt,
+    stdout: run.output.events.sink,
+    stderr: run.output.stderr.sink,
+    limits: { wallClockSeconds: run.timeoutSeconds },
+    signal: run.signal,
+  });
+  const staging = episodePath(outDir, 'workspace');
+  await rm(staging, { recursive: true, force: true });
+  const handed = await environment.getFiles(environment.workdir, staging);
+  if (handed === null) await mkdir(staging, { recursive: true });
+  return result;
 }
 
 function dataSeed(options: EpisodeOptions): number {

@@ -383,11 +383,11 @@ export class Sandbox {
     return this.bubblewrap === null ? this.mounts.home.host : this.mounts.home.inside;
   }
 
-  /** A host path as the command sees it: inside the workspace, the home or the sandbox's own files, moved with them; any other unchanged. */
+  /** A host path as the command sees it: inside the workspace, the home, the sandbox's own files or a placed directory, moved with them; any other unchanged. */
   pathInside(hostPath: string): string {
     for (const { host, inside } of this.bubblewrap === null
       ? []
-      : [this.mounts.workspace, this.mounts.home, this.mounts.state]) {
+      : [this.mounts.workspace, this.mounts.home, this.mounts.state, ...this.mounts.placed]) {
       if (hostPath === host) return inside;
       if (isInside(host, hostPath)) return join(inside, relative(host, hostPath));
     }

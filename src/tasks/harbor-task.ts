@@ -27,13 +27,52 @@ const CONTAINER_FILES = new Set(['Dockerfile', 'docker-compose.yaml', 'docker-co
 /** A timeout past Node's timer range (about 24.8 days) would fire at once: refused with the field named. */
 const Seconds = durationSchema({ unit: 's' });
 const Environment = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+/** A user inside the task's environment, by name or uid (`name`, `1000`, `name:group`), as `docker exec --user` takes it. */
+const User = z
+  .union([
+    z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})?$/),
+    z.number().int().nonnegative(),
+  ])
+  .transform(String);
+/** An absolute folder, normalised, never the root nor one the sandbox provides itself. */
+const StatePath = z
+  .string()
+  .regex(/^(\/[A-Za-z0-9_.-]+)+$/, 'an absolute folder such as "/app"')
+  .refine(
+    (value) => path.posix.normalize(value) === value && !value.split('/').includes('..'),
+    'a normalised path',
+  )
+  .refine(
+    (value) =>
+      ![
+        '/proc',
+        '/dev',
+        '/sys',
+        '/tmp',
+        '/usr',
+        '/etc',
+        '/bin',
+        '/lib',
+        '/lib64',
+        '/sbin',
+        '/run',
+        '/workspace',
+        '/tests',
+        '/logs',
+        '/solution',
+      ].some((reserved) => value === reserved || value.startsWith(`${reserved}/`)),
+    "a folder of its own (not under /usr, /etc, /tmp, /run, /workspace, /tests, /logs, /solution or the kernel's)",
+  );
 
 const HarborTaskToml = z
   .object({
     version: z.string().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
-    verifier: z.object({ timeout_sec: Seconds.optional(), env: Environment.optional() }).loose().optional(),
-    agent: z.object({ timeout_sec: Seconds.optional() }).loose().optional(),
+    verifier: z
+      .object({ timeout_sec: Seconds.optional(), env: Environment.optional(), user: User.optional() })
+      .loose()
+      .optional(),
+    agent: z.object({ timeout_sec: Seconds.optional(), user: User.optional() }).loose().optional(),
     environment: z
       .object({
         build_timeout_sec: Seconds.optional(),
@@ -51,6 +90,9 @@ const HarborTaskToml = z
         storage_mb: z.number().int().positive().optional(),
         gpus: z.number().int().nonnegative().optional(),
         allow_internet: z.boolean().optional(),
+        env: Environment.optional(),
+        /** mass's own: absolute folders outside the workspace a bubblewrap trial keeps for its verifier. */
+        state_paths: z.array(StatePath).max(16).optional(),
       })
       .loose()
       .optional(),
@@ -76,6 +118,13 @@ export interface HarborTask {
   buildTimeoutSec: number;
   verifierEnv: Record<string, string>;
   solutionEnv: Record<string, string>;
+  /** `[environment.env]`: variables every process of the trial gets (agent, oracle and verifier). */
+  environmentEnv: Record<string, string>;
+  /** `[agent] user` / `[verifier] user`: who runs the agent (and the oracle) and the verifier; null: the image's. */
+  agentUser: string | null;
+  verifierUser: string | null;
+  /** `[environment] state_paths` (mass's own): folders outside the workspace a bubblewrap trial keeps for its verifier. */
+  statePaths: string[];
   /** Files of `environment/` an agent starts with, relative to it and sorted (a container's own files left out). */
   environmentFiles: string[];
   /** What the task needs to run: its own image, a Dockerfile, a compose file, or only the host's programs. */
@@ -160,6 +209,10 @@ export async function loadHarborTask(taskDir: string): Promise<HarborTask> {
     buildTimeoutSec: environment.build_timeout_sec ?? DEFAULT_BUILD_TIMEOUT_SEC,
     verifierEnv: stringValues(toml.verifier?.env ?? {}),
     solutionEnv: stringValues(toml.solution?.env ?? {}),
+    environmentEnv: stringValues(environment.env ?? {}),
+    agentUser: toml.agent?.user ?? null,
+    verifierUser: toml.verifier?.user ?? null,
+    statePaths: [...new Set(environment.state_paths ?? [])],
     environmentFiles: allEnvironmentFiles.filter((file) => !CONTAINER_FILES.has(file)),
     container: {
       image: environment.docker_image ?? null,

@@ -44,7 +44,7 @@ function writeTask(root: string, name: string, files: Record<string, string>): s
 }
 
 const REWARD_IF_42 =
-  'LOGS=${LOGS_DIR:-/logs/verifier}\nif [ "$(cat answer.txt 2>/dev/null)" = "42" ]; then echo 1 > "$LOGS/reward.txt"; else echo 0 > "$LOGS/reward.txt"; fi\n';
+  'LOGS=${LOGS_DIR:-/logs/verifier}\nif [ "$(cat "$WORKSPACE/answer.txt" 2>/dev/null)" = "42" ]; then echo 1 > "$LOGS/reward.txt"; else echo 0 > "$LOGS/reward.txt"; fi\n';
 
 describe('mass benchmark', () => {
   const directory = temporaryDirectory();
