@@ -29,6 +29,8 @@ export interface FileExcerpt {
   /** The excerpt as it appears in the bundle: the heading line, then the fenced text. */
   text: string;
   tokens: number;
+  /** The file's whole text as read (host paths replaced); absent when only its ends were read. */
+  wholeText?: string;
 }
 
 export interface ExcerptItem {
@@ -143,7 +145,13 @@ export async function renderExcerptSection(options: {
     remaining -= pieceTokens + 2;
     parts.push(piece);
     if (read.kind === 'text') {
-      excerpts.push({ path: item.path, digest: digestOf(read.file), text: piece, tokens: pieceTokens });
+      excerpts.push({
+        path: item.path,
+        digest: digestOf(read.file),
+        text: piece,
+        tokens: pieceTokens,
+        ...(read.file.kind === 'whole' ? { wholeText: read.file.text } : {}),
+      });
     }
     shown++;
   }

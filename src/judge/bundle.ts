@@ -11,6 +11,7 @@ import {
   type FileExcerpt,
   type RenderedSection,
 } from './bundle-sections.js';
+import { renderDataSection } from './data-section.js';
 import { fenced, shrinkToTokens } from './excerpt.js';
 import { hostPathRedactor, type RedactHostPaths } from './host-paths.js';
 import { balanceAgentTextMarks, countAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
@@ -43,6 +44,9 @@ export interface BundleBudget {
   treeTokens: number;
   /** Most files listed in the tree. */
   treeEntries: number;
+  /** Samples of the task's input data together; each file at most `dataFileTokens`. */
+  dataTokens: number;
+  dataFileTokens: number;
   reportTokens: number;
   /** Metrics, ablation and other result files together; each file at most `resultFileTokens`. */
   resultsTokens: number;
@@ -60,6 +64,8 @@ export const DEFAULT_BUNDLE_BUDGET: Readonly<BundleBudget> = {
   integrityTokens: 2_000,
   treeTokens: 2_000,
   treeEntries: 150,
+  dataTokens: 1_500,
+  dataFileTokens: 600,
   reportTokens: 8_000,
   resultsTokens: 6_000,
   resultFileTokens: 2_500,
@@ -199,7 +205,10 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
   let tokens = 0;
   for (let round = 0; round < MAX_FIT_ROUNDS; round++) {
     sections = await renderSections(evidence, scaleBudget(budget, scale), counter);
-    text = `${sections.map((section) => section.text).join('\n\n')}\n`;
+    text = `${sections
+      .map((section) => section.text)
+      .filter((section) => section !== '')
+      .join('\n\n')}\n`;
     tokens = counter.count(text);
     if (tokens <= budget.totalTokens || round === MAX_FIT_ROUNDS - 1) break;
     scale *= (budget.totalTokens / tokens) * 0.95;
@@ -324,7 +333,17 @@ async function renderSections(
     headShare: 0.7,
   });
   const process = await renderProcessSection(evidence, budget.processTokens, counter);
-  return [preflight, integrity, tree, report, results, code, process];
+  const data = await renderDataSection({
+    inputs: evidence.listing.entries
+      .filter((entry) => entry.type === 'file' && roles.inputs.has(entry.path))
+      .map((entry) => entry.path),
+    taskText: evidence.taskText,
+    reader,
+    counter,
+    budgetTokens: budget.dataTokens,
+    perFileTokens: budget.dataFileTokens,
+  });
+  return [preflight, integrity, tree, data, report, results, code, process];
 }
 
 function renderIntegritySection(
@@ -402,6 +421,8 @@ function scaleBudget(budget: BundleBudget, scale: number): BundleBudget {
     integrityTokens: scaled(budget.integrityTokens),
     treeTokens: scaled(budget.treeTokens),
     treeEntries: Math.max(1, scaled(budget.treeEntries)),
+    dataTokens: scaled(budget.dataTokens),
+    dataFileTokens: scaled(budget.dataFileTokens),
     reportTokens: scaled(budget.reportTokens),
     resultsTokens: scaled(budget.resultsTokens),
     resultFileTokens: scaled(budget.resultFileTokens),

@@ -191,7 +191,7 @@ function checkAblation(text: string, minVariants: number): FileCheck {
 function checkCsv(text: string, columns: string[]): FileCheck {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   const header = splitCsvLine(lines[0] ?? '');
-  const rows = lines.slice(1).map(splitCsvLine);
+  const rows = lines.slice(1).map((line) => splitCsvLine(line));
   const problems: string[] = [];
   const missing = columns.filter((column) => !header.includes(column));
   if (missing.length > 0) problems.push(`columns missing: ${missing.join(', ')}`);
@@ -208,8 +208,8 @@ function checkCsv(text: string, columns: string[]): FileCheck {
   };
 }
 
-/** One CSV line into trimmed cells; quoted cells may hold commas (a cell spanning lines is not supported). */
-function splitCsvLine(line: string): string[] {
+/** One CSV line into trimmed cells; quoted cells may hold the delimiter (a cell spanning lines is not supported). */
+export function splitCsvLine(line: string, delimiter = ','): string[] {
   const cells: string[] = [];
   let cell = '';
   let quoted = false;
@@ -222,7 +222,7 @@ function splitCsvLine(line: string): string[] {
       } else if (character === '"') quoted = false;
       else cell += character;
     } else if (character === '"') quoted = true;
-    else if (character === ',') {
+    else if (character === delimiter) {
       cells.push(cell.trim());
       cell = '';
     } else cell += character;

@@ -14,13 +14,23 @@ export { locateWorkspace, type WorkspaceSource } from './workspace-source.js';
 export { Verdict, parseVerdict, type ParsedVerdict } from './verdict.js';
 export {
   RUBRIC,
+  DECISION_RULE,
+  EVIDENCE_RULES,
+  POINTS_RULE,
   TASK_AND_LENS,
   judgeSystemPrompt,
   judgeUserPrompt,
   renderRubric,
   repairPrompt,
 } from './judge-prompt.js';
-export { shareIdenticalFiles, type SharedFiles } from './shared-files.js';
+export {
+  renderSharedFiles,
+  shareFiles,
+  workspaceNames,
+  type SharedFiles,
+  type SideNames,
+} from './shared-files.js';
+export { escapePromptTags } from './prompt-tags.js';
 export { askedBeyondTask } from './delegation-ask.js';
 export {
   JudgeAttempt,

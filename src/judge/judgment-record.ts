@@ -77,8 +77,13 @@ export const PairwiseJudgmentRecord = defineRecord({
       maxRepairAttempts: z.number().int().nonnegative(),
       x: z.object({ label: z.string(), bundle: BundleSummary }),
       y: z.object({ label: z.string(), bundle: BundleSummary }),
-      /** Files the same in both workspaces, shown once before them (absent in records written before it was done). */
+      /**
+       * Files shown once before the workspaces, the same in both or differing in a few lines (absent in records
+       * written before it was done).
+       */
       sharedFiles: z.array(z.string()).optional(),
+      /** Those of `sharedFiles` that differ, shown with their differing lines (absent before it was done). */
+      sharedFilesDiffering: z.array(z.string()).optional(),
       judgments: z.array(SingleJudgment).min(1).max(2),
       /** `failed`: a judgment gave no valid verdict within its repairs; never turned into a tie. */
       status: z.enum(['decided', 'failed']),

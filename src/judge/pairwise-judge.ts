@@ -16,7 +16,7 @@ import {
   type PairwiseJudgment,
   type SingleJudgment,
 } from './judgment-record.js';
-import { shareIdenticalFiles, type SharedFiles } from './shared-files.js';
+import { renderSharedFiles, shareFiles, workspaceNames, type SharedFiles } from './shared-files.js';
 import { parseVerdict } from './verdict.js';
 
 /** The official judge settings: the episode's sampling with a larger output budget (MASS.md §2). */
@@ -72,7 +72,7 @@ export async function judgePair(options: JudgePairOptions): Promise<PairwiseJudg
   const system = judgeSystemPrompt(options.task.judge);
   const taskText = renderTaskPrompt(options.task);
   // Shared files are found once for the pair: bundleA is x's text here, bundleB y's.
-  const shared = shareIdenticalFiles(options.x.bundle, options.y.bundle);
+  const shared = shareFiles(options.x.bundle, options.y.bundle);
 
   const run = (shownAsA: PairSide) =>
     judgeOnce({ ...options, sampling, maxRepairAttempts, shownAsA, system, taskText, shared });
@@ -106,6 +106,7 @@ export async function judgePair(options: JudgePairOptions): Promise<PairwiseJudg
     x: { label: options.x.label, bundle: options.x.bundle.summary },
     y: { label: options.y.label, bundle: options.y.bundle.summary },
     sharedFiles: shared.paths,
+    sharedFilesDiffering: shared.files.filter((file) => file.difference).map((file) => file.path),
     judgments,
     status: failed.length > 0 ? 'failed' : 'decided',
     winner,
@@ -140,7 +141,7 @@ async function judgeOnce(
     taskText: options.taskText,
     bundleA,
     bundleB,
-    sameInBoth: shared.sameInBoth,
+    sameInBoth: renderSharedFiles(shared, workspaceNames(options.shownAsA === 'y')),
   });
   const conversation: ChatMessage[] = [
     { role: 'system', content: options.system },

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 
+import { MAX_POINT_CHARACTERS, MAX_POINTS } from './judge-prompt.js';
+
 /**
  * The judge's list of points against one workspace: optional (a verdict without it is still a verdict, and its
  * points are then found in the rationale), and read leniently, since a malformed list is no reason to lose a verdict:
- * a single string is a list of one, entries that are not text are dropped.
+ * a single string is a list of one, entries that are not text are dropped. Points past `MAX_POINTS` are dropped and a
+ * point longer than `MAX_POINT_CHARACTERS` is cut, as the judge's prompt says; `cuts` records each.
  */
 const Points = z.preprocess(readPoints, z.array(z.string()).optional());
 
@@ -12,7 +15,7 @@ const Points = z.preprocess(readPoints, z.array(z.string()).optional());
  * short lists of shortcomings of each workspace, which the optimizer is shown as what to fix.
  */
 export const Verdict = z.preprocess(
-  normaliseKeys,
+  (value) => noteCuts(normaliseKeys(value)),
   z.object({
     // Models write "Tie" or "a" often enough that a repair round for letter case alone would be waste.
     winner: z.preprocess(
@@ -22,25 +25,52 @@ export const Verdict = z.preprocess(
     rationale: z.string().trim().min(1, 'the rationale is empty'),
     against_A: Points,
     against_B: Points,
+    /** What the parser cut from the lists, one line per list (absent when nothing was). */
+    cuts: z.array(z.string()).optional(),
   }),
 );
 export type Verdict = z.infer<typeof Verdict>;
 
-/** Points kept per workspace, and characters per point: a list is a summary, not a second rationale. */
-const MAX_POINTS = 8;
-const MAX_POINT_CHARACTERS = 400;
-
-function readPoints(value: unknown): unknown {
-  if (value === undefined || value === null) return undefined;
+/** The points of a list as given: text entries, spaces collapsed, empty ones left out. */
+function givenPoints(value: unknown): string[] {
   const items = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
   return items
     .filter((item): item is string => typeof item === 'string')
     .map((item) => item.trim().replace(/\s+/g, ' '))
-    .filter((item) => item !== '')
+    .filter((item) => item !== '');
+}
+
+function readPoints(value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  return givenPoints(value)
     .slice(0, MAX_POINTS)
     .map((item) =>
       item.length > MAX_POINT_CHARACTERS ? `${item.slice(0, MAX_POINT_CHARACTERS - 1)}…` : item,
     );
+}
+
+/** One line per list the parser will cut: how many points it drops and how many it shortens. */
+function noteCuts(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const object = value as Record<string, unknown>;
+  const cuts = Array.isArray(object.cuts) ? object.cuts.filter((cut) => typeof cut === 'string') : [];
+  for (const side of ['A', 'B'] as const) {
+    const points = givenPoints(object[`against_${side}`]);
+    const dropped = Math.max(0, points.length - MAX_POINTS);
+    const shortened = points
+      .slice(0, MAX_POINTS)
+      .filter((point) => point.length > MAX_POINT_CHARACTERS).length;
+    const parts = [
+      ...(dropped > 0
+        ? [`${dropped} point${dropped === 1 ? '' : 's'} past the first ${MAX_POINTS} dropped`]
+        : []),
+      ...(shortened > 0
+        ? [`${shortened} point${shortened === 1 ? '' : 's'} cut at ${MAX_POINT_CHARACTERS} characters`]
+        : []),
+    ];
+    if (parts.length > 0) cuts.push(`against_${side}: ${parts.join('; ')}`);
+  }
+  return cuts.length > 0 ? { ...object, cuts } : object;
 }
 
 /** `against_a`, `Against_B`: the lists under the names the prompt asks for, whatever their case. */

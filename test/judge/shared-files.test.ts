@@ -6,7 +6,9 @@ import {
   judgePair,
   judgeUserPrompt,
   PairwiseJudgmentRecord,
-  shareIdenticalFiles,
+  renderSharedFiles,
+  shareFiles,
+  workspaceNames,
   type WorkspaceBundle,
 } from '../../src/judge/index.js';
 import { SHARED_NOTE } from '../../src/judge/shared-files.js';
@@ -93,13 +95,13 @@ describe('files the same in both workspaces', () => {
     expect(occurrences(first.text, UNIQUE_LINE)).toBe(1);
     expect(occurrences(second.text, UNIQUE_LINE)).toBe(1);
 
-    const shared = shareIdenticalFiles(first, second);
+    const shared = shareFiles(first, second);
     expect(shared.paths).toEqual(['pipeline.py']);
     const user = judgeUserPrompt({
       taskText: 'the task',
       bundleA: shared.bundleA,
       bundleB: shared.bundleB,
-      sameInBoth: shared.sameInBoth,
+      sameInBoth: renderSharedFiles(shared, workspaceNames()),
     });
     expect(occurrences(user, UNIQUE_LINE)).toBe(1);
     const block = user.split('<same-in-both>\n')[1]!.split('\n</same-in-both>')[0]!;
@@ -119,11 +121,17 @@ describe('files the same in both workspaces', () => {
 
   it('cost fewer tokens than showing them twice, and do not depend on the A/B order', async () => {
     const counter = await tokenCounter();
-    const shared = shareIdenticalFiles(first, second);
-    const swapped = shareIdenticalFiles(second, first);
-    expect(swapped.sameInBoth).toBe(shared.sameInBoth);
+    const shared = shareFiles(first, second);
+    const swapped = shareFiles(second, first);
+    const sameInBoth = renderSharedFiles(shared, workspaceNames());
+    expect(renderSharedFiles(swapped, workspaceNames(true))).toBe(sameInBoth);
     expect(swapped.bundleA).toBe(shared.bundleB);
-    const once = judgeUserPrompt({ taskText: 't', ...shared });
+    const once = judgeUserPrompt({
+      taskText: 't',
+      bundleA: shared.bundleA,
+      bundleB: shared.bundleB,
+      sameInBoth,
+    });
     const twice = judgeUserPrompt({ taskText: 't', bundleA: first.text, bundleB: second.text });
     const saved = counter.count(twice) - counter.count(once);
     const module = first.excerpts.find((excerpt) => excerpt.path === 'pipeline.py')!;
@@ -132,16 +140,23 @@ describe('files the same in both workspaces', () => {
     expect(saved).toBeGreaterThan(module.tokens - 120);
   });
 
-  it('are none when nothing is alike, and a file is alike only when its whole text is', () => {
+  it('are none when nothing is alike, and a file is alike only when its whole text is, or nearly', () => {
+    // The same excerpt shown, but the whole files differ in most lines: each bundle keeps its own.
     const changed = {
       ...second,
       excerpts: second.excerpts.map((excerpt) =>
-        excerpt.path === 'pipeline.py' ? { ...excerpt, digest: 'f'.repeat(64) } : excerpt,
+        excerpt.path === 'pipeline.py'
+          ? { ...excerpt, digest: 'f'.repeat(64), wholeText: SHARED_MODULE.replaceAll('rows', 'items') }
+          : excerpt,
       ),
     };
-    const shared = shareIdenticalFiles(first, changed);
-    expect(shared).toMatchObject({ paths: [], sameInBoth: '', bundleA: first.text, bundleB: second.text });
-    expect(judgeUserPrompt({ taskText: 't', ...shared })).not.toContain('same-in-both');
+    const shared = shareFiles(first, changed);
+    expect(shared).toMatchObject({ paths: [], files: [], bundleA: first.text, bundleB: second.text });
+    const sameInBoth = renderSharedFiles(shared, workspaceNames());
+    expect(sameInBoth).toBe('');
+    expect(
+      judgeUserPrompt({ taskText: 't', bundleA: shared.bundleA, bundleB: shared.bundleB, sameInBoth }),
+    ).not.toContain('same-in-both');
   });
 
   it('reach the judge in both orders and are recorded with the judgment', async () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { parseVerdict } from '../../src/judge/index.js';
+import { judgeSystemPrompt, parseVerdict } from '../../src/judge/index.js';
+import { MAX_POINT_CHARACTERS, MAX_POINTS } from '../../src/judge/judge-prompt.js';
+import { Verdict } from '../../src/judge/verdict.js';
+
+const DEFAULT_JUDGE = { persona: 'a reviewer', lens: 'sound numbers', focus: null };
 
 describe('reading the verdict from a judge reply', () => {
   it('accepts a bare object, a fenced one, and one after reasoning text', () => {
@@ -93,9 +97,34 @@ describe('reading the verdict from a judge reply', () => {
       winner: 'tie',
       rationale: 'Both equal.',
     });
-    // A list is a summary: its first eight points are kept.
+  });
+
+  it('keeps as many points, and as long, as the prompt asks for, and records each cut', () => {
+    // The prompt states both limits, with the same constants the parser cuts to.
+    const system = judgeSystemPrompt(DEFAULT_JUDGE);
+    expect(system).toContain(`at most ${MAX_POINTS} each`);
+    expect(system).toContain(`at most ${MAX_POINT_CHARACTERS} characters`);
     const points = Array.from({ length: 12 }, (_, index) => `Workspace B: point ${index}.`);
-    const many = parseVerdict(JSON.stringify({ winner: 'A', rationale: 'x', against_B: points }));
-    expect(many.ok && many.value.against_B).toEqual(points.slice(0, 8));
+    const long = `Workspace A: ${'the fit excludes the lowest doses without saying why; '.repeat(12)}`;
+    const many = parseVerdict(
+      JSON.stringify({ winner: 'A', rationale: 'x', against_A: [long], against_B: points }),
+    );
+    expect(many.ok).toBe(true);
+    if (!many.ok) return;
+    expect(many.value.against_B).toEqual(points.slice(0, MAX_POINTS));
+    expect(many.value.against_A![0]).toHaveLength(MAX_POINT_CHARACTERS);
+    expect(many.value.against_A![0]!.endsWith('…')).toBe(true);
+    expect(many.value.cuts).toEqual([
+      `against_A: 1 point cut at ${MAX_POINT_CHARACTERS} characters`,
+      `against_B: ${12 - MAX_POINTS} points past the first ${MAX_POINTS} dropped`,
+    ]);
+    // A stored verdict reads back with its record of cuts, and nothing is counted twice.
+    const stored = Verdict.parse(JSON.parse(JSON.stringify(many.value)));
+    expect(stored).toEqual(many.value);
+    // Within the limits nothing is cut and nothing is recorded.
+    const within = parseVerdict(
+      JSON.stringify({ winner: 'A', rationale: 'x', against_B: points.slice(0, 2) }),
+    );
+    expect(within.ok && within.value.cuts).toBeUndefined();
   });
 });
