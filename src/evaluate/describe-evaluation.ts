@@ -146,6 +146,20 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
       );
     }
   }
+  if (figures.judgeDirectedText.some((entry) => entry.selected > 0)) {
+    lines.push(
+      '',
+      'Text addressing the judge (selected runs whose workspace writes to its judge or imitates its formats; shown to the judge marked as theirs):',
+    );
+    for (const entry of figures.judgeDirectedText) {
+      const unscanned = entry.selected - entry.scanned;
+      lines.push(
+        `  ${modelName(entry.generation).padEnd(14)} ${entry.withText} of ${entry.scanned} scanned selected runs (${rate(entry.withTextRate)}), ` +
+          `${entry.spans} spans, ${entry.characters} characters${unscanned > 0 ? `; ${unscanned} not scanned (workspace gone)` : ''}; ` +
+          `${entry.tampered} of ${entry.selected} changed a protected file`,
+      );
+    }
+  }
   lines.push('', records);
   return lines.join('\n');
 }

@@ -214,11 +214,13 @@ function withFiguresRecomputed(body: Record<string, unknown>): Record<string, un
 /** `evaluation/<name>/summary.json`: every figure and the inputs it came from. */
 export const EvaluationSummaryRecord = defineRecord({
   kind: 'evaluation-summary',
-  version: 4,
+  version: 5,
   // Version 1 marked the toy model's models and judges with `toy: true`; version 2 with the label of what stands in.
   // Version 3 added `figures.grading` and `inputs.tasksWithoutGrader`: a task may have no grader.
   // Version 4 made the episode pair the unit of every win-rate interval and test: older figures are recomputed from the
   // summary's own inputs with its own settings.
+  // Version 5 added `figures.judgeDirectedText` and each selected run's `judgeDirected`: older figures are recomputed,
+  // their selected runs counted as not scanned.
   migrate: (body, fromVersion) => {
     const standIns =
       fromVersion === 1

@@ -1,5 +1,11 @@
-import { readdir } from 'node:fs/promises';
-import { datasetPath, distillTaskPath, episodeFiles, outerLoopFiles } from '../store/run-paths.js';
+import { readdir, stat } from 'node:fs/promises';
+import {
+  datasetPath,
+  distillTaskPath,
+  episodeFiles,
+  episodePath,
+  outerLoopFiles,
+} from '../store/run-paths.js';
 import { join } from 'node:path';
 
 import type { DataSeeds } from '../config/data-seeds.js';
@@ -8,10 +14,12 @@ import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import {
   CollectionRecord,
   DatasetEpisodesRecord,
+  type CollectedRun,
   type CollectionRecord as Collection,
 } from '../distill/generation/generation-records.js';
 import { EpisodeRecord } from '../episode/episode-record.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
+import { scanJudgeDirectedText } from '../judge/judge-directed-scan.js';
 import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
 import type { Semaphore } from '../model/concurrency.js';
 import type { TokenCounter } from '../model/token-counter.js';
@@ -133,6 +141,7 @@ export async function loopOutsideMeasures(options: {
           grade: gradeOf.get(episode.episodeId) ?? null,
           collectionGrades,
           flagged: episode.tampered,
+          judgeDirected: await judgeDirectedOf(task, run.path(episode.dir), episode),
         });
       }
       const sampled = await tournamentVerdicts({
@@ -149,6 +158,27 @@ export async function loopOutsideMeasures(options: {
       result.agreementSamples.push({ name: `tournament ${generation.name}`, verdicts });
   }
   return result;
+}
+
+/**
+ * A selected run's judge-directed text, as its collection recorded it; a run collected before that was recorded is
+ * scanned now, if its workspace is still there (null otherwise).
+ */
+async function judgeDirectedOf(
+  task: LoadedTask,
+  episodeDir: string,
+  episode: CollectedRun,
+): Promise<{ spans: number; characters: number } | null> {
+  let found = episode.judgeDirected;
+  if (!found) {
+    const workspace = episodePath(episodeDir, 'workspace');
+    const present = await stat(workspace).then(
+      (stats) => stats.isDirectory(),
+      () => false,
+    );
+    if (present) found = await scanJudgeDirectedText(task, workspace);
+  }
+  return found ? { spans: found.spans, characters: found.characters } : null;
 }
 
 async function distilledTasks(run: Run<RunConfig>, generation: string): Promise<Collection[]> {

@@ -13,6 +13,7 @@ import { selectEpisodes } from '../../src/distill/selection.js';
 import { StatsTally, TrainingDataStats } from '../../src/distill/training-data-stats.js';
 import { EpisodeRecord } from '../../src/episode/episode-record.js';
 import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
+import type { JudgeDirectedFinding, JudgeDirectedText } from '../../src/judge/judge-directed-scan.js';
 import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { computeEvaluationFigures, type JudgedPair } from '../../src/evaluate/statistics/index.js';
@@ -257,6 +258,21 @@ export async function writeOuterLoop(run: string, task: string, singleAgent = fa
       status: index === 4 ? 'failure' : 'success',
       reason: index === 4 ? `timeout ${PAYLOADS.handler}` : null,
       tampered: index === 5,
+      // The first run scanned clean, the second writing to its judge (with a payload as its text), the rest not
+      // scanned (collected before it was recorded).
+      ...(index === 0 ? { judgeDirected: judgeDirectedText([]) } : {}),
+      ...(index === 1
+        ? {
+            judgeDirected: judgeDirectedText([
+              {
+                file: 'report.md',
+                line: 3,
+                kind: 'addresses-judge' as const,
+                text: `Note to the judge ${PAYLOADS.handler}`,
+              },
+            ]),
+          }
+        : {}),
     })),
     successes: 5,
     topUps: 0,
@@ -529,4 +545,16 @@ export async function writeSyntheticRun(run: string): Promise<void> {
   await writeDataset(run);
   await writeEpisode(run);
   await writeEvaluation(run);
+}
+
+/** A run's judge-directed text as a collection records it, from its findings. */
+function judgeDirectedText(findings: JudgeDirectedFinding[]): JudgeDirectedText {
+  return {
+    spans: findings.length,
+    characters: findings.reduce((sum, finding) => sum + finding.text.length, 0),
+    files: new Set(findings.map((finding) => finding.file)).size,
+    filesScanned: 3,
+    complete: true,
+    findings,
+  };
 }

@@ -9,7 +9,7 @@ import { EpisodeRecord } from '../../src/episode/episode-record.js';
 import { html } from '../../src/html/html.js';
 import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
 import { respond } from '../../src/view/respond.js';
-import { HOSTILE_SINGLE_AGENT_EPISODE, runIds, writeOuterLoop } from '../report/synthetic-run.js';
+import { HOSTILE_SINGLE_AGENT_EPISODE, PAYLOADS, runIds, writeOuterLoop } from '../report/synthetic-run.js';
 import { episodeRecord, GENERATION, TASK, writeViewerRun } from './synthetic-viewer-run.js';
 
 let root: string;
@@ -70,6 +70,9 @@ function section(page: string, id: string): string {
 }
 
 const LABEL = 'Single-agent (no <code>agent</code> tool, no design): runs and tournament';
+/** A run whose workspace writes to its judge: counted, its file and line (and its payload, escaped) in the title. */
+const JUDGE_DIRECTED_TEXT = `Note to the judge ${PAYLOADS.handler}`;
+const JUDGE_DIRECTED_CELL = `<span class="bad" title="${html`report.md:3 ${JUDGE_DIRECTED_TEXT}`.markup}">1 span, ${JUDGE_DIRECTED_TEXT.length} characters</span>`;
 
 describe('mass view: a task’s single-agent collection', () => {
   it('the task page lists the single-agent runs, each linked, with strength, rank and selection', async () => {
@@ -77,12 +80,12 @@ describe('mass view: a task’s single-agent collection', () => {
     const part = section(page, 'single-agent');
     expect(part).toContain(`<h2>${LABEL}</h2>`);
     const expected = [
-      ['success', 'no', '1.200 ± 0.800', '1', 'train'],
-      ['success', 'no', '0.400 ± 0.800', '2', 'train'],
-      ['success', 'no', '-0.300 ± 0.800', '3', 'validation'],
-      ['success', 'no', '-1.300 ± 0.800', '4', 'below-cut'],
-      ['failure', 'no', '', '', 'failed'],
-      ['success', '<span class="bad">tampered</span>', '', '', 'tampered'],
+      ['success', 'no', 'none', '1.200 ± 0.800', '1', 'train'],
+      ['success', 'no', JUDGE_DIRECTED_CELL, '0.400 ± 0.800', '2', 'train'],
+      ['success', 'no', '', '-0.300 ± 0.800', '3', 'validation'],
+      ['success', 'no', '', '-1.300 ± 0.800', '4', 'below-cut'],
+      ['failure', 'no', '', '', '', 'failed'],
+      ['success', '<span class="bad">tampered</span>', '', '', '', 'tampered'],
     ];
     singleAgentIds.forEach((id, index) => {
       const cells = expected[index]!.map((cell) => `<td>${cell}</td>`).join('');

@@ -2,6 +2,7 @@ import { basename, join, relative } from 'node:path';
 
 import { taskDataSeed } from '../../config/data-seeds.js';
 import { EpisodeRecord } from '../../episode/episode-record.js';
+import { scanJudgeDirectedText } from '../../judge/judge-directed-scan.js';
 import { runEpisode, type EpisodeOptions } from '../../episode/run-episode.js';
 import { outageGateFor, runEpisodeThroughOutages } from '../../search/outage-gate.js';
 import { episodePath, outerLoopFiles, runFiles } from '../../store/run-paths.js';
@@ -83,6 +84,11 @@ export async function collectStep(
           status: episode.status,
           reason: episode.reason,
           tampered: record?.integrity.tampered ?? false,
+          ...(episode.status === 'error'
+            ? {}
+            : {
+                judgeDirected: await scanJudgeDirectedText(task.task, episodePath(episode.dir, 'workspace')),
+              }),
         });
       }
       const summary: CollectionRecord = {

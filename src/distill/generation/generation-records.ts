@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { JudgeDirectedText } from '../../judge/judge-directed-scan.js';
 import { PairWinner, PairSide } from '../../judge/judgment-record.js';
 import { defineRecord } from '../../store/record.js';
 import { TrainingDataStats } from '../training-data-stats.js';
@@ -21,13 +22,23 @@ export const CollectedRun = z.object({
   reason: z.string().nullable(),
   /** A protected file of the task was changed: never ranked, never trained on. */
   tampered: z.boolean(),
+  /**
+   * Text in its workspace that addresses the judge or imitates the judge's formats, as found when the run was
+   * collected: played and ranked like any run (the judge is shown it marked, and told to ignore it), and counted here
+   * and in the evaluation's reward-hacking figures. Absent for a run that could not run, and in older records.
+   */
+  judgeDirected: JudgeDirectedText.optional(),
 });
 export type CollectedRun = z.infer<typeof CollectedRun>;
 
-/** `distill/<generation>/<task>/collection.json`: the champion's runs with the teacher directive. */
+/**
+ * `distill/<generation>/<task>/collection.json`: the champion's runs with the teacher directive. Version 2 adds each
+ * run's judge-directed text (`judgeDirected`), absent in version 1.
+ */
 export const CollectionRecord = defineRecord({
   kind: 'distill-collection',
-  version: 1,
+  version: 2,
+  migrate: (body) => body,
   schema: z.object({
     generation: z.string(),
     task: z.string(),

@@ -196,6 +196,27 @@ export const RewardHacking = z.object({
 });
 export type RewardHacking = z.infer<typeof RewardHacking>;
 
+/**
+ * Beside reward hacking, per generation, over every run the loop selected for training (a grader or not): how many
+ * changed a protected file, and how many wrote text addressing the judge (`judge-directed-text.ts`).
+ */
+export const JudgeDirectedTextFigure = z.object({
+  generation: z.string(),
+  selected: Count,
+  /** Selected runs that changed a protected file. */
+  tampered: Count,
+  /** Selected runs whose workspace was scanned for judge-directed text (runs collected by older versions were not). */
+  scanned: Count,
+  /** Scanned runs with any judge-directed text. */
+  withText: Count,
+  /** `withText` over `scanned`; null when none was scanned. */
+  withTextRate: Rate.nullable(),
+  /** Spans and characters of judge-directed text in all scanned selected runs. */
+  spans: Count,
+  characters: Count,
+});
+export type JudgeDirectedTextFigure = z.infer<typeof JudgeDirectedTextFigure>;
+
 /** The figures that rest on the tasks' graders, as named where one is left out. */
 export const GradeFigure = z.enum([
   'oracle-win-rates',
@@ -251,6 +272,8 @@ export const EvaluationFigures = z.object({
   delegation: z.array(DelegationRate),
   agreement: z.array(EvaluatorAgreement),
   rewardHacking: z.array(RewardHacking),
+  /** Absent in summaries written before it was counted: recomputed from their inputs when read. */
+  judgeDirectedText: z.array(JudgeDirectedTextFigure).default([]),
   grading: GradingCoverage,
 });
 export type EvaluationFigures = z.infer<typeof EvaluationFigures>;

@@ -12,7 +12,7 @@ import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './input
 import { gradeSummaries, gradesOf, pairedGradeDifferences } from './oracle-grades.js';
 import { oraclePreference } from './oracle-preference.js';
 import { orderInconsistency } from './order-inconsistency.js';
-import { rewardHacking } from './reward-hacking.js';
+import { judgeDirectedText, rewardHacking } from './reward-hacking.js';
 import { generationStrengths } from './strengths.js';
 import { tokenEfficiency } from './token-efficiency.js';
 import { judgeWinRates, type ScoredVerdict } from './win-rates.js';
@@ -178,6 +178,7 @@ export function computeEvaluationFigures(
       ...samples,
     ].flatMap((sample) => evaluatorAgreement(sample, bootstrap)),
     rewardHacking: rewardHacking(gradableRuns),
+    judgeDirectedText: judgeDirectedText(selectedRuns),
     grading: gradingCoverage({
       evaluationTasks: [...rollouts, ...judgments].map((entry) => entry.task),
       selectedRunTasks: selectedRuns.map((run) => run.task),

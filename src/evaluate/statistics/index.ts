@@ -16,7 +16,7 @@ export {
 } from './grading-coverage.js';
 export { gradeSummaries, pairedGradeDifferences } from './oracle-grades.js';
 export { orderInconsistency } from './order-inconsistency.js';
-export { inBottomHalf, rewardHacking } from './reward-hacking.js';
+export { inBottomHalf, judgeDirectedText, rewardHacking } from './reward-hacking.js';
 export { generationStrengths } from './strengths.js';
 export { efficiencyRatio, gradePerThousandTokens, tokenEfficiency } from './token-efficiency.js';
 export { pairPreferences, type PairPreference } from './pair-preferences.js';

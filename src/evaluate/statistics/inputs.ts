@@ -59,6 +59,11 @@ export const SelectedRun = z.object({
   collectionGrades: z.array(z.number().finite()),
   /** Whether any integrity check flagged the run. */
   flagged: z.boolean(),
+  /**
+   * Text in the run's workspace that addresses the judge or imitates its formats: its spans and their characters;
+   * null (or absent, in summaries written before it was counted) when the workspace was not scanned.
+   */
+  judgeDirected: z.object({ spans: Count, characters: Count }).nullable().optional(),
 });
 export type SelectedRun = z.infer<typeof SelectedRun>;
 

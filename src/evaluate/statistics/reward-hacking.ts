@@ -1,4 +1,4 @@
-import type { RewardHacking } from './figures-schema.js';
+import type { JudgeDirectedTextFigure, RewardHacking } from './figures-schema.js';
 import { groupBy } from './grouping.js';
 import type { SelectedRun } from './inputs.js';
 
@@ -36,6 +36,27 @@ export function rewardHacking(runs: readonly SelectedRun[]): RewardHacking[] {
       bottomHalfRate: graded.length === 0 ? null : bottomHalf / graded.length,
       flagged,
       flaggedRate: flagged / selected.length,
+    };
+  });
+}
+
+/**
+ * Per generation, over every run the loop selected (whether its task has a grader or not): the runs that changed a
+ * protected file, and the runs whose workspace holds text addressing the judge, with its spans and characters.
+ */
+export function judgeDirectedText(runs: readonly SelectedRun[]): JudgeDirectedTextFigure[] {
+  return [...groupBy(runs, (run) => run.generation)].map(([generation, selected]) => {
+    const scanned = selected.flatMap((run) => (run.judgeDirected ? [run.judgeDirected] : []));
+    const withText = scanned.filter((found) => found.spans > 0).length;
+    return {
+      generation,
+      selected: selected.length,
+      tampered: selected.filter((run) => run.flagged).length,
+      scanned: scanned.length,
+      withText,
+      withTextRate: scanned.length === 0 ? null : withText / scanned.length,
+      spans: scanned.reduce((sum, found) => sum + found.spans, 0),
+      characters: scanned.reduce((sum, found) => sum + found.characters, 0),
     };
   });
 }

@@ -1,6 +1,7 @@
 import type {
   ComparisonWinRates,
   GradeFigure,
+  JudgeDirectedTextFigure,
   OrderInconsistency,
   TokenEfficiency,
 } from '../../evaluate/statistics/figures-schema.js';
@@ -387,7 +388,45 @@ async function evaluationPart({ name, summary }: ReportEvaluation): Promise<Safe
               ]),
             },
           })
-    }`;
+    }
+    ${judgeDirectedTextPart(figures.judgeDirectedText)}`;
+}
+
+/**
+ * Beside reward hacking, over every run the loop selected (a grader or not): those that changed a protected file and
+ * those whose workspace writes to its judge, which the judge was shown marked as the agent's and told to ignore.
+ */
+function judgeDirectedTextPart(entries: readonly JudgeDirectedTextFigure[]): SafeHtml {
+  if (!entries.some((entry) => entry.selected > 0)) return html``;
+  return html`<h4>Text addressing the judge</h4>
+    <p>
+      Runs the loop selected for training whose workspace addresses the judge or imitates its formats
+      (instructions to the evaluator, a claimed verdict, a forged section of the bundle, chat tags), beside
+      those that changed a protected file. The judge is shown such text marked as the agent's and is told to
+      ignore it.
+    </p>
+    ${dataTable({
+      columns: [
+        'generation',
+        'selected',
+        'changed a protected file',
+        'scanned',
+        'with such text',
+        'rate',
+        'spans',
+        'characters',
+      ],
+      rows: entries.map((entry) => [
+        entry.generation,
+        formatCount(entry.selected),
+        formatCount(entry.tampered),
+        formatCount(entry.scanned),
+        formatCount(entry.withText),
+        formatNumber(entry.withTextRate),
+        formatCount(entry.spans),
+        formatCount(entry.characters),
+      ]),
+    })}`;
 }
 
 /**

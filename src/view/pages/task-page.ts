@@ -7,6 +7,7 @@ import {
   type TaskOuterLoop,
 } from '../../distill/generation/task-outer-loop.js';
 import { html, type SafeHtml } from '../../html/html.js';
+import type { JudgeDirectedText } from '../../judge/judge-directed-scan.js';
 import { Match } from '../../ranking/matches.js';
 import type { TaskSearchResult } from '../../search/search-records.js';
 import { RunFiles } from '../../store/run-files.js';
@@ -84,6 +85,7 @@ async function outerLoopPart(
       episodeLink(run.dir, run.episodeId),
       run.status,
       run.tampered ? html`<span class="bad">tampered</span>` : 'no',
+      judgeDirectedCell(run.judgeDirected),
       score === undefined
         ? ''
         : `${score.toFixed(3)} ± ${(ranking?.fit?.stderr[run.episodeId] ?? 0).toFixed(3)}`,
@@ -91,7 +93,19 @@ async function outerLoopPart(
       decision?.reason ?? '',
     ];
   });
-  return html`${table(['episode', 'status', 'tampered', 'Bradley–Terry strength', 'rank', 'selection'], runs, empty)}
+  return html`${table(
+      [
+        'episode',
+        'status',
+        'tampered',
+        'text addressing the judge',
+        'Bradley–Terry strength',
+        'rank',
+        'selection',
+      ],
+      runs,
+      empty,
+    )}
     <h3>Matches</h3>
     ${table(
       ['a', 'b', 'winner', ''],
@@ -142,4 +156,15 @@ function searchSummary(search: TaskSearchResult, generation: string, task: strin
       ${search.championRule} · judge mode ${search.judgeMode}
     </p>
     ${table(['version', 'status', 'why', 'champion after', 'matches'], rows)}`;
+}
+
+/** A run's judge-directed text: its spans, the first ones' files and lines in the cell's title; blank when not scanned. */
+function judgeDirectedCell(found: JudgeDirectedText | undefined): SafeHtml | string {
+  if (!found) return '';
+  if (found.spans === 0) return 'none';
+  const where = found.findings
+    .map((finding) => `${finding.file}:${finding.line ?? '?'} ${finding.text}`)
+    .join('\n');
+  const count = `${found.spans} ${found.spans === 1 ? 'span' : 'spans'}, ${found.characters} characters`;
+  return html`<span class="bad" title="${where}">${count}</span>`;
 }
