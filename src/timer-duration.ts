@@ -1,7 +1,5 @@
 import { z } from 'zod';
 
-import { UserError } from './errors.js';
-
 /**
  * Durations that end up in a Node timer: `setTimeout`, `setInterval`, `AbortSignal.timeout`, a child process's
  * `timeout`. Node keeps a timer's delay as a signed 32-bit number of milliseconds and sets anything past 2³¹−1 ms
@@ -77,13 +75,6 @@ export function durationSchema(rule: DurationRule): z.ZodNumber {
 export function durationMs(value: number, unit: DurationUnit): number {
   const milliseconds = Math.round(unit === 's' ? value * 1000 : value);
   return value > 0 ? Math.max(1, milliseconds) : milliseconds;
-}
-
-/** A duration given where no schema reads it (a flag, a number from code): checked, then in whole milliseconds. */
-export function checkedDurationMs(value: number, rule: DurationRule, field: string): number {
-  const problem = durationProblem(value, rule);
-  if (problem !== null) throw new UserError(`${field}: ${problem}`);
-  return durationMs(value, rule.unit);
 }
 
 /**
