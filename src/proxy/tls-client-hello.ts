@@ -4,7 +4,8 @@
  * it: what goes through a tunnel must be TLS, to the server the tunnel named. Pure: bytes in, a verdict out.
  *
  * The handshake message may be split over several TLS records, and the records over several reads: until the whole
- * message has arrived the answer is `incomplete`, and the caller bounds how long and how much it waits for.
+ * message has arrived the answer is `incomplete`, and the caller bounds how long and how much it waits for. Each byte
+ * is looked at once, however it is split: agent code sending a byte at a time costs the proxy no more than one read.
  */
 export type ClientHelloRead =
   | { status: 'incomplete' }
@@ -21,63 +22,110 @@ const MAX_FRAGMENT_BYTES = 2 ** 14;
 const EXTENSION_SERVER_NAME = 0;
 const NAME_TYPE_HOST_NAME = 0;
 const HOST_NAME = /^[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}))*\.?$/i;
+const INCOMPLETE: ClientHelloRead = { status: 'incomplete' };
+
+/** Reads the ClientHello at the start of `bytes`, all that has arrived of it (see `ClientHelloReader`). */
+export function readClientHello(bytes: Uint8Array, maxBytes: number): ClientHelloRead {
+  return new ClientHelloReader(maxBytes).push(bytes);
+}
 
 /**
- * Reads the ClientHello at the start of `bytes` (everything the client sent so far). A handshake message longer than
- * `maxBytes` is `invalid` at once, without waiting for the rest.
+ * Reads a ClientHello as its bytes arrive, `push` by `push`, until it decides; then every further `push` returns the
+ * same decision. A handshake message longer than `maxBytes` is `invalid` as soon as its header says so.
  */
-export function readClientHello(bytes: Uint8Array, maxBytes: number): ClientHelloRead {
-  const fragments: Uint8Array[] = [];
-  let fragmentBytes = 0;
-  let offset = 0;
-  let messageBytes: number | null = null;
-  while (messageBytes === null || fragmentBytes < messageBytes) {
-    if (bytes.length - offset < RECORD_HEADER_BYTES) {
-      return bytes.length > offset ? checkRecordStart(bytes.subarray(offset)) : { status: 'incomplete' };
-    }
-    const start = checkRecordStart(bytes.subarray(offset));
-    if (start.status === 'invalid') return start;
-    const length = (bytes[offset + 3]! << 8) | bytes[offset + 4]!;
-    if (length === 0 || length > MAX_FRAGMENT_BYTES) {
-      return invalid(`a TLS record of ${length} bytes (a record holds 1 to ${MAX_FRAGMENT_BYTES})`);
-    }
-    const available = Math.min(length, bytes.length - offset - RECORD_HEADER_BYTES);
-    fragments.push(bytes.subarray(offset + RECORD_HEADER_BYTES, offset + RECORD_HEADER_BYTES + available));
-    fragmentBytes += available;
-    // The message's own header decides, as soon as it is here, whether the rest is worth waiting for.
-    if (messageBytes === null && fragmentBytes >= HANDSHAKE_HEADER_BYTES) {
-      const head = concat(fragments, HANDSHAKE_HEADER_BYTES);
-      if (head[0] !== HANDSHAKE_CLIENT_HELLO)
-        return invalid(`a TLS handshake of type ${head[0]}, not a ClientHello`);
-      messageBytes = HANDSHAKE_HEADER_BYTES + ((head[1]! << 16) | (head[2]! << 8) | head[3]!);
-      if (messageBytes > maxBytes) {
-        return invalid(`a ClientHello of ${messageBytes} bytes, more than the ${maxBytes} the proxy reads`);
+export class ClientHelloReader {
+  private decision: ClientHelloRead = INCOMPLETE;
+  /** The current record's header while it arrives. */
+  private readonly recordHeader = new Uint8Array(RECORD_HEADER_BYTES);
+  private recordHeaderBytes = 0;
+  /** What is left of the current record's fragment. */
+  private recordRemaining = 0;
+  /** The handshake message's header while it arrives, then the whole message, sized by it. */
+  private message = new Uint8Array(HANDSHAKE_HEADER_BYTES);
+  private messageFilled = 0;
+  private messageBytes: number | null = null;
+
+  constructor(private readonly maxBytes: number) {}
+
+  push(chunk: Uint8Array): ClientHelloRead {
+    let position = 0;
+    while (this.decision.status === 'incomplete' && position < chunk.length) {
+      if (this.recordRemaining === 0) {
+        this.recordHeader[this.recordHeaderBytes++] = chunk[position]!;
+        const start = checkRecordStart(
+          this.recordHeader.subarray(0, this.recordHeaderBytes),
+          chunk.subarray(position),
+        );
+        position++;
+        if (start.status === 'invalid') return (this.decision = start);
+        if (this.recordHeaderBytes < RECORD_HEADER_BYTES) continue;
+        this.recordHeaderBytes = 0;
+        this.recordRemaining = (this.recordHeader[3]! << 8) | this.recordHeader[4]!;
+        if (this.recordRemaining === 0 || this.recordRemaining > MAX_FRAGMENT_BYTES) {
+          const length = this.recordRemaining;
+          return (this.decision = invalid(
+            `a TLS record of ${length} bytes (a record holds 1 to ${MAX_FRAGMENT_BYTES})`,
+          ));
+        }
+        continue;
       }
+      const take = Math.min(this.recordRemaining, chunk.length - position);
+      this.recordRemaining -= take;
+      this.fragment(chunk.subarray(position, position + take));
+      position += take;
     }
-    if (available < length)
-      return messageBytes !== null && fragmentBytes >= messageBytes
-        ? complete(fragments, messageBytes)
-        : { status: 'incomplete' };
-    offset += RECORD_HEADER_BYTES + length;
+    return this.decision;
   }
-  return complete(fragments, messageBytes);
+
+  /** Bytes of a handshake record's fragment: the message's header, then its body (what follows it is not read). */
+  private fragment(bytes: Uint8Array): void {
+    let position = 0;
+    if (this.messageBytes === null) {
+      const take = Math.min(HANDSHAKE_HEADER_BYTES - this.messageFilled, bytes.length);
+      this.message.set(bytes.subarray(0, take), this.messageFilled);
+      this.messageFilled += take;
+      position = take;
+      if (this.messageFilled < HANDSHAKE_HEADER_BYTES) return;
+      const head = this.message;
+      if (head[0] !== HANDSHAKE_CLIENT_HELLO) {
+        this.decision = invalid(`a TLS handshake of type ${head[0]}, not a ClientHello`);
+        return;
+      }
+      // The message's own header decides, as soon as it is here, whether the rest is worth waiting for.
+      this.messageBytes = HANDSHAKE_HEADER_BYTES + ((head[1]! << 16) | (head[2]! << 8) | head[3]!);
+      if (this.messageBytes > this.maxBytes) {
+        const announced = this.messageBytes;
+        this.decision = invalid(
+          `a ClientHello of ${announced} bytes, more than the ${this.maxBytes} the proxy reads`,
+        );
+        return;
+      }
+      const whole = new Uint8Array(this.messageBytes);
+      whole.set(head);
+      this.message = whole;
+    }
+    const take = Math.min(this.messageBytes - this.messageFilled, bytes.length - position);
+    this.message.set(bytes.subarray(position, position + take), this.messageFilled);
+    this.messageFilled += take;
+    if (this.messageFilled === this.messageBytes) {
+      this.decision = parseClientHelloBody(this.message.subarray(HANDSHAKE_HEADER_BYTES));
+    }
+  }
 }
 
-function complete(fragments: readonly Uint8Array[], messageBytes: number): ClientHelloRead {
-  const message = concat(fragments, messageBytes);
-  return parseClientHelloBody(message.subarray(HANDSHAKE_HEADER_BYTES));
-}
-
-/** The first bytes of a record, as far as they have arrived: a handshake record of TLS 1.0 to 1.3's framing. */
-function checkRecordStart(bytes: Uint8Array): ClientHelloRead {
-  if (bytes[0] !== CONTENT_TYPE_HANDSHAKE) {
+/**
+ * A record's header as far as it has arrived: a handshake record of TLS 1.0 to 1.3's framing. `following`: the bytes
+ * from the one just added on, to show what came instead of TLS.
+ */
+function checkRecordStart(header: Uint8Array, following: Uint8Array): ClientHelloRead {
+  if (header[0] !== CONTENT_TYPE_HANDSHAKE) {
     return invalid(
-      `not TLS: the first byte is 0x${bytes[0]!.toString(16).padStart(2, '0')} ${printable(bytes)}`,
+      `not TLS: the first byte is 0x${header[0]!.toString(16).padStart(2, '0')} ${printable(following)}`,
     );
   }
-  if (bytes.length >= 2 && bytes[1] !== 3) return invalid('not TLS: the record version is not 3.x');
-  if (bytes.length >= 3 && bytes[2]! > 4) return invalid(`not TLS: the record version is 3.${bytes[2]}`);
-  return { status: 'incomplete' };
+  if (header.length >= 2 && header[1] !== 3) return invalid('not TLS: the record version is not 3.x');
+  if (header.length >= 3 && header[2]! > 4) return invalid(`not TLS: the record version is 3.${header[2]}`);
+  return INCOMPLETE;
 }
 
 function parseClientHelloBody(body: Uint8Array): ClientHelloRead {
@@ -177,10 +225,6 @@ class Reader {
     if (count > this.remaining) this.failed = true;
     this.position = Math.min(this.bytes.length, this.position + count);
   }
-}
-
-function concat(fragments: readonly Uint8Array[], length: number): Uint8Array {
-  return Buffer.concat(fragments).subarray(0, length);
 }
 
 function invalid(reason: string): ClientHelloRead {

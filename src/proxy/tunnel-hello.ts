@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 import { normaliseHost } from './egress-allow-list.js';
-import { readClientHello } from './tls-client-hello.js';
+import { ClientHelloReader } from './tls-client-hello.js';
 
 /** The most a tunnel's client may send before its ClientHello is whole. */
 export const MAX_CLIENT_HELLO_BYTES = 16 * 1024;
@@ -28,7 +28,9 @@ export function readTunnelHello(
   const timeoutMs = limits.timeoutMs ?? CLIENT_HELLO_TIMEOUT_MS;
   const tunnelHost = normaliseHost(host);
   return new Promise((resolve) => {
-    let received = head;
+    const reader = new ClientHelloReader(maxBytes);
+    const received: Buffer[] = [];
+    let receivedBytes = 0;
     let settled = false;
     const settle = (result: TunnelHello): void => {
       if (settled) return;
@@ -39,10 +41,12 @@ export function readTunnelHello(
       client.off('close', onClose);
       resolve(result);
     };
-    const decide = (): void => {
-      const read = readClientHello(received, maxBytes);
+    const onData = (chunk: Buffer): void => {
+      received.push(chunk);
+      receivedBytes += chunk.length;
+      const read = reader.push(chunk);
       if (read.status === 'incomplete') {
-        if (received.length >= maxBytes) {
+        if (receivedBytes >= maxBytes) {
           settle({
             ok: false,
             reason: `${maxBytes} bytes through the tunnel without a whole TLS ClientHello`,
@@ -54,11 +58,7 @@ export function readTunnelHello(
         settle({ ok: false, reason: `a tunnel carries TLS only; it got ${read.reason}` });
         return;
       }
-      settle(serverNameVerdict(tunnelHost, read.serverName, received));
-    };
-    const onData = (chunk: Buffer): void => {
-      received = Buffer.concat([received, chunk]);
-      decide();
+      settle(serverNameVerdict(tunnelHost, read.serverName, Buffer.concat(received)));
     };
     const onClose = (): void =>
       settle({ ok: false, reason: 'the client closed the tunnel before its TLS ClientHello was whole' });
@@ -68,7 +68,7 @@ export function readTunnelHello(
     );
     client.on('data', onData);
     client.once('close', onClose);
-    if (received.length > 0) decide();
+    if (head.length > 0) onData(head);
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { readClientHello } from '../../src/proxy/tls-client-hello.js';
+import { ClientHelloReader, readClientHello } from '../../src/proxy/tls-client-hello.js';
 import {
   builtClientHello,
   nodeClientHello,
@@ -53,6 +53,19 @@ describe('reading a TLS ClientHello', () => {
     }
     const followed = Buffer.concat([hello, Buffer.from([20, 3, 3, 0, 1, 1])]);
     expect(readClientHello(followed, MAX)).toEqual({ status: 'hello', serverName: 'pypi.org' });
+  });
+
+  it('reads the same fed a byte at a time, deciding at the byte that decides, and keeps its decision', async () => {
+    const hello = splitIntoRecords(await nodeClientHello('pypi.org'), 7);
+    const reader = new ClientHelloReader(MAX);
+    for (let index = 0; index < hello.length - 1; index++) {
+      expect(reader.push(hello.subarray(index, index + 1)).status, `byte ${index}`).toBe('incomplete');
+    }
+    expect(reader.push(hello.subarray(-1))).toEqual({ status: 'hello', serverName: 'pypi.org' });
+    expect(reader.push(Buffer.from('anything after'))).toEqual({ status: 'hello', serverName: 'pypi.org' });
+    const plain = new ClientHelloReader(MAX);
+    expect(plain.push(Buffer.from('G'))).toMatchObject({ status: 'invalid' });
+    expect(plain.push(await nodeClientHello('pypi.org'))).toMatchObject({ status: 'invalid' });
   });
 
   it('refuses what is not TLS at its first bytes, saying what came instead', () => {
