@@ -2,6 +2,9 @@ import { isAbsolute } from 'node:path';
 
 import { z } from 'zod';
 
+/** 90 days: a signature that lasts longer is hardly one that expires. */
+export const MAX_JOB_LIFETIME_HOURS = 90 * 24;
+
 /**
  * Where the run's episodes run: `local`, in the coordinator's process (the default); `queue`, on `mass worker`
  * processes on any machine, through BullMQ on Redis, one queue per model endpoint.
@@ -28,6 +31,14 @@ export const Execution = z
       .optional()
       .describe(
         "queue: the file (absolute path, mode 600) holding the secret the coordinator signs its jobs with, the workers' too; default: the MASS_QUEUE_SECRET environment variable. Never the secret itself",
+      ),
+    jobLifetimeHours: z
+      .number()
+      .positive()
+      .max(MAX_JOB_LIFETIME_HOURS)
+      .optional()
+      .describe(
+        'queue: how long a signed job may wait for a worker before workers refuse it (default 168, a week); a job still waiting at half of it is signed again',
       ),
   })
   .strict()

@@ -16,5 +16,8 @@ export function episodeBackendFor(config: RunConfig, runDirectory: string): Epis
     runDirectory,
     episodesPerEndpoint: config.concurrency.episodes,
     secret: readQueueSecret({ file: execution.secretFile, fileSetting: 'execution.secretFile' }),
+    ...(execution.jobLifetimeHours === undefined
+      ? {}
+      : { jobLifetimeMs: execution.jobLifetimeHours * 3600 * 1000 }),
   });
 }

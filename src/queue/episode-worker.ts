@@ -15,12 +15,13 @@ import { errorMessage, UserError } from '../errors.js';
 import { episodePath } from '../store/run-paths.js';
 import { durationMs } from '../timer-duration.js';
 import { EpisodeJobData, episodeOptionsOnWorker, type EpisodeJobResult } from './episode-job.js';
-import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX, endpointQueueName } from './job-identity.js';
-import { verifyEpisodeJob } from './job-signature.js';
+import { startIssuedJob, type IssuedJobStart } from './issued-jobs.js';
+import { ENDPOINT_REGISTRY_KEY, QUEUE_PREFIX, endpointQueueName, episodeJobId } from './job-identity.js';
+import { verifyEpisodeJob, type JobIssue, type JobOptions } from './job-signature.js';
 import { printableText } from './printable-text.js';
 import type { QueueSecret } from './queue-secret.js';
 import { connectRedis, type RedisAddress } from './redis-connection.js';
-import { endpointRefusal, policyRefusal, type WorkerPolicy } from './worker-policy.js';
+import { endpointRefusal, policyRefusal, scheduleRefusal, type WorkerPolicy } from './worker-policy.js';
 
 export interface EpisodeWorkerOptions extends RedisAddress {
   /** The shared folder holding the run directories, as this machine sees it. */
@@ -47,6 +48,19 @@ export interface EpisodeWorkerOptions extends RedisAddress {
 
 /** Folder beside the finished episodes where they are written; a name never taken for an episode's. */
 export const STAGING_FOLDER = '.staging';
+/** A job whose worker died is taken again; three deaths in a row mean something else is wrong. */
+const MAX_STALLED_COUNT = 3;
+
+/** A job this worker takes: its checked data, where it runs, and the issue it was signed for. */
+interface AdmittedJob {
+  data: EpisodeJobData;
+  runDirectory: string;
+  episodeDir: string;
+  options: Omit<EpisodeOptions, 'outDir'>;
+  issue: JobIssue;
+  /** Starts the issue allows in all: its signed attempts, and as many stalls as BullMQ gives a job. */
+  maxStarts: number;
+}
 
 /**
  * A worker: takes episode jobs from every endpoint's queue, runs each exactly as a local episode runs (its own
@@ -121,8 +135,7 @@ export class EpisodeWorker {
         name: this.name,
         lockDuration,
         stalledInterval: lockDuration,
-        // A job whose worker died is taken again; three deaths in a row mean something else is wrong.
-        maxStalledCount: 3,
+        maxStalledCount: MAX_STALLED_COUNT,
       });
       worker.on('error', (error) => this.options.log?.(`worker ${this.name}: ${errorMessage(error)}`));
       this.workers.set(name, worker);
@@ -132,39 +145,69 @@ export class EpisodeWorker {
 
   /**
    * The job's episode as this worker runs it, or an `UnrecoverableError` saying why the worker refuses it: BullMQ then
-   * marks the job failed with that reason at once, never to be retried, and nothing of it has run, nor been written but the worker's name in its progress.
-   * First its signature (anyone with access to Redis can add a job), then its form, then what this worker allows.
+   * marks the job failed with that reason at once, never to be retried, and nothing of it has run, nor been written
+   * but the worker's name in its progress. First its signature and its expiry (anyone with access to Redis can add a
+   * job or change its options), then its form, then what this worker allows. Whether its coordinator issued it is
+   * asked of the run folder (`recordStart`).
    */
-  private admit(job: Job): {
-    data: EpisodeJobData;
-    episodeDir: string;
-    options: Omit<EpisodeOptions, 'outDir'>;
-  } {
-    const refuse = (reason: string): never => {
-      const why = printableText(reason);
-      this.options.log?.(`worker ${this.name}: refused job ${printableText(String(job.id))}: ${why}`);
-      throw new UnrecoverableError(`refused by worker ${this.name}: ${why}`);
-    };
-    const verdict = verifyEpisodeJob(this.options.secret, job.id, job.data);
-    if (!verdict.authentic) return refuse(verdict.reason);
+  private admit(job: Job): AdmittedJob {
+    const verdict = verifyEpisodeJob(this.options.secret, {
+      id: job.id,
+      name: job.name,
+      data: job.data,
+      opts: job.opts,
+    });
+    if (!verdict.authentic) return this.refuse(job, verdict.reason);
     const parsed = EpisodeJobData.safeParse(verdict.data);
-    if (!parsed.success) return refuse(`it is not an episode job: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      return this.refuse(job, `it is not an episode job: ${z.prettifyError(parsed.error)}`);
     const data = parsed.data;
-    const refusal = policyRefusal(this.options.policy, data);
-    if (refusal !== null) return refuse(refusal);
+    const refusal =
+      policyRefusal(this.options.policy, data) ?? scheduleRefusal(this.options.policy, verdict.options);
+    if (refusal !== null) return this.refuse(job, refusal);
     if (endpointQueueName(data.options.baseUrl) !== job.queueName) {
-      return refuse(`it is in the queue of another endpoint than its own, ${data.options.baseUrl}`);
+      return this.refuse(job, `it is in the queue of another endpoint than its own, ${data.options.baseUrl}`);
     }
+    let located: ReturnType<typeof episodeOptionsOnWorker>;
     try {
-      const located = episodeOptionsOnWorker(data, {
+      located = episodeOptionsOnWorker(data, {
         runsDirectory: this.options.runsDirectory,
         suites: this.options.policy.suites,
       });
-      return { data, episodeDir: located.episodeDir, options: located.options };
     } catch (error) {
-      if (error instanceof UserError) return refuse(errorMessage(error));
+      if (error instanceof UserError) return this.refuse(job, errorMessage(error));
       throw error;
     }
+    // The id names the job's record in the run folder: it must be the one of its run and step.
+    if (episodeJobId(data.runName, data.stepKey) !== job.id) {
+      return this.refuse(job, `its id is not the one of its run and step (${data.stepKey})`);
+    }
+    return { data, ...located, issue: verdict.issue, maxStarts: maxStarts(verdict.options) };
+  }
+
+  /**
+   * Records this start of the job in the run folder, refused unless its coordinator issued it under this nonce and it
+   * has neither finished nor used up its starts: a signed job read from Redis and added again does not run again.
+   */
+  private async recordStart(job: Job, admitted: AdmittedJob): Promise<IssuedJobStart> {
+    try {
+      return await startIssuedJob(admitted.runDirectory, {
+        jobId: String(job.id),
+        stepKey: admitted.data.stepKey,
+        issue: admitted.issue,
+        maxStarts: admitted.maxStarts,
+      });
+    } catch (error) {
+      if (error instanceof UserError) return this.refuse(job, errorMessage(error));
+      throw error;
+    }
+  }
+
+  /** Logs why the job is refused and fails it with that reason, never to be retried. */
+  private refuse(job: Job, reason: string): never {
+    const why = printableText(reason);
+    this.options.log?.(`worker ${this.name}: refused job ${printableText(String(job.id))}: ${why}`);
+    throw new UnrecoverableError(`refused by worker ${this.name}: ${why}`);
   }
 
   private registeredEndpointRefusal(name: string, description: string): string | null {
@@ -183,9 +226,12 @@ export class EpisodeWorker {
   private async process(job: Job): Promise<EpisodeJobResult> {
     // The worker's name first, refused or not: `mass queue status` counts each worker's refusals.
     await job.updateProgress({ worker: this.name });
-    const { data, episodeDir, options } = this.admit(job);
+    const admitted = this.admit(job);
+    const { data, episodeDir, options } = admitted;
+    // Finished by another attempt of this issue (this worker's lock was lost): nothing runs, the episode stands.
     const finalRecord = await EpisodeRecord.readIfPresent(episodePath(episodeDir, 'record'));
     if (finalRecord) return { worker: this.name, episodeDir: data.episodeDir, ran: false };
+    const started = await this.recordStart(job, admitted);
 
     const episodeId = basename(episodeDir);
     const stagingRoot = join(dirname(episodeDir), STAGING_FOLDER);
@@ -194,7 +240,9 @@ export class EpisodeWorker {
     const attemptDir = join(stagingRoot, `${this.name}-${randomBytes(4).toString('hex')}`);
     const stagedDir = join(attemptDir, episodeId);
     await mkdir(attemptDir, { recursive: true });
-    this.options.log?.(`worker ${this.name}: episode ${data.episodeDir} (attempt ${job.attemptsMade + 1})`);
+    this.options.log?.(
+      `worker ${this.name}: episode ${data.episodeDir} (attempt ${job.attemptsMade + 1}, start ${started.start} of at most ${admitted.maxStarts})`,
+    );
     try {
       await runEpisode({
         ...options,
@@ -207,8 +255,12 @@ export class EpisodeWorker {
       if (error instanceof UserError) throw new UnrecoverableError(errorMessage(error));
       throw error;
     }
-    if (await EpisodeRecord.readIfPresent(episodePath(episodeDir, 'record'))) {
-      // Another attempt finished first (this worker had lost its lock): the first finished episode stands.
+    if (
+      (await EpisodeRecord.readIfPresent(episodePath(episodeDir, 'record'))) ||
+      !(await started.finish(this.name))
+    ) {
+      // Another attempt finished first (this worker had lost its lock), or the coordinator issued the step's job anew:
+      // the first finished episode stands.
       await rm(attemptDir, { recursive: true, force: true });
       return { worker: this.name, episodeDir: data.episodeDir, ran: false };
     }
@@ -217,6 +269,12 @@ export class EpisodeWorker {
     await rmdir(attemptDir).catch(() => {});
     return { worker: this.name, episodeDir: data.episodeDir, ran: true };
   }
+}
+
+/** The starts a job's issue allows: its attempts (at least one), and a start after each stall BullMQ allows. */
+function maxStarts(options: JobOptions): number {
+  const attempts = typeof options.attempts === 'number' ? options.attempts : 0;
+  return Math.max(attempts, 1) + MAX_STALLED_COUNT;
 }
 
 /** Removes what earlier attempts of this episode left half-written (a worker killed mid-episode). */

@@ -1,5 +1,6 @@
 import { UserError } from '../errors.js';
 import type { EpisodeJobData } from './episode-job.js';
+import type { JobOptions } from './job-signature.js';
 
 /**
  * What a worker's own command line allows its episodes, whoever signed the job: a job asks, the worker decides. The
@@ -14,7 +15,15 @@ export interface WorkerPolicy {
   endpoints: readonly AllowedEndpoint[];
   /** Folders of task suites beside this package's own (`--allow-suite`); a task's generator runs on the worker. */
   suites: readonly string[];
+  /** The most attempts a job may ask BullMQ for (`--max-attempts`). */
+  maxAttempts: number;
+  /** The longest a job may ask to wait, before it starts or between attempts (`--max-delay`), in milliseconds. */
+  maxDelayMs: number;
 }
+
+/** What `mass worker` allows unless told otherwise: the coordinator asks for 3 attempts, 5 s and then 10 s apart. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+export const DEFAULT_MAX_DELAY = '10m';
 
 /** A model server by host, and by port unless any port of the host is allowed. */
 export interface AllowedEndpoint {
@@ -83,4 +92,51 @@ export function policyRefusal(policy: WorkerPolicy, job: EpisodeJobData): string
     return `it asks for the key in ${job.apiKeyEnv}, which this worker does not give episodes (--api-key-env: ${allowed})`;
   }
   return endpointRefusal(policy, job.options.baseUrl);
+}
+
+/**
+ * Why this worker refuses a job's BullMQ options, signed or not, or null: more attempts, or a longer wait before it
+ * starts or between its attempts, than the worker's command line allows. Refused, never clamped: a job runs as signed
+ * or not at all.
+ */
+export function scheduleRefusal(policy: WorkerPolicy, options: JobOptions): string | null {
+  const attempts = options.attempts ?? 0;
+  if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 0) {
+    return 'its BullMQ attempts are not a whole number';
+  }
+  if (attempts > policy.maxAttempts) {
+    return `it asks for ${attempts} attempts, more than this worker allows (--max-attempts ${policy.maxAttempts})`;
+  }
+  const limit = `longer than this worker allows (--max-delay ${policy.maxDelayMs / 1000} s)`;
+  const delay = options.delay ?? 0;
+  if (typeof delay !== 'number' || !(delay >= 0)) return 'its BullMQ delay is not a number of milliseconds';
+  if (delay > policy.maxDelayMs) return `it asks to wait ${delay / 1000} s before it starts, ${limit}`;
+  const backoff = longestBackoffMs(options.backoff, Math.max(attempts, 1));
+  if (typeof backoff === 'string') return backoff;
+  if (backoff > policy.maxDelayMs) {
+    return `its back-off waits up to ${backoff / 1000} s between attempts, ${limit}`;
+  }
+  return null;
+}
+
+/**
+ * The longest wait BullMQ's back-off puts between two of the job's attempts (the last: `fixed` waits its delay,
+ * `exponential` doubles it from the first retry on), or why it is not one a worker knows.
+ */
+function longestBackoffMs(backoff: unknown, attempts: number): number | string {
+  if (backoff === undefined || attempts < 2) return 0;
+  const { type, delay } =
+    typeof backoff === 'number'
+      ? { type: 'fixed', delay: backoff }
+      : ((backoff ?? {}) as Record<string, unknown>);
+  if (typeof delay !== 'number' || !(delay >= 0)) {
+    return 'its BullMQ back-off has no delay in milliseconds';
+  }
+  if (type === 'fixed') return delay;
+  if (type === 'exponential') return delay * 2 ** (attempts - 2);
+  return `its back-off ${printableType(type)} is not one this worker knows (fixed, exponential)`;
+}
+
+function printableType(type: unknown): string {
+  return typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : 'without a type';
 }

@@ -51,6 +51,8 @@ export const runFiles = {
   train: 'train',
   /** Analyses of the run's records (`mass analyze`) and what they cache. */
   analysis: 'analysis',
+  /** The episode queue's jobs as the coordinator issued them, and their workers' starts and finishes. */
+  queue: 'queue',
 } as const;
 
 /** An episode of the run outside any evaluation: `episodes/<id>`. */

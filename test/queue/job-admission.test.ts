@@ -1,59 +1,44 @@
 import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 import { Execution } from '../../src/config/execution.js';
-import { EpisodeJobData, episodeJobData } from '../../src/queue/episode-job.js';
+import { EpisodeJobData } from '../../src/queue/episode-job.js';
 import { locateJobOnWorker } from '../../src/queue/job-location.js';
 import { signEpisodeJob, verifyEpisodeJob } from '../../src/queue/job-signature.js';
 import { printableText } from '../../src/queue/printable-text.js';
 import { QUEUE_SECRET_VARIABLE, QueueSecret, readQueueSecret } from '../../src/queue/queue-secret.js';
-import { parseAllowedEndpoint, policyRefusal, type WorkerPolicy } from '../../src/queue/worker-policy.js';
+import { parseAllowedEndpoint, policyRefusal } from '../../src/queue/worker-policy.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { job, policy, secret, taskDir } from './queue-fixtures.js';
 
 /**
  * What a worker checks of a job before anything of it runs: its signature, its form field by field, what the worker's
  * command line allows, and where its files are. The same checks against a real Redis and worker are in
  * worker-refusals.e2e.test.ts.
  */
-const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
-const secret = new QueueSecret('a-test-secret-of-at-least-32-characters');
-
-const job = (overrides: Partial<Parameters<typeof episodeJobData>[0]['options']> = {}, apiKeyEnv?: string) =>
-  episodeJobData({
-    runDirectory: '/coordinator/runs/my-run',
-    stepKey: 'search/L0/tiny-sum/v0/episode',
-    apiKeyEnv,
-    options: {
-      taskDir,
-      model: 'm',
-      baseUrl: 'http://gpu-1:8000/v1',
-      seed: 3,
-      outDir: '/coordinator/runs/my-run/episodes/L0-tiny-sum-v0',
-      ...overrides,
-    },
-  });
-
-const policy = (overrides: Partial<WorkerPolicy> = {}): WorkerPolicy => ({
-  allowUnsandboxed: false,
-  apiKeyVariables: [],
-  endpoints: [parseAllowedEndpoint('gpu-1:8000')],
-  suites: [],
-  ...overrides,
-});
-
 describe('a job’s signature', () => {
   it('covers its data and its id; a job without one, or changed, or moved to another id, is not authentic', () => {
     const data = job();
-    const signed = signEpisodeJob(secret, 'episode.my-run.1', data);
-    expect(verifyEpisodeJob(secret, 'episode.my-run.1', JSON.parse(JSON.stringify(signed)))).toEqual({
+    const issue = {
+      nonce: 'a'.repeat(32),
+      issuedAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const options = { attempts: 3 };
+    const sign = (jobId: string, key = secret) =>
+      signEpisodeJob(key, { jobId, name: 'episode', data, issue, options });
+    const signed = sign('episode.my-run.1');
+    const queued = (id: string, raw: unknown) => ({ id, name: 'episode', data: raw, opts: options });
+    expect(verifyEpisodeJob(secret, queued('episode.my-run.1', JSON.parse(JSON.stringify(signed))))).toEqual({
       authentic: true,
       data,
+      issue,
+      options,
     });
     const refusal = (id: string, raw: unknown) => {
-      const verdict = verifyEpisodeJob(secret, id, raw);
+      const verdict = verifyEpisodeJob(secret, queued(id, raw));
       return verdict.authentic ? 'authentic' : verdict.reason;
     };
     expect(refusal('episode.my-run.1', data)).toMatch(/carries no signature/);
@@ -64,9 +49,9 @@ describe('a job’s signature', () => {
       refusal('episode.my-run.1', { ...signed, options: { ...signed.options, sandbox: 'unsandboxed' } }),
     ).toMatch(/does not match/);
     expect(refusal('episode.my-run.2', signed)).toMatch(/does not match/);
-    expect(
-      refusal('episode.my-run.1', signEpisodeJob(new QueueSecret('x'.repeat(40)), 'episode.my-run.1', data)),
-    ).toMatch(/does not match/);
+    expect(refusal('episode.my-run.1', sign('episode.my-run.1', new QueueSecret('x'.repeat(40))))).toMatch(
+      /does not match/,
+    );
     expect(refusal('episode.my-run.1', 'a string')).toMatch(/not an object/);
   });
 

@@ -66,6 +66,8 @@ describe('the queue back-end', () => {
         apiKeyVariables: ['MASS_QUEUE_ABSENT_KEY'],
         endpoints: [parseAllowedEndpoint(new URL(server.baseUrl).host)],
         suites: [],
+        maxAttempts: 5,
+        maxDelayMs: 60_000,
       },
       log: (line) => lines.push(line),
     });

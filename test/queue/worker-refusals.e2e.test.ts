@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Queue } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -39,6 +40,8 @@ const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.
 const KEY_VARIABLE = 'MASS_REFUSAL_TEST_KEY';
 const OTHER_VARIABLE = 'MASS_REFUSAL_OTHER_SECRET';
 const secret = new QueueSecret('the-coordinators-and-workers-shared-secret');
+/** BullMQ's options of the jobs this test writes by hand: attempts to spare, none of them waited for. */
+const HAND_OPTIONS: JobsOptions = { attempts: 5, backoff: { type: 'fixed', delay: 0 } };
 
 describe('a worker given jobs it did not allow', () => {
   const directory = temporaryDirectory();
@@ -75,13 +78,47 @@ describe('a worker given jobs it did not allow', () => {
     });
 
   /** Adds the job under the coordinator's id, with attempts to spare, and waits for the worker to settle it. */
-  const refusalOf = async (episodeId: string, data: object, into: Queue = queue) => {
+  const refusalOf = async (episodeId: string, data: object, into: Queue = queue, options = HAND_OPTIONS) => {
     const id = episodeJobId('attack-run', `attack/${episodeId}`);
-    await into.add('episode', data, { jobId: id, attempts: 5, backoff: { type: 'fixed', delay: 0 } });
+    await into.add('episode', data, { ...options, jobId: id });
     await until(async () => ((await into.getJobState(id)) === 'failed' ? true : undefined));
     const job = (await into.getJob(id))!;
     return { reason: job.failedReason, attemptsMade: job.attemptsMade, id };
   };
+
+  /** The step's episode run by a coordinator of the run through the queue, as a search runs it. */
+  const coordinatorRun = async (stepKey: string, outDir: string) => {
+    const coordinator = new QueueEpisodeBackend({
+      url: redis.url,
+      runDirectory,
+      episodesPerEndpoint: 2,
+      pollMs: 200,
+      secret,
+    });
+    try {
+      return await coordinator.run({
+        stepKey,
+        apiKeyEnv: KEY_VARIABLE,
+        options: { taskDir, model: 'm', baseUrl: model.baseUrl, seed: 1, outDir },
+      });
+    } finally {
+      await coordinator.close();
+    }
+  };
+
+  /** The job signed with `key` as a coordinator signs one, for the options `refusalOf` adds it with. */
+  const signed = (episodeId: string, data: EpisodeJobData, key = secret) =>
+    signEpisodeJob(key, {
+      jobId: episodeJobId('attack-run', `attack/${episodeId}`),
+      name: 'episode',
+      data,
+      issue: {
+        nonce: randomBytes(16).toString('hex'),
+        issuedAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+      options: HAND_OPTIONS,
+    });
 
   beforeAll(async () => {
     mkdirSync(episodes, { recursive: true });
@@ -113,6 +150,8 @@ describe('a worker given jobs it did not allow', () => {
         apiKeyVariables: [KEY_VARIABLE],
         endpoints: [parseAllowedEndpoint(new URL(model.baseUrl).host)],
         suites: [],
+        maxAttempts: 5,
+        maxDelayMs: 60_000,
       },
       log: (line) => lines.push(line),
     });
@@ -153,12 +192,11 @@ describe('a worker given jobs it did not allow', () => {
       sandbox: 'unsandboxed',
       apiKeyEnv: OTHER_VARIABLE,
     });
-    const id = episodeJobId('attack-run', 'attack/forged');
-    const wrong = await refusalOf('forged', signEpisodeJob(new QueueSecret('g'.repeat(40)), id, forged));
+    const wrong = await refusalOf('forged', signed('forged', forged, new QueueSecret('g'.repeat(40))));
     expect(wrong.reason).toMatch(/its signature does not match/);
 
     // A coordinator's signed job, changed in Redis to run unsandboxed.
-    const changed = signEpisodeJob(secret, episodeJobId('attack-run', 'attack/changed'), made('changed'));
+    const changed = signed('changed', made('changed'));
     const tampered = await refusalOf('changed', {
       ...changed,
       options: { ...changed.options, sandbox: 'unsandboxed' },
@@ -171,9 +209,6 @@ describe('a worker given jobs it did not allow', () => {
   }, 120_000);
 
   it('refuses a signed job asking for what its command line did not allow', async () => {
-    const signed = (episodeId: string, data: EpisodeJobData) =>
-      signEpisodeJob(secret, episodeJobId('attack-run', `attack/${episodeId}`), data);
-
     const unsandboxed = await refusalOf(
       'unsandboxed',
       signed('unsandboxed', made('unsandboxed', { sandbox: 'unsandboxed' })),
@@ -215,13 +250,10 @@ describe('a worker given jobs it did not allow', () => {
     await connection.hset(ENDPOINT_REGISTRY_KEY, name, JSON.stringify({ baseUrl: attackerUrl }));
     const attackerQueue = new Queue(name, { connection, prefix: QUEUE_PREFIX });
     const id = episodeJobId('attack-run', 'attack/own-queue');
-    await attackerQueue.add(
-      'episode',
-      signEpisodeJob(secret, id, made('own-queue', { baseUrl: attackerUrl })),
-      {
-        jobId: id,
-      },
-    );
+    await attackerQueue.add('episode', signed('own-queue', made('own-queue', { baseUrl: attackerUrl })), {
+      ...HAND_OPTIONS,
+      jobId: id,
+    });
     await until(() =>
       lines.some((line) => line.includes(`not taking episodes from ${name}`)) ? true : undefined,
     );
@@ -234,23 +266,8 @@ describe('a worker given jobs it did not allow', () => {
   it('runs its coordinator’s job, which takes the place of a hand-made one under its id', async () => {
     const stepKey = 'attack/squatted';
     await refusalOf('squatted', made('squatted'));
-    const coordinator = new QueueEpisodeBackend({
-      url: redis.url,
-      runDirectory,
-      episodesPerEndpoint: 2,
-      pollMs: 200,
-      secret,
-    });
-    try {
-      const { record, ran } = await coordinator.run({
-        stepKey,
-        apiKeyEnv: KEY_VARIABLE,
-        options: { taskDir, model: 'm', baseUrl: model.baseUrl, seed: 1, outDir: join(episodes, 'squatted') },
-      });
-      expect({ status: record.status, ran }).toEqual({ status: 'success', ran: true });
-    } finally {
-      await coordinator.close();
-    }
+    const { record, ran } = await coordinatorRun(stepKey, join(episodes, 'squatted'));
+    expect({ status: record.status, ran }).toEqual({ status: 'success', ran: true });
     expect(model.requests.length).toBeGreaterThan(0);
     expect(readdirSync(join(episodes, '.staging'))).toEqual([]);
     expect(attackerConnections).toBe(0);
@@ -292,6 +309,48 @@ describe('a worker given jobs it did not allow', () => {
       stderr: expect.stringMatching(/serves no model endpoint: .*--allow-endpoint host:port/),
     });
   }, 120_000);
+
+  it('refuses its coordinator’s finished job added to Redis again, with other options, or never issued, running nothing', async () => {
+    const stepKey = 'attack/replayed';
+    const id = episodeJobId('attack-run', stepKey);
+    const outDir = join(episodes, 'replayed');
+    expect((await coordinatorRun(stepKey, outDir)).ran).toBe(true);
+    const calls = model.requests.length;
+    const finished = (await queue.getJob(id))!;
+    const copied = { data: finished.data as object, opts: finished.opts };
+
+    // Its episode gone, the job as Redis held it is added again: same id, data, options and signature.
+    rmSync(outDir, { recursive: true });
+    await queue.remove(id);
+    const replayed = await refusalOf('replayed', copied.data, queue, copied.opts);
+    expect(replayed.reason).toMatch(
+      /^refused by worker guarded: it already ran to the end \(finished by worker guarded at .*\)/,
+    );
+    // The same with more attempts, a delay and a priority.
+    await queue.remove(id);
+    const rescheduled = await refusalOf('replayed', copied.data, queue, {
+      ...copied.opts,
+      attempts: 500,
+      delay: 10,
+      priority: 3,
+    });
+    expect(rescheduled.reason).toMatch(/its signature does not match: .*BullMQ options/);
+    // Signed with the secret, but not the job its coordinator issued for the step, or for a step it never issued.
+    await queue.remove(id);
+    const other = await refusalOf(
+      'replayed',
+      signed('replayed', made('replayed', { apiKeyEnv: KEY_VARIABLE })),
+    );
+    expect(other.reason).toMatch(/it is not the job its coordinator issued for this step/);
+    const never = await refusalOf('never-issued', signed('never-issued', made('never-issued')));
+    expect(never.reason).toMatch(/its coordinator never issued it/);
+
+    expect(model.requests).toHaveLength(calls);
+    expect(existsSync(outDir)).toBe(false);
+    expect(existsSync(join(episodes, 'never-issued'))).toBe(false);
+    expect(readdirSync(join(episodes, '.staging'))).toEqual([]);
+    expect(lines.filter((line) => line.includes(`refused job ${id}`))).toHaveLength(3);
+  }, 300_000);
 });
 
 async function until<T>(probe: () => T | undefined | Promise<T | undefined>): Promise<T> {

@@ -6,7 +6,13 @@ import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
 import { EpisodeWorker } from '../../queue/episode-worker.js';
 import { readQueueSecret } from '../../queue/queue-secret.js';
-import { describeEndpoint, parseAllowedEndpoint, type WorkerPolicy } from '../../queue/worker-policy.js';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_DELAY,
+  describeEndpoint,
+  parseAllowedEndpoint,
+  type WorkerPolicy,
+} from '../../queue/worker-policy.js';
 import { parseDurationSeconds, parsePositiveInteger } from '../duration.js';
 
 interface WorkerFlags {
@@ -21,6 +27,8 @@ interface WorkerFlags {
   apiKeyEnv: string[];
   allowSuite: string[];
   allowUnsandboxed?: boolean;
+  maxAttempts: string;
+  maxDelay: string;
 }
 
 const repeatable = (value: string, previous: string[]): string[] => [...previous, value];
@@ -61,6 +69,16 @@ export function registerWorker(program: Command): void {
     .option(
       '--secret-file <path>',
       'a file (mode 600) holding the secret the coordinators sign their jobs with (default: MASS_QUEUE_SECRET)',
+    )
+    .option(
+      '--max-attempts <n>',
+      'the most attempts a job may ask BullMQ for; a job asking for more is refused',
+      String(DEFAULT_MAX_ATTEMPTS),
+    )
+    .option(
+      '--max-delay <duration>',
+      'the longest a job may ask to wait before it starts or between its attempts (90s, 30m, 2h); a job asking longer is refused',
+      DEFAULT_MAX_DELAY,
     )
     .option('--concurrency <n>', 'episodes at once, per model endpoint', '1')
     .option('--name <name>', 'this worker in `mass queue status` (default: host-pid)')
@@ -130,10 +148,14 @@ function workerPolicy(flags: WorkerFlags): WorkerPolicy {
     }
     return path;
   });
+  const maxAttempts = parsePositiveInteger(flags.maxAttempts, '--max-attempts');
+  if (maxAttempts < 1) throw new UserError('--max-attempts must be at least 1');
   return {
     allowUnsandboxed: flags.allowUnsandboxed === true,
     apiKeyVariables: flags.apiKeyEnv,
     endpoints,
     suites,
+    maxAttempts,
+    maxDelayMs: parseDurationSeconds(flags.maxDelay, '--max-delay') * 1000,
   };
 }
