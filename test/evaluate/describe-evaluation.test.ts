@@ -40,4 +40,35 @@ describe('the terminal summary of an evaluation', () => {
       /demo-potency\s+100 % \[[23], 100\]\s+p 1\.00\s+1-0-1 of 2 pairs; judgments 4-0-4, official 100 %/,
     );
   });
+
+  it('counts the selected runs that wrote to their judge beside those that changed a protected file; older runs as not scanned', async () => {
+    const summary = await EvaluationSummaryRecord.read(demoSummary);
+    // Written before it was counted: recomputed from the inputs, every selected run not scanned.
+    expect(
+      summary.figures.judgeDirectedText.map((entry) => [entry.generation, entry.selected, entry.scanned]),
+    ).toEqual([
+      ['L0', 4, 0],
+      ['L1', 2, 0],
+    ]);
+    const figures = {
+      ...summary.figures,
+      judgeDirectedText: [
+        {
+          generation: 'L1',
+          selected: 2,
+          tampered: 0,
+          scanned: 2,
+          withText: 1,
+          withTextRate: 0.5,
+          spans: 3,
+          characters: 412,
+        },
+      ],
+    };
+    const text = describeEvaluation({ ...summary, figures }, 'runs/demo');
+    expect(text).toContain('Text addressing the judge');
+    expect(text).toMatch(
+      /L1 \(toy\)\s+1 of 2 scanned selected runs \(50 %\), 3 spans, 412 characters; 0 of 2 changed a protected file/,
+    );
+  });
 });
