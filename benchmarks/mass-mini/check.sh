@@ -11,6 +11,8 @@
 #           there, then tests/test.sh: the reward must be 1;
 #   nop     environment/ copied to a fresh workspace, tests/test.sh run
 #           straight away: the reward must be 0.
+# A test.sh that timed out or was killed by a signal counts no reward, as in
+# mass: code it ran may have written a reward file before killing it.
 # Prints one row per task and exits non-zero if any check fails.
 #
 # Usage: benchmarks/mass-mini/check.sh [--keep] [task ...]
@@ -138,11 +140,17 @@ run_case() {
     (cd "$work" && timeout 120 bash "$dir/solution/solve.sh") >"$logs/solve.out" 2>&1 \
       || echo "  $t: solve.sh exited non-zero (see $logs/solve.out)" >&2
   fi
+  local status=0
   (cd "$work" && LOGS_DIR="$logs" TESTS_DIR="$dir/tests" WORKSPACE="$work" \
-      timeout 120 bash "$dir/tests/test.sh") >"$logs/test.out" 2>&1
+      timeout 120 bash "$dir/tests/test.sh") >"$logs/test.out" 2>&1 || status=$?
   end=$(date +%s.%N)
   SECS=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
   REWARD=$(read_reward "$logs")
+  # As mass does: a verifier that timed out or was killed by a signal left no
+  # reward that can be trusted (code it ran may have written it, then killed it).
+  if [ "$status" = 124 ] || { [ "$status" -gt 128 ] && [ "$status" -le 192 ]; }; then
+    REWARD="killed($status)"
+  fi
   RFILE=$(reward_file "$logs")
 }
 

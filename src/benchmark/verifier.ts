@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { errorMessage } from '../errors.js';
+import type { SandboxResult } from '../episode/sandbox-run.js';
 import type { TrialEnvironment } from '../episode/trial-environment.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 
@@ -16,12 +17,21 @@ const MAX_REWARD_BYTES = 64 * 1024;
 const OUTPUT_TAIL_BYTES = 8 * 1024;
 
 /**
- * How a verification ended: `scored` (a reward file was read), `no-reward` (test.sh ended without writing one; an
- * error, never a zero, as in Harbor), `bad-reward` (a reward file that is not one float, or not a JSON object of
- * numbers), `timeout` (killed at the task's verifier timeout), `crashed` (test.sh failed without a reward, or the
- * sandbox could not run it).
+ * How a verification ended: `scored` (a reward file was read), `no-reward` (test.sh exited with 0 without writing
+ * one; an error, never a zero, as in Harbor), `setup-failed` (test.sh exited with an error before writing a reward:
+ * its set-up, such as installing its test runner, failed before any test judged the agent's work), `bad-reward` (a
+ * reward file that is not one float, or not a JSON object of numbers), `timeout` (killed at the task's verifier
+ * timeout), `crashed` (test.sh ended by a signal or at a limit, whatever reward file it left, or the environment could
+ * not run it).
  */
-export const VerificationStatus = z.enum(['scored', 'no-reward', 'bad-reward', 'timeout', 'crashed']);
+export const VerificationStatus = z.enum([
+  'scored',
+  'no-reward',
+  'setup-failed',
+  'bad-reward',
+  'timeout',
+  'crashed',
+]);
 export type VerificationStatus = z.infer<typeof VerificationStatus>;
 
 export const Verification = z
@@ -76,17 +86,7 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
     await environment.putFiles(path.join(task.dir, 'tests'), TESTS_INSIDE, task.verifierUser);
     await environment.putFiles(empty, VERIFIER_LOGS_INSIDE, task.verifierUser);
     result = await environment.exec({
-      command: ['bash', `${TESTS_INSIDE}/test.sh`],
-      user: task.verifierUser,
-      cwd: TESTS_INSIDE,
-      env: {
-        ...task.environmentEnv,
-        ...task.verifierEnv,
-        PYTHONSAFEPATH: '1',
-        TESTS_DIR: TESTS_INSIDE,
-        LOGS_DIR: VERIFIER_LOGS_INSIDE,
-        WORKSPACE: environment.workdir,
-      },
+      ...verifierInvocation(task, environment.workdir),
       stdout: { onData: (chunk) => stdout.add(chunk) },
       stderr: { onData: (chunk) => stderr.add(chunk) },
       limits: {
@@ -119,41 +119,109 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
     stdoutTail: stdout.text(),
     stderrTail: stderr.text(),
   };
-  const ran = { exitCode: result.exitCode, wallSeconds: round(result.wallSeconds) };
-  if (result.timedOut) {
-    return {
-      ...failed('timeout', `test.sh ran past the verifier's ${task.verifierTimeoutSec} s`, outputs),
-      ...ran,
-    };
+  return verificationOutcome({ run: result, reward: await readReward(logs), outputs, task });
+}
+
+/**
+ * How test.sh is run (pure, for every back-end): `bash /tests/test.sh` from `/tests` as the task's verifier user, with
+ * `[environment.env]`, then the verifier's own variables, then mass's. `PYTHONSAFEPATH` keeps the working folder
+ * and a script's folder off Python's module search path, so that a `python3 -m pytest` run from the agent's workspace
+ * never imports the agent's own `pytest.py` (or any module named like one the runner imports);
+ * `PYTHONDONTWRITEBYTECODE` keeps the verifier from leaving compiled files in that workspace.
+ */
+export function verifierInvocation(
+  task: Pick<HarborTask, 'environmentEnv' | 'verifierEnv' | 'verifierUser'>,
+  workdir: string,
+): { command: string[]; user: string | null; cwd: string; env: Record<string, string> } {
+  return {
+    command: ['bash', `${TESTS_INSIDE}/test.sh`],
+    user: task.verifierUser,
+    cwd: TESTS_INSIDE,
+    env: {
+      ...task.environmentEnv,
+      ...task.verifierEnv,
+      PYTHONSAFEPATH: '1',
+      PYTHONDONTWRITEBYTECODE: '1',
+      TESTS_DIR: TESTS_INSIDE,
+      LOGS_DIR: VERIFIER_LOGS_INSIDE,
+      WORKSPACE: workdir,
+    },
+  };
+}
+
+/** Inside a sandbox or container a command killed by a signal exits with 128 + the signal's number. */
+const SIGNAL_EXITS = { first: 129, last: 128 + 64 };
+
+/**
+ * How a verification ended, from what can be told without trusting test.sh (pure). A reward counts only when test.sh
+ * ended by itself, neither at a limit nor by a signal: code the verifier runs (the agent's, when a verifier imports
+ * it) could write a reward file and then kill the verifier before it writes its own, so a reward left by a killed
+ * verifier is never read as one. test.sh failing without a reward is its set-up failing (`setup-failed`), never a 0.
+ */
+export function verificationOutcome(ended: {
+  run: Pick<SandboxResult, 'exitCode' | 'timedOut' | 'limitExceeded' | 'signal' | 'wallSeconds'>;
+  reward: RewardRead;
+  outputs: Pick<Verification, 'leftOut' | 'stdoutTail' | 'stderrTail'>;
+  task: Pick<HarborTask, 'verifierTimeoutSec'>;
+}): Verification {
+  const { run, reward, outputs } = ended;
+  const ran = { exitCode: run.exitCode, wallSeconds: round(run.wallSeconds) };
+  const fail = (status: Exclude<VerificationStatus, 'scored'>, detail: string): Verification => ({
+    ...failed(status, detail, outputs),
+    ...ran,
+  });
+  if (run.timedOut)
+    return fail('timeout', `test.sh ran past the verifier's ${ended.task.verifierTimeoutSec} s`);
+  const untrusted = reward.kind === 'none' ? '' : '; the reward file it left is not trusted';
+  if (run.limitExceeded !== null) {
+    return fail('crashed', `test.sh was stopped at the ${run.limitExceeded} limit${untrusted}`);
   }
-  const reward = await readReward(logs);
-  if (reward.kind === 'scored') {
-    return {
-      status: 'scored',
-      reward: reward.reward,
-      rewards: reward.rewards,
-      rewardFile: reward.file,
-      detail:
-        result.exitCode === 0 ? null : `test.sh exited with ${result.exitCode} after writing its reward`,
-      ...ran,
-      ...outputs,
-    };
+  const exit = run.exitCode;
+  if (run.signal !== null || exit === null || (exit >= SIGNAL_EXITS.first && exit <= SIGNAL_EXITS.last)) {
+    const how = exit === null ? `by ${run.signal ?? 'a signal'}` : `by signal ${exit - 128} (exit ${exit})`;
+    const distrust =
+      untrusted === '' ? '' : `${untrusted}: code it ran may have written it before ending the verifier`;
+    return fail('crashed', `test.sh was killed ${how}${distrust}`);
   }
-  if (reward.kind === 'bad') return { ...failed('bad-reward', reward.detail, outputs), ...ran };
-  const why =
-    result.limitExceeded !== null
-      ? `test.sh was stopped at the ${result.limitExceeded} limit`
-      : `test.sh exited with ${result.exitCode}`;
-  return result.exitCode === 0 && result.limitExceeded === null
-    ? {
-        ...failed(
+  if (reward.kind === 'bad') return fail('bad-reward', reward.detail);
+  if (reward.kind === 'none') {
+    return exit === 0
+      ? fail(
           'no-reward',
           `test.sh wrote neither ${VERIFIER_LOGS_INSIDE}/reward.txt nor reward.json (it exited with 0)`,
-          outputs,
-        ),
-        ...ran,
-      }
-    : { ...failed('crashed', `${why} without writing a reward`, outputs), ...ran };
+        )
+      : fail(
+          'setup-failed',
+          `test.sh exited with ${exit} without writing a reward: it failed before its tests judged the work (its set-up, such as installing its test runner, or the verifier itself)` +
+            setupHint(outputs),
+        );
+  }
+  const notes = [
+    exit === 0 ? null : `test.sh exited with ${exit} after writing its reward`,
+    reward.reward === 0 ? setupHint(outputs).replace(/^; /, '') || null : null,
+  ].filter((note): note is string => note !== null);
+  return {
+    status: 'scored',
+    reward: reward.reward,
+    rewards: reward.rewards,
+    rewardFile: reward.file,
+    detail: notes.length === 0 ? null : notes.join('; '),
+    ...ran,
+    ...outputs,
+  };
+}
+
+/**
+ * A zero that may be a broken verifier rather than a wrong answer: its output says a command or a module was missing
+ * (a test runner that was never installed, typically for want of the network). Only a hint beside the reward.
+ */
+function setupHint(outputs: Pick<Verification, 'stdoutTail' | 'stderrTail'>): string {
+  const line = `${outputs.stdoutTail}\n${outputs.stderrTail}`
+    .split('\n')
+    .find((text) => /command not found|No module named|not installed|Could not resolve host/i.test(text));
+  return line === undefined
+    ? ''
+    : `; its output says "${line.trim().slice(0, 200)}": its set-up may have failed`;
 }
 
 /** The verification of a trial whose environment never started: crashed, with the reason. */
@@ -178,7 +246,7 @@ function failed(
   };
 }
 
-type RewardRead =
+export type RewardRead =
   | {
       kind: 'scored';
       reward: number;

@@ -221,7 +221,8 @@ describe('mass benchmark', () => {
     expect(verification('no-reward').detail).toMatch(/neither .*reward.txt nor reward.json/);
     expect(verification('no-reward').stdoutTail).toBe('checked\n');
     expect(verification('slow-verifier')).toMatchObject({ status: 'timeout', reward: null });
-    expect(verification('crashing-verifier')).toMatchObject({ status: 'crashed', reward: null, exitCode: 3 });
+    // A test.sh that fails before writing a reward is its set-up failing, recorded apart from a wrong answer (0).
+    expect(verification('crashing-verifier')).toMatchObject({ status: 'setup-failed', reward: null, exitCode: 3 });
     expect(verification('crashing-verifier').stderrTail).toBe('broken\n');
     expect(summary.figures[0]!.unscored).toBe(3);
     const skipped = Object.fromEntries(summary.skipped.map((entry) => [entry.task, entry.reason]));

@@ -1,23 +1,19 @@
 """Checks the workspace's intervals.py against the specification: the
 examples in the instruction, then seeded random cases compared with a
 reference implementation. The module runs in a child process
-(tests/runner.py). Reward 1 only if every case passes."""
+(tests/runner.py) whose results come back over a pipe (see isolated_run.py);
+the reward is written once the child and every process it started have
+ended. Reward 1 only if every case passes."""
 
 import ast
-import json
 import os
 import random
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import isolated_run  # noqa: E402  (run with python3 -I: the tests' folder is added by hand)
 LOGS = sys.argv[1] if len(sys.argv) > 1 else "/logs/verifier"
-
-
-def write_reward(value):
-    with open(os.path.join(LOGS, "reward.txt"), "w") as fh:
-        fh.write("%d\n" % value)
 
 
 def ref_merge(intervals):
@@ -74,29 +70,14 @@ def build_cases():
 
 
 def run_cases(cases):
-    tmp = tempfile.mkdtemp(prefix="intervals-check-")
-    cases_file, out_file = os.path.join(tmp, "cases.json"), os.path.join(tmp, "out.jsonl")
-    with open(cases_file, "w") as fh:
-        json.dump([{"calls": [fn], "arg": arg, "wrap": how} for fn, arg, how in cases], fh)
     module = os.path.join(os.getcwd(), "intervals.py")
     if not os.path.isfile(module):
         print("intervals.py not found")
         return [None] * len(cases)
-    try:
-        proc = subprocess.run([sys.executable, os.path.join(HERE, "runner.py"), module, cases_file, out_file],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=40)
-        if proc.returncode != 0:
-            print("runner exited %d: %s" % (proc.returncode, proc.stdout.decode(errors="replace")[-1500:]))
-    except subprocess.TimeoutExpired:
-        print("runner timed out")
-    results = []
-    try:
-        with open(out_file) as fh:
-            for line in fh:
-                results.append(json.loads(line))
-    except Exception:
-        pass
+    given = [{"calls": [fn], "arg": arg, "wrap": how} for fn, arg, how in cases]
+    results, stderr, ended = isolated_run.run_child(os.path.join(HERE, "runner.py"), module, given, 40)
+    if ended != "exited with 0":
+        print("runner %s: %s" % (ended, stderr))
     results = [r if isinstance(r, dict) else None for r in results[:len(cases)]]
     return results + [None] * (len(cases) - len(results))
 
@@ -129,7 +110,7 @@ def judge(fn, arg, rec):
 
 
 def main():
-    write_reward(0)
+    isolated_run.guard_self()
     cases = build_cases()
     failures = []
     for (fn, arg, how), rec in zip(cases, run_cases(cases)):
@@ -139,7 +120,7 @@ def main():
     for f in failures[:15]:
         print(f)
     print("%d of %d cases failed" % (len(failures), len(cases)))
-    write_reward(0 if failures else 1)
+    isolated_run.write_reward(LOGS, "reward.txt", "0\n" if failures else "1\n")
 
 
 if __name__ == "__main__":

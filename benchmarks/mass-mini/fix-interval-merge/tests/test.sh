@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Verifier for fix-interval-merge: reward.txt, 1 or 0.
-LOGS=${LOGS_DIR:-/logs/verifier}
-TESTS=${TESTS_DIR:-/tests}
-mkdir -p "$LOGS"
-echo 0 > "$LOGS/reward.txt"
-cd "${WORKSPACE:-$PWD}" || exit 0
-LIMIT=""
-command -v timeout >/dev/null 2>&1 && LIMIT="timeout 50"
-$LIMIT python3 "$TESTS/check.py" "$LOGS" || echo "check.py failed; reward stays 0"
-exit 0
+# check.py runs the agent's code in a child process and alone writes the
+# reward, once that child and all it started have ended (isolated_run.py).
+# exec: no shell is left behind for the agent's code to signal, and bash
+# never reads this file again, so rewriting it changes nothing. A verifier
+# killed by the agent's code ends by a signal: no reward is trusted then.
+main() {
+  local logs=${LOGS_DIR:-/logs/verifier} tests=${TESTS_DIR:-/tests}
+  mkdir -p "$logs" || exit 1
+  cd "${WORKSPACE:-$PWD}" || exit 1
+  exec python3 -I "$tests/check.py" "$logs"
+}
+main "$@"

@@ -1,14 +1,17 @@
 """Runs fixed cases against the workspace's rle.py (in a child process,
-tests/runner.py) and writes the fraction passed to reward.json."""
+tests/runner.py, whose results come back over a pipe: see isolated_run.py)
+and writes the fraction passed to reward.json, once the child and every
+process it started have ended."""
 
 import ast
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import isolated_run  # noqa: E402  (run with python3 -I: the tests' folder is added by hand)
+
 LOGS = sys.argv[1] if len(sys.argv) > 1 else "/logs/verifier"
 ERR = "ValueError"
 
@@ -52,43 +55,27 @@ CASES = [
 ]
 
 
-def write_reward(passed):
+def reward_text(passed):
     total = len(CASES)
-    with open(os.path.join(LOGS, "reward.json"), "w") as fh:
-        json.dump({"reward": passed / total, "cases_passed": passed, "cases_total": total}, fh)
+    return json.dumps({"reward": passed / total, "cases_passed": passed, "cases_total": total})
 
 
 def run_cases():
     """Returns one result dict per case; cases the child never reached get None."""
-    tmp = tempfile.mkdtemp(prefix="rle-check-")
-    cases_file, out_file = os.path.join(tmp, "cases.json"), os.path.join(tmp, "out.jsonl")
-    with open(cases_file, "w") as fh:
-        json.dump([{"calls": c, "arg": a, "wrap": "str"} for c, a, _ in CASES], fh)
     module = os.path.join(os.getcwd(), "rle.py")
     if not os.path.isfile(module):
         print("rle.py not found")
         return [None] * len(CASES)
-    try:
-        proc = subprocess.run([sys.executable, os.path.join(HERE, "runner.py"), module, cases_file, out_file],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=40)
-        if proc.returncode != 0:
-            print("runner exited %d: %s" % (proc.returncode, proc.stdout.decode(errors="replace")[-1500:]))
-    except subprocess.TimeoutExpired:
-        print("runner timed out")
-    results = []
-    try:
-        with open(out_file) as fh:
-            for line in fh:
-                results.append(json.loads(line))
-    except Exception:
-        pass
+    cases = [{"calls": c, "arg": a, "wrap": "str"} for c, a, _ in CASES]
+    results, stderr, ended = isolated_run.run_child(os.path.join(HERE, "runner.py"), module, cases, 40)
+    if ended != "exited with 0":
+        print("runner %s: %s" % (ended, stderr))
     results = [r if isinstance(r, dict) else None for r in results[:len(CASES)]]
     return results + [None] * (len(CASES) - len(results))
 
 
 def main():
-    write_reward(0)
+    isolated_run.guard_self()
     passed = 0
     for (calls, arg, want), rec in zip(CASES, run_cases()):
         ok, got = False, None
@@ -109,7 +96,7 @@ def main():
         if not ok:
             print("FAIL %s(%r): got %r, want %r" % ("/".join(calls), arg, got, want))
     print("passed %d of %d" % (passed, len(CASES)))
-    write_reward(passed)
+    isolated_run.write_reward(LOGS, "reward.json", reward_text(passed))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """Child process of check.py: imports a module from the workspace and runs
-the cases it is given, one JSON line per case, so that code under test never
-runs inside the process that writes the reward.
+the cases it is given, one JSON line per case on its standard output (a pipe
+to check.py), so that code under test never runs inside the process that
+writes the reward (see isolated_run.py). Whatever the module prints goes to
+standard error, never among the results.
 
-Usage: python3 runner.py MODULE_FILE CASES_JSON OUT_JSONL
+Usage: python3 -I runner.py MODULE_FILE CASES_JSON
 
 A case is {"calls": [function names], "arg": value, "wrap": "str" | "list" |
 "iter" | "tuple"}: the first function gets the wrapped argument and each
@@ -37,10 +39,11 @@ def wrap(arg, how):
 
 
 def main():
-    module_file, cases_file, out_file = sys.argv[1:4]
+    module_file, cases_file = sys.argv[1:3]
     with open(cases_file) as fh:
         cases = json.load(fh)
-    out = open(out_file, "w")
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
     sys.path.append(os.path.dirname(os.path.abspath(module_file)))
     spec = importlib.util.spec_from_file_location("module_under_test", module_file)
     mod = importlib.util.module_from_spec(spec)
