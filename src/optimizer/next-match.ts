@@ -16,16 +16,24 @@ export const NextMatch = z.object({
 });
 export type NextMatch = z.infer<typeof NextMatch>;
 
-export function nextMatchSection(match: NextMatch, opponentWorkspace: 'current' | 'below' | 'none'): string {
+/**
+ * `opponentWorkspace` says where the prompt shows the opponent's workspace: `current` (it is the current design's),
+ * `excerpt` (a section of its own) or `none`; `location` is where that section is, as the prompt builder words it
+ * (`below, in “Workspace of v0”`).
+ */
+export function nextMatchSection(
+  match: NextMatch,
+  opponentWorkspace: { kind: 'current' | 'excerpt' | 'none'; location: string },
+): string {
   const name = (side: NextMatch['opponent']) =>
     side.bare
       ? `the ${side.label} run (the bare task, solved by one agent without any workflow)`
       : `${side.label}, the best design so far`;
   const where =
-    opponentWorkspace === 'current'
-      ? ' (its workspace is the current design’s, shown above)'
-      : opponentWorkspace === 'below'
-        ? ' (an excerpt of its workspace is shown below)'
+    opponentWorkspace.kind === 'current'
+      ? ` (its workspace is the current design’s: ${opponentWorkspace.location})`
+      : opponentWorkspace.kind === 'excerpt'
+        ? ` (an excerpt of its workspace: ${opponentWorkspace.location})`
         : '';
   const orders =
     match.judgeMode === 'both'

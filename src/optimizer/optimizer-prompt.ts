@@ -1,5 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 
+import type { FileExcerpt } from '../judge/bundle-sections.js';
+import { escapePromptTags } from '../judge/prompt-tags.js';
+import { renderSharedFiles, shareFiles, type SharedFiles } from '../judge/shared-files.js';
 import { DESIGN_FORM_NAMES, diffWorkflows, renderWorkflowDiff } from '../workflow/workflow-diff.js';
 import { designForm, draftGaps, isFreeTextDesign, type TeamDesign } from '../workflow/workflow.js';
 import { comparisonPoints } from './comparison-points.js';
@@ -9,6 +12,7 @@ import { judgeCriteriaSection, type JudgeCriteria } from './judge-criteria.js';
 import { nextMatchSection, type NextMatch } from './next-match.js';
 import { SYSTEM_PROMPT } from './optimizer-instructions.js';
 import { recurringProblems } from './recurring-problems.js';
+import { teamBudgetsSection, type TeamBudgets } from './team-budgets.js';
 
 export { REPLY_FORMAT } from './optimizer-instructions.js';
 
@@ -30,6 +34,8 @@ export interface OptimizerInput {
   original: TeamDesign;
   /** A short description of the current design's workspace (files, preflight, excerpts), written by the caller. */
   workspaceEvidence?: string;
+  /** The file excerpts `workspaceEvidence` holds (its bundle's), so that a file both workspaces have is shown once. */
+  workspaceExcerpts?: readonly FileExcerpt[];
   /** What the judge values: its lens, the task's focus and the rubric (`judgeCriteria`). */
   judge?: JudgeCriteria;
   /** Whom the next design is judged against, and what it takes to become the best. */
@@ -38,7 +44,9 @@ export interface OptimizerInput {
    * A bounded excerpt of the workspace the next design is judged against, when that is not the current design's:
    * prepared as the judge's bundle is, within the optimizer's evidence budget.
    */
-  opponentEvidence?: { label: string; text: string; tokens: number };
+  opponentEvidence?: { label: string; text: string; tokens: number; excerpts?: readonly FileExcerpt[] };
+  /** What a run of the team may use, as the run configures its episodes. */
+  budgets?: TeamBudgets;
   /** How the current design's run went. */
   execution?: ExecutionMetadata;
   /** Every judged comparison so far, oldest first. */
@@ -59,31 +67,185 @@ export interface OptimizerPrompt {
 
 const DEFAULT_HISTORY_LIMIT = 12;
 
+/** The sections of the prompt, in the order it shows them. */
+type SectionKey =
+  | 'task'
+  | 'criteria'
+  | 'budgets'
+  | 'nextMatch'
+  | 'current'
+  | 'execution'
+  | 'shared'
+  | 'currentWorkspace'
+  | 'opponentWorkspace'
+  | 'best'
+  | 'original'
+  | 'history'
+  | 'checklist'
+  | 'changeBound'
+  | 'answer';
+
+/**
+ * Where a section is, seen from another: `below, in “Comparison history”`, the quoted title being how the section's
+ * heading begins. Every place the prompt points to is worded by this, from the order the sections are shown in.
+ */
+export type Locate = (to: SectionKey) => string;
+
 export function buildOptimizerPrompt(
   input: OptimizerInput,
   options: OptimizerPromptOptions = {},
 ): OptimizerPrompt {
   const historyLimit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-  const opponent = opponentWorkspace(input);
-  const sections = [
-    `# Task (${input.task.id})\n\n${input.task.prompt.trim()}`,
-    ...(input.judge ? [judgeCriteriaSection(input.judge)] : []),
-    ...(input.nextMatch ? [nextMatchSection(input.nextMatch, opponent.where)] : []),
-    `# Current design (${input.current.label})\n\n${designBlock(input.current.design)}${formNote(input.current.design)}`,
-    `# How the current design's run went\n\n${input.execution ? renderExecutionMetadata(input.execution) : 'No execution record was given.'}`,
-    `# Workspace of the current design (${input.current.label})\n\n${input.workspaceEvidence?.trim() || 'None was given.'}`,
-    ...(opponent.section ? [opponent.section] : []),
-    previousBestSection(input, historyLimit),
-    originalSection(input),
-    historySection(input.history, historyLimit, input.current.label),
-    checklistSection(input.history),
-  ];
-  if (options.maxChangeFraction !== undefined && designForm(input.current.design) === 'structured') {
-    sections.push(changeBoundSection(options.maxChangeFraction));
-  }
-  sections.push(`# Your answer\n\n${answerRequest(input.current.label, input.current.design)}`);
-  return { system: SYSTEM_PROMPT, user: sections.join('\n\n') };
+  const workspaces = optimizerWorkspaces(input);
+  const opponent = workspaces.opponent;
+  const titles: Partial<Record<SectionKey, string>> = {
+    task: `Task (${input.task.id})`,
+    ...(input.judge ? { criteria: 'What the judge values' } : {}),
+    ...(input.budgets ? { budgets: 'What a run of the team may use' } : {}),
+    ...(input.nextMatch ? { nextMatch: 'The next comparison' } : {}),
+    current: `Current design (${input.current.label})`,
+    execution: "How the current design's run went",
+    ...(workspaces.shared ? { shared: 'Files in both workspaces' } : {}),
+    currentWorkspace: `Workspace of the current design (${input.current.label})`,
+    ...(opponent.section ? { opponentWorkspace: `Workspace of ${opponent.label}` } : {}),
+    best: 'Best design so far',
+    original: 'Original design (v0)',
+    history: 'Comparison history',
+    checklist: 'Recurring problems',
+    ...(options.maxChangeFraction !== undefined && designForm(input.current.design) === 'structured'
+      ? { changeBound: 'How much may change' }
+      : {}),
+    answer: 'Your answer',
+  };
+  const order = (Object.keys(titles) as SectionKey[]).sort(
+    (left, right) => SECTION_ORDER.indexOf(left) - SECTION_ORDER.indexOf(right),
+  );
+  const locateFrom =
+    (from: SectionKey): Locate =>
+    (to) => {
+      if (!order.includes(to)) throw new Error(`optimizer prompt: no section "${to}" to point to`);
+      return `${order.indexOf(to) < order.indexOf(from) ? 'above' : 'below'}, in “${titles[to]!}”`;
+    };
+  const render: Record<SectionKey, (locate: Locate) => string> = {
+    task: () => `# ${titles.task!}\n\n${escapePromptTags(input.task.prompt.trim())}`,
+    criteria: () => judgeCriteriaSection(input.judge!),
+    budgets: () => teamBudgetsSection(input.budgets!),
+    nextMatch: (locate) =>
+      nextMatchSection(input.nextMatch!, {
+        kind: opponent.where,
+        location:
+          opponent.where === 'current'
+            ? locate('currentWorkspace')
+            : opponent.where === 'excerpt'
+              ? locate('opponentWorkspace')
+              : '',
+      }),
+    current: () =>
+      `# ${titles.current!}\n\n${designBlock(input.current.design)}${formNote(input.current.design)}`,
+    execution: () =>
+      `# ${titles.execution!}\n\n${input.execution ? renderExecutionMetadata(input.execution) : 'No execution record was given.'}`,
+    shared: () =>
+      `# ${titles.shared!}\n\n${escapePromptTags(renderSharedFiles(workspaces.shared!, workspaceSideNames(input.current.label, opponent.label)))}`,
+    currentWorkspace: () =>
+      `# ${titles.currentWorkspace!}\n\n${escapePromptTags(workspaces.current?.trim() || 'None was given.')}`,
+    opponentWorkspace: () => opponent.section!,
+    best: (locate) => previousBestSection(input, historyLimit, locate),
+    original: () => originalSection(input),
+    history: (locate) => historySection(input.history, historyLimit, input.current.label, locate),
+    checklist: () => checklistSection(input.history),
+    changeBound: () => changeBoundSection(options.maxChangeFraction!),
+    answer: () => `# ${titles.answer!}\n\n${answerRequest(input.current.label, input.current.design)}`,
+  };
+  const user = order.map((key) => render[key](locateFrom(key))).join('\n\n');
+  return { system: SYSTEM_PROMPT, user };
 }
+
+const SECTION_ORDER: readonly SectionKey[] = [
+  'task',
+  'criteria',
+  'budgets',
+  'nextMatch',
+  'current',
+  'execution',
+  'shared',
+  'currentWorkspace',
+  'opponentWorkspace',
+  'best',
+  'original',
+  'history',
+  'checklist',
+  'changeBound',
+  'answer',
+];
+
+/** The names of the two workspaces where the files they share are shown. */
+function workspaceSideNames(current: string, opponent: string) {
+  return {
+    a: { short: current, long: `the workspace of ${current}` },
+    b: { short: opponent, long: `the workspace of ${opponent}` },
+  };
+}
+
+export interface OptimizerWorkspaces {
+  /** The current design's workspace as shown: without the files shown once. */
+  current: string | undefined;
+  /** The files both workspaces have, shown once (`shareFiles`, the judge's rule); absent when there are none. */
+  shared?: SharedFiles;
+  opponent: {
+    where: 'current' | 'excerpt' | 'none';
+    label: string;
+    /** The opponent's workspace as shown, and its section. */
+    text?: string;
+    section?: string;
+  };
+}
+
+/** The two workspaces the optimizer is shown, with the files they share taken out of each and shown once. */
+export function optimizerWorkspaces(input: OptimizerInput): OptimizerWorkspaces {
+  const label = input.nextMatch?.opponent.label ?? '';
+  const current = input.workspaceEvidence;
+  if (input.nextMatch === undefined) return { current, opponent: { where: 'none', label } };
+  if (label === input.current.label) return { current, opponent: { where: 'current', label } };
+  const evidence = input.opponentEvidence;
+  if (!evidence || evidence.label !== label || evidence.text.trim() === '') {
+    return { current, opponent: { where: 'none', label } };
+  }
+  let opponentText = evidence.text;
+  let shownCurrent = current;
+  let shared: SharedFiles | undefined;
+  if (current !== undefined && input.workspaceExcerpts && evidence.excerpts) {
+    const found = shareFiles(
+      { text: current, excerpts: input.workspaceExcerpts },
+      { text: evidence.text, excerpts: evidence.excerpts },
+      { notes: SHARED_FILE_NOTES },
+    );
+    if (found.files.length > 0) {
+      shared = found;
+      shownCurrent = found.bundleA;
+      opponentText = found.bundleB;
+    }
+  }
+  return {
+    current: shownCurrent,
+    ...(shared ? { shared } : {}),
+    opponent: {
+      where: 'excerpt',
+      label,
+      text: opponentText.trim(),
+      section: `# Workspace of ${label}, which the next design is judged against\n\nAn excerpt, prepared as the judge's bundle is, shorter:\n\n${escapePromptTags(opponentText.trim())}`,
+    },
+  };
+}
+
+/**
+ * The note each workspace keeps in place of a file shown once. Both workspaces come after the shared files, so the
+ * note points up to them (the prompt-order test checks it).
+ */
+const SHARED_FILE_NOTES = {
+  same: '(the same in both workspaces: shown once, above, in “Files in both workspaces”)',
+  differing:
+    '(nearly the same in both workspaces: shown once, above, in “Files in both workspaces”, with the lines that differ)',
+};
 
 /**
  * The design as the optimizer should write it back: JSON without the schema version, small objects on one line. A
@@ -150,34 +312,21 @@ function oneLineJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Where the optimizer sees the workspace the next design is judged against. */
-function opponentWorkspace(input: OptimizerInput): { where: 'current' | 'below' | 'none'; section?: string } {
-  const label = input.nextMatch?.opponent.label;
-  if (label === undefined) return { where: 'none' };
-  if (label === input.current.label) return { where: 'current' };
-  const evidence = input.opponentEvidence;
-  if (!evidence || evidence.label !== label || evidence.text.trim() === '') return { where: 'none' };
-  return {
-    where: 'below',
-    section: `# Workspace of ${label}, which the next design is judged against\n\nAn excerpt, prepared as the judge's bundle is, shorter:\n\n${evidence.text.trim()}`,
-  };
-}
-
-function previousBestSection(input: OptimizerInput, historyLimit: number): string {
+function previousBestSection(input: OptimizerInput, historyLimit: number, locate: Locate): string {
   const best = input.previousBest;
   if (!best) {
     return input.history.length === 0
       ? '# Best design so far\n\nNo design has been judged yet.'
-      : '# Best design so far\n\nNot given; the comparison history below says who won each comparison.';
+      : `# Best design so far\n\nNot given; the comparison history (${locate('history')}) says who won each comparison.`;
   }
   if (best.design === null) return bareReferenceSection(best.label, input.history);
-  const rationale = promotion(best, input.history, historyLimit);
+  const rationale = promotion(best, input.history, historyLimit, locate);
   if (isDeepStrictEqual(best.design, input.current.design)) {
     return `# Best design so far\n\nThe current design (${input.current.label}) is the best so far.${rationale}`;
   }
   const fromBest = `Differences from ${best.label} to the current design:\n\n${designChange(best.design, input.current.design)}`;
   if (isDeepStrictEqual(best.design, input.original)) {
-    return `# Best design so far (${best.label})\n\nThe original design (v0, below) is the best so far.${rationale}\n\n${fromBest}`;
+    return `# Best design so far (${best.label})\n\nThe original design (v0, ${locate('original')}) is the best so far.${rationale}\n\n${fromBest}`;
   }
   return `# Best design so far (${best.label})\n\n${designBlock(best.design)}${rationale ? `\n\n${rationale.trimStart()}` : ''}\n\n${fromBest}`;
 }
@@ -191,6 +340,7 @@ function promotion(
   best: NonNullable<OptimizerInput['previousBest']>,
   history: PairwiseComparison[],
   historyLimit: number,
+  locate: Locate,
 ): string {
   const index = history.findLastIndex(
     (comparison) => comparison.candidate.label === best.label && comparison.winner === 'candidate',
@@ -198,10 +348,10 @@ function promotion(
   if (index < 0) return best.rationale.trim() ? ` The judge's rationale:\n\n${quote(best.rationale)}` : '';
   const number = index + 1;
   if (number > history.length - historyLimit) {
-    return ` It won comparison ${number}; the history below gives the judge's reasons.`;
+    return ` It won comparison ${number}; the history (${locate('history')}) gives the judge's reasons.`;
   }
   const comparison = history[index]!;
-  return ` It won comparison ${number} (${comparison.candidate.label} against ${comparison.opponent.label}), which is too old for the history below. The judge's reasons:\n\n${rationaleBlocks(comparison).join('\n\n')}`;
+  return ` It won comparison ${number} (${comparison.candidate.label} against ${comparison.opponent.label}), which is too old for the history (${locate('history')}). The judge's reasons:\n\n${rationaleBlocks(comparison).join('\n\n')}`;
 }
 
 /**
@@ -240,7 +390,12 @@ function originalSection(input: OptimizerInput): string {
   return `# Original design (v0)\n\n${designBlock(input.original)}\n\nChanges from v0 to the current design:\n\n${drift}`;
 }
 
-function historySection(history: PairwiseComparison[], limit: number, currentLabel: string): string {
+function historySection(
+  history: PairwiseComparison[],
+  limit: number,
+  currentLabel: string,
+  locate: Locate,
+): string {
   if (history.length === 0) return '# Comparison history\n\nNo comparisons yet.';
   const shown = history.slice(-limit);
   const firstNumber = history.length - shown.length + 1;
@@ -248,7 +403,7 @@ function historySection(history: PairwiseComparison[], limit: number, currentLab
   if (firstNumber > 1) {
     const omitted = firstNumber - 1;
     parts.push(
-      `${omitted} earlier ${omitted === 1 ? 'comparison is' : 'comparisons are'} not shown; the checklist below counts ${omitted === 1 ? 'it' : 'them'} too.`,
+      `${omitted} earlier ${omitted === 1 ? 'comparison is' : 'comparisons are'} not shown; the checklist of recurring problems (${locate('checklist')}) counts ${omitted === 1 ? 'it' : 'them'} too.`,
     );
   }
   shown.forEach((comparison, index) =>
@@ -296,7 +451,7 @@ function renderComparison(comparison: PairwiseComparison, number: number, curren
     '',
     designDifference(opponent, candidate),
   );
-  // The current design's run is described once, above.
+  // The current design's run is described once, in its own section.
   if (comparison.candidateExecution && candidate.label !== currentLabel) {
     lines.push('', `Run of ${candidate.label}:`, renderExecutionMetadata(comparison.candidateExecution));
   }

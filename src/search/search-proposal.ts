@@ -67,6 +67,7 @@ export async function proposeVersion(
               },
               original: state.task.manifest.workflow,
               workspaceEvidence: evidence?.text,
+              workspaceExcerpts: evidence?.excerpts,
               judge: judgeCriteria(state.task.judge),
               nextMatch,
               ...(opponentEvidence
@@ -75,10 +76,18 @@ export async function proposeVersion(
                       label: opponentId,
                       text: opponentEvidence.text,
                       tokens: opponentEvidence.tokens,
+                      excerpts: opponentEvidence.excerpts,
                     },
                   }
                 : {}),
               execution: basis.episode?.execution,
+              // As the episodes run them: the run configuration's budgets, else the episode's own defaults.
+              budgets: {
+                timeoutSeconds: settings.episode.timeoutSeconds ?? 3600,
+                maxOutputTokensPerCall: settings.episode.maxOutputTokens ?? 32_768,
+                outputTokens: settings.episode.outputBudget ?? null,
+                modelCalls: null,
+              },
               history: state.history,
             },
             {

@@ -15,6 +15,15 @@ const AgentId = z
   .string()
   .regex(/^[a-z][a-z0-9-]*$/, 'agent ids use lowercase letters, digits and hyphens, starting with a letter');
 
+/** Text an agent reads (a role, an instruction, a description, a condition): empty or only spaces says nothing. */
+const NonEmptyText = (what: string) => {
+  const message = `${what} is empty: write it as non-empty text`;
+  return z
+    .string()
+    .min(1, message)
+    .refine((text) => text.trim() !== '', message);
+};
+
 const FieldName = z
   .string()
   .regex(
@@ -30,7 +39,7 @@ export const ContractLeafField = z
   .object({
     name: FieldName,
     type: ContractFieldType.exclude(['object']),
-    description: z.string().min(1),
+    description: NonEmptyText('the description'),
   })
   .strict();
 export type ContractLeafField = z.infer<typeof ContractLeafField>;
@@ -39,7 +48,7 @@ export const ContractField = z
   .object({
     name: FieldName,
     type: ContractFieldType,
-    description: z.string().min(1),
+    description: NonEmptyText('the description'),
     fields: z.array(ContractLeafField).min(1).optional(),
   })
   .strict()
@@ -61,7 +70,7 @@ export type ContractField = z.infer<typeof ContractField>;
 export const ContractCheck = z
   .object({
     name: FieldName,
-    description: z.string().min(1),
+    description: NonEmptyText('the description'),
   })
   .strict();
 export type ContractCheck = z.infer<typeof ContractCheck>;
@@ -79,8 +88,8 @@ export const WorkflowAgent = z
   .object({
     id: AgentId,
     kind: z.enum(['orchestrator', 'subagent']),
-    role: z.string().min(1),
-    instruction: z.string().min(1),
+    role: NonEmptyText('the role'),
+    instruction: NonEmptyText('the instruction'),
     contract: OutputContract.optional(),
   })
   .strict();
@@ -91,7 +100,7 @@ export const WorkflowHop = z
   .object({
     from: AgentId,
     to: AgentId,
-    condition: z.string().min(1).optional(),
+    condition: NonEmptyText('the condition (leave it out for an unconditional hop)').optional(),
   })
   .strict();
 export type WorkflowHop = z.infer<typeof WorkflowHop>;

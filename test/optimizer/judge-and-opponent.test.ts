@@ -2,26 +2,23 @@ import { describe, expect, it } from 'vitest';
 
 import { RUBRIC, TASK_AND_LENS } from '../../src/judge/judge-prompt.js';
 import { judgeCriteria } from '../../src/optimizer/judge-criteria.js';
-import type { NextMatch } from '../../src/optimizer/next-match.js';
 import { buildOptimizerPrompt } from '../../src/optimizer/optimizer-prompt.js';
 import { proposeWorkflow } from '../../src/optimizer/propose-workflow.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import type { ChatModel } from '../../src/model/types.js';
 import { smallTeam } from '../workflow/support.js';
-import { designWithCritic, history, optimizerInput, replyFor, smallImprovement } from './support.js';
+import {
+  designWithCritic,
+  history,
+  optimizerInput,
+  replyFor,
+  smallImprovement,
+  nextMatch as match,
+} from './support.js';
 
 const criteria = judgeCriteria({
   lens: 'look first for calibrated uncertainty for every estimate',
   focus: 'EC50 intervals that reflect the data, and a fit that keeps every valid well',
-});
-
-const match = (overrides: Partial<NextMatch> = {}): NextMatch => ({
-  version: 'v3',
-  opponent: { label: 'v1', bare: false },
-  champion: { label: 'v1', bare: false },
-  rule: 'paper',
-  judgeMode: 'random',
-  ...overrides,
 });
 
 const section = (user: string, heading: string) => user.split(`\n# ${heading}`)[1]!.split('\n# ')[0]!;
@@ -97,7 +94,9 @@ describe('what the optimizer is shown of the judge and of the comparison its des
     expect(user).toContain(
       "# Workspace of v1, which the next design is judged against\n\nAn excerpt, prepared as the judge's bundle is, shorter:\n\n### Files\nresults.json  164 B\n(v1 workspace)",
     );
-    expect(section(user, 'The next comparison')).toContain('(an excerpt of its workspace is shown below)');
+    expect(section(user, 'The next comparison')).toContain(
+      '(an excerpt of its workspace: below, in “Workspace of v1”)',
+    );
 
     const itself = buildOptimizerPrompt(
       optimizerInput({
@@ -108,7 +107,7 @@ describe('what the optimizer is shown of the judge and of the comparison its des
     ).user;
     expect(itself).not.toContain('# Workspace of v1, which');
     expect(section(itself, 'The next comparison')).toContain(
-      '(its workspace is the current design’s, shown above)',
+      '(its workspace is the current design’s: below, in “Workspace of the current design (v1)”)',
     );
   });
 
@@ -136,7 +135,7 @@ describe('what the optimizer is shown of the judge and of the comparison its des
     const { user } = buildOptimizerPrompt(input);
     expect(user.split('Workspace A has results/ablation.json and Workspace B does not.')).toHaveLength(2);
     expect(user).toContain(
-      "The current design (v3) is the best so far. It won comparison 3; the history below gives the judge's reasons.",
+      "The current design (v3) is the best so far. It won comparison 3; the history (below, in “Comparison history”) gives the judge's reasons.",
     );
     expect(user).toContain('Rationale (in it, workspace A is v3, workspace B is v0):');
     expect(user).not.toContain('Run of v3:');
@@ -160,7 +159,7 @@ describe('what the optimizer is shown of the judge and of the comparison its des
     const old = buildOptimizerPrompt(later, { historyLimit: 1 }).user;
     expect(old).not.toContain('## 3.');
     expect(old).toContain(
-      "It won comparison 3 (v3 against v0), which is too old for the history below. The judge's reasons:\n\nRationale (in it, workspace A is v3, workspace B is v0):\n\n> Workspace A has results/ablation.json and Workspace B does not.",
+      "It won comparison 3 (v3 against v0), which is too old for the history (below, in “Comparison history”). The judge's reasons:\n\nRationale (in it, workspace A is v3, workspace B is v0):\n\n> Workspace A has results/ablation.json and Workspace B does not.",
     );
   });
 

@@ -17,7 +17,7 @@ describe('the optimizer prompt', () => {
     expect(user).toContain('- delegations to subagents: 0');
     expect(user).toContain('Missing: results/ablation.json.');
     expect(user).toContain('> v0 finished every deliverable.');
-    expect(user).toContain('The original design (v0, below) is the best so far.');
+    expect(user).toContain('The original design (v0, below, in “Original design (v0)”) is the best so far.');
     expect(user).toContain('# Original design (v0)');
     expect(user).not.toContain('# How much may change');
 
@@ -68,7 +68,9 @@ describe('the optimizer prompt', () => {
 
   it('shows only the most recent comparisons in full, and says how many were left out', () => {
     const { user } = buildOptimizerPrompt(optimizerInput(), { historyLimit: 1 });
-    expect(user).toContain('1 earlier comparison is not shown; the checklist below counts it too.');
+    expect(user).toContain(
+      '1 earlier comparison is not shown; the checklist of recurring problems (below, in “Recurring problems”) counts it too.',
+    );
     expect(user).not.toContain('## 1. v1 against v0');
     expect(user).toContain('## 2. v2 against reference');
     // The checklist still sees both comparisons.
@@ -91,7 +93,9 @@ describe('the optimizer prompt', () => {
       'The best so far is the reference run: the bare task, solved without any workflow. No design has beaten it yet.\n\n' +
         'v0 lost to it (comparison 1) and v1 tied with it (a tie keeps the champion) (comparison 2).\n',
     );
-    expect(user).not.toMatch(/No design has been judged|The original design \(v0, below\) is the best/);
+    expect(user).not.toMatch(
+      /No design has been judged|The original design \(v0, below, in “Original design \(v0\)”\) is the best/,
+    );
     expect(user).toContain('## 1. v0 against reference: winner reference (the opponent)');
   });
 

@@ -1,5 +1,6 @@
 import type { ExecutionMetadata } from '../../src/optimizer/execution-metadata.js';
 import type { PairwiseComparison } from '../../src/optimizer/history.js';
+import type { NextMatch } from '../../src/optimizer/next-match.js';
 import type { OptimizerInput } from '../../src/optimizer/optimizer-prompt.js';
 import { Workflow } from '../../src/workflow/workflow.js';
 import { smallTeam } from '../workflow/support.js';
@@ -116,4 +117,16 @@ export function smallImprovement(): Workflow {
     description: 'results/ablation.json exists with at least two variants.',
   });
   return Workflow.parse(next);
+}
+
+/** The comparison v3 faces: v1, the best design so far, under the paper's rule. */
+export function nextMatch(overrides: Partial<NextMatch> = {}): NextMatch {
+  return {
+    version: 'v3',
+    opponent: { label: 'v1', bare: false },
+    champion: { label: 'v1', bare: false },
+    rule: 'paper',
+    judgeMode: 'random',
+    ...overrides,
+  };
 }

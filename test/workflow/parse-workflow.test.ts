@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 
+import { REPLY_FORMAT } from '../../src/optimizer/optimizer-instructions.js';
 import { parseWorkflow } from '../../src/workflow/parse-workflow.js';
 import type { Workflow } from '../../src/workflow/workflow.js';
 import { smallTeam } from './support.js';
@@ -120,5 +121,32 @@ describe('parseWorkflow: invalid designs are refused with errors that say what t
       ]),
     );
     expect(JSON.parse(result.raw)).toEqual({ team: ['orchestrator'] });
+  });
+});
+
+describe('parseWorkflow: the text rules the optimizer is told', () => {
+  it('refuses an empty or blank description, role or condition, naming the field, as REPLY_FORMAT says', () => {
+    const team = JSON.parse(JSON.stringify(smallTeam())) as Workflow;
+    team.agents[1]!.contract!.fields[0]!.description = '   ';
+    team.agents[1]!.contract!.checks[0]!.description = '';
+    team.agents[2]!.role = ' ';
+    team.hops[0] = { ...team.hops[0]!, condition: '' };
+    const result = parseWorkflow(team, 'design');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual(
+      expect.arrayContaining([
+        'design: agents[1].contract.fields[0].description: the description is empty: write it as non-empty text',
+        'design: agents[1].contract.checks[0].description: the description is empty: write it as non-empty text',
+        'design: agents[2].role: the role is empty: write it as non-empty text',
+        expect.stringMatching(
+          /^design: hops\[0\]\.condition: the condition \(leave it out for an unconditional hop\) is empty/,
+        ),
+      ]),
+    );
+    // Each of these rules is in the reply format the optimizer is given.
+    expect(REPLY_FORMAT).toContain(`Every field's and every check's "description" is non-empty text`);
+    expect(REPLY_FORMAT).toContain('a "condition", when given, is non-empty text');
+    expect(REPLY_FORMAT).toContain('Role and instruction are non-empty text');
   });
 });
