@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { collectChampionRuns } from '../../src/distill/collect.js';
 import { EpisodeWorker } from '../../src/queue/episode-worker.js';
+import { IssuedJob } from '../../src/queue/issued-jobs.js';
 import { QUEUE_PREFIX, endpointQueueName, episodeJobId } from '../../src/queue/job-identity.js';
 import { QueueEpisodeBackend } from '../../src/queue/queue-backend.js';
 import { QueueSecret } from '../../src/queue/queue-secret.js';
@@ -47,30 +48,34 @@ describe('the queue back-end', () => {
     },
   });
 
+  /** A worker in this process serving the endpoint at `baseUrl`, logging into `log`. */
+  const workerFor = (name: string, baseUrl: string, log: string[], apiKeyVariables: string[] = []) =>
+    new EpisodeWorker({
+      url: redis.url,
+      runsDirectory: runs,
+      concurrency: 2,
+      name,
+      discoverMs: 200,
+      secret,
+      policy: {
+        allowUnsandboxed: false,
+        apiKeyVariables,
+        endpoints: [parseAllowedEndpoint(new URL(baseUrl).host)],
+        suites: [],
+        maxAttempts: 5,
+        maxDelayMs: 60_000,
+      },
+      log: (line) => log.push(line),
+    });
+
   beforeAll(async () => {
     mkdirSync(join(runDirectory, 'episodes'), { recursive: true });
     redis = await PrivateRedis.start(directory.path);
     server = await startScriptedServer({
       responder: scriptedTeam({ orchestrator: [step.text('done')] }).responder,
     });
-    worker = new EpisodeWorker({
-      url: redis.url,
-      runsDirectory: runs,
-      concurrency: 2,
-      name: 'in-process',
-      discoverMs: 200,
-      secret,
-      policy: {
-        allowUnsandboxed: false,
-        // Allowed, and not set on this worker: the last test.
-        apiKeyVariables: ['MASS_QUEUE_ABSENT_KEY'],
-        endpoints: [parseAllowedEndpoint(new URL(server.baseUrl).host)],
-        suites: [],
-        maxAttempts: 5,
-        maxDelayMs: 60_000,
-      },
-      log: (line) => lines.push(line),
-    });
+    // The key variable is allowed, and not set on this worker: the last test.
+    worker = workerFor('in-process', server.baseUrl, lines, ['MASS_QUEUE_ABSENT_KEY']);
     await worker.start();
   }, 60_000);
 
@@ -127,6 +132,47 @@ describe('the queue back-end', () => {
     }
     await coordinator.close();
   }, 300_000);
+
+  it('signs a waiting job again at half its lifetime, so a worker that comes after it would have expired runs it', async () => {
+    const late = await startScriptedServer({
+      responder: scriptedTeam({ orchestrator: [step.text('done')] }).responder,
+    });
+    const coordinator = new QueueEpisodeBackend({
+      url: redis.url,
+      runDirectory,
+      episodesPerEndpoint: 2,
+      pollMs: 100,
+      secret,
+      jobLifetimeMs: 2000,
+    });
+    const stepKey = 'search/L0/tiny-sum/v2/episode';
+    const issued = join(runDirectory, 'queue', episodeJobId('queue-run', stepKey), 'issued.json');
+    const lateLines: string[] = [];
+    let lateWorker: EpisodeWorker | undefined;
+    try {
+      const running = coordinator.run({
+        ...request(stepKey, 'L0-tiny-sum-v2'),
+        options: { ...request(stepKey, 'L0-tiny-sum-v2').options, baseUrl: late.baseUrl },
+      });
+      // No worker serves this endpoint yet: the job waits, and is issued anew about every second.
+      const nonces = new Set<string>();
+      const started = Date.now();
+      while (nonces.size < 3 && Date.now() - started < 60_000) {
+        if (existsSync(issued)) nonces.add((await IssuedJob.read(issued)).issue.nonce);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(nonces.size).toBe(3);
+      expect(Date.now() - started).toBeGreaterThan(2000);
+      lateWorker = workerFor('late', late.baseUrl, lateLines);
+      await lateWorker.start();
+      expect((await running).ran).toBe(true);
+      expect(lateLines.filter((line) => line.includes('refused'))).toEqual([]);
+    } finally {
+      await lateWorker?.close();
+      await coordinator.close();
+      await late.close();
+    }
+  }, 120_000);
 
   it('fails a job whose key the worker lacks at once, naming the variable, and leaves no episode', async () => {
     const coordinator = backend();

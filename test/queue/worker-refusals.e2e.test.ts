@@ -303,6 +303,13 @@ describe('a worker given jobs it did not allow', () => {
       code: 2,
       stderr: expect.stringMatching(/export MASS_QUEUE_SECRET=.*--secret-file/),
     });
+    const noAttempts = await runMass([...worker, '--allow-endpoint', 'gpu-1:8000', '--max-attempts', '0'], {
+      [QUEUE_SECRET_VARIABLE]: 'h'.repeat(40),
+    });
+    expect({ code: noAttempts.code, stderr: noAttempts.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringMatching(/--max-attempts must be at least 1/),
+    });
     const noEndpoint = await runMass(worker, { [QUEUE_SECRET_VARIABLE]: 'h'.repeat(40) });
     expect({ code: noEndpoint.code, stderr: noEndpoint.stderr }).toEqual({
       code: 2,
