@@ -222,7 +222,11 @@ describe('mass benchmark', () => {
     expect(verification('no-reward').stdoutTail).toBe('checked\n');
     expect(verification('slow-verifier')).toMatchObject({ status: 'timeout', reward: null });
     // A test.sh that fails before writing a reward is its set-up failing, recorded apart from a wrong answer (0).
-    expect(verification('crashing-verifier')).toMatchObject({ status: 'setup-failed', reward: null, exitCode: 3 });
+    expect(verification('crashing-verifier')).toMatchObject({
+      status: 'setup-failed',
+      reward: null,
+      exitCode: 3,
+    });
     expect(verification('crashing-verifier').stderrTail).toBe('broken\n');
     expect(summary.figures[0]!.unscored).toBe(3);
     const skipped = Object.fromEntries(summary.skipped.map((entry) => [entry.task, entry.reason]));
@@ -234,14 +238,18 @@ describe('mass benchmark', () => {
     expect(result.stderr).toContain('skipped own-container');
   }, 300_000);
 
-  it('with a container engine configured, a task of its own image runs in it: the commands the engine is given', async () => {
-    // A stand-in engine on PATH that records what it is asked and does nothing (no engine runs on these machines).
+  it("an engine that cannot start the trial's container: the trial is recorded as failed, with the engine's words", async () => {
+    // A stand-in engine that builds but refuses to create containers (the real engine's tests are
+    // benchmark-containers.e2e.test.ts).
     const bin = join(directory.path, 'bin');
     const log = join(directory.path, 'engine.log');
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'docker'), '#!/bin/sh\nprintf "%s\\n" "$*" >> "$FAKE_ENGINE_LOG"\n', {
-      mode: 0o755,
-    });
+    writeFileSync(
+      join(bin, 'docker'),
+      '#!/bin/sh\nprintf "%s\\n" "$*" >> "$FAKE_ENGINE_LOG"\n' +
+        'case "$1" in create) echo "no space left on device" >&2; exit 1;; esac\n',
+      { mode: 0o755 },
+    );
     const result = await runMass(
       [
         'benchmark',
@@ -260,34 +268,17 @@ describe('mass benchmark', () => {
     );
     expect(result.code, result.stderr).toBe(0);
     const calls = readFileSync(log, 'utf8').trimEnd().split('\n');
-    const task = join(datasets, 'verifiers', 'own-container');
-    expect(calls[0]).toBe(
-      `build --tag mass-harbor/own-container:local --file ${task}/environment/Dockerfile ${task}/environment`,
-    );
-    const runs_ = calls.filter((call) => call.startsWith('run '));
-    expect(runs_).toHaveLength(2);
-    const [solve, verify] = runs_;
-    for (const call of runs_) {
-      expect(call).toMatch(
-        /^run --rm --init --name mass-\S+ --network none --cap-drop ALL --security-opt no-new-privileges /,
-      );
-      expect(call).toMatch(/--volume \S+\/workspace:\/workspace:rw/);
-      expect(call).toContain('--workdir /workspace');
-    }
-    expect(solve).toMatch(
-      /--volume \S+\/solution:\/solution:ro .* mass-harbor\/own-container:local bash \/solution\/solve.sh$/,
-    );
-    expect(verify).toMatch(/--volume \S+\/tests:\/tests:rw --volume \S+\/logs:\/logs\/verifier:rw/);
-    expect(verify).toMatch(/mass-harbor\/own-container:local bash \/tests\/test.sh$/);
-    // Each container is removed by name when its command ends.
-    for (const call of runs_) {
-      const name = /--name (\S+)/.exec(call)![1];
-      expect(calls).toContain(`rm --force ${name}`);
-    }
-    // The stand-in wrote no reward: the verification says so.
+    expect(calls.some((call) => call.startsWith('build '))).toBe(true);
+    const create = calls.find((call) => call.startsWith('create '))!;
+    expect(create).toMatch(/^create --name mass-trial-\S+ --label mass.trial=1 --init --network none /);
+    expect(create).not.toMatch(/:rw/);
     const summary = await summaryOf('verifiers', 'oracle');
     expect(summary.skipped).toEqual([]);
-    expect(summary.trials[0]!.verification.status).toBe('no-reward');
+    expect(summary.trials[0]).toMatchObject({ status: 'failed' });
+    expect(summary.trials[0]!.verification).toMatchObject({
+      status: 'crashed',
+      detail: expect.stringContaining('no space left on device'),
+    });
   }, 120_000);
 
   it('a malformed task.toml is refused before anything runs, naming the file and the field', async () => {
