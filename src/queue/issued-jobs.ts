@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 import { SystemError, UserError } from '../errors.js';
 import { temporaryPathFor } from '../store/atomic-write.js';
-import { defineRecord } from '../store/record.js';
+import { defineRecord, type RecordDefinition } from '../store/record.js';
 import { runFiles } from '../store/run-paths.js';
 import { systemErrorCode } from '../store/system-error-code.js';
 import { JobIssue } from './job-signature.js';
@@ -50,16 +50,32 @@ export async function reusableIssue(
   job: { jobId: string; stepKey: string; lifetimeMs: number; now: number },
 ): Promise<JobIssue | undefined> {
   const folder = issuedJobFolder(runDirectory, job.jobId);
-  const recorded = await IssuedJob.readIfPresent(join(folder, ISSUED_FILE));
+  const recorded = await readOrNone(IssuedJob, join(folder, ISSUED_FILE));
   if (!recorded || recorded.stepKey !== job.stepKey) return undefined;
-  if (Date.parse(recorded.issue.expiresAt) - job.now < job.lifetimeMs / 2) return undefined;
-  if (await JobFinish.readIfPresent(join(folder, recorded.issue.nonce, FINISHED_FILE))) return undefined;
+  const expiresAt = Date.parse(recorded.issue.expiresAt);
+  // Issued under a longer lifetime than the configuration's now: issued anew, under the configured one.
+  if (expiresAt - Date.parse(recorded.issue.issuedAt) > job.lifetimeMs) return undefined;
+  if (expiresAt - job.now < job.lifetimeMs / 2) return undefined;
+  if (await readOrNone(JobFinish, join(folder, recorded.issue.nonce, FINISHED_FILE))) return undefined;
   return recorded.issue;
 }
 
 /** The issue recorded for the job now, if any (a job running on a worker keeps it). */
 export async function recordedIssue(runDirectory: string, jobId: string): Promise<JobIssue | undefined> {
-  return (await IssuedJob.readIfPresent(join(issuedJobFolder(runDirectory, jobId), ISSUED_FILE)))?.issue;
+  return (await readOrNone(IssuedJob, join(issuedJobFolder(runDirectory, jobId), ISSUED_FILE)))?.issue;
+}
+
+/** The coordinator's read of a record: a damaged one counts as none, and the job is issued anew over it. */
+async function readOrNone<Schema extends z.ZodObject>(
+  record: RecordDefinition<Schema>,
+  path: string,
+): Promise<z.output<Schema> | undefined> {
+  try {
+    return await record.readIfPresent(path);
+  } catch (error) {
+    if (error instanceof UserError) return undefined;
+    throw error;
+  }
 }
 
 /**

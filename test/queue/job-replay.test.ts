@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -200,6 +200,16 @@ describe('the jobs a coordinator issued, as its workers check them', () => {
     expect(await reusableIssue(run, { ...job, now: NOW + 4 * 24 * HOUR })).toBeUndefined();
     await (await start(issued)).finish('w1');
     expect(await reusableIssue(run, { ...job, now: NOW + HOUR })).toBeUndefined();
+    // Issued under a week's lifetime, now configured to a day: issued anew.
+    const weekLong = await issueJob(run, { ...job, now: NOW });
+    expect(await reusableIssue(run, { ...job, now: NOW })).toEqual(weekLong);
+    expect(await reusableIssue(run, { ...job, lifetimeMs: 24 * HOUR, now: NOW })).toBeUndefined();
+    // A damaged record is none: the coordinator issues the job anew over it.
+    writeFileSync(
+      join(issuedJobFolder(run, JOB_ID), 'issued.json'),
+      '{"schemaVersion": 1, "kind": "issued-job"',
+    );
+    expect(await reusableIssue(run, { ...job, now: NOW })).toBeUndefined();
     rmSync(join(run, 'queue'), { recursive: true });
     expect(await reusableIssue(run, { ...job, now: NOW })).toBeUndefined();
     expect(existsSync(join(run, 'queue'))).toBe(false);
