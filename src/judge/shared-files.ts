@@ -178,11 +178,14 @@ export function renderHunks(hunks: readonly LineHunk[], names: SideNames): strin
   const prefixWidth = Math.max(names.a.short.length, names.b.short.length);
   const body = hunks.flatMap((hunk) => {
     // Within a change, the leading side's lines come first.
-    const lines = [...hunk.lines].sort(
-      (left, right) =>
-        changeIndex(hunk.lines, left) - changeIndex(hunk.lines, right) ||
-        Number(left.side === other) - Number(right.side === other),
-    );
+    const groups = changeGroups(hunk.lines);
+    const lines = hunk.lines
+      .map((line, index) => ({ line, group: groups[index]! }))
+      .sort(
+        (left, right) =>
+          left.group - right.group || Number(left.line.side === other) - Number(right.line.side === other),
+      )
+      .map(({ line }) => line);
     const count = (side: 'a' | 'b') => hunk.lines.filter((line) => lineOn(line, side) !== null).length;
     const start = (side: 'a' | 'b') => (side === 'a' ? hunk.startA : hunk.startB);
     const header = `@@ ${names[lead].short} ${range(start(lead), count(lead))}, ${names[other].short} ${range(start(other), count(other))} @@`;
@@ -199,18 +202,13 @@ export function renderHunks(hunks: readonly LineHunk[], names: SideNames): strin
   return fenced(body.join('\n'), 'text');
 }
 
-/** Lines of a hunk grouped in order: each unchanged line its own group, each run of changed lines one. */
-function changeIndex(
-  lines: ReadonlyArray<LineHunk['lines'][number]>,
-  line: LineHunk['lines'][number],
-): number {
+/** The group of each line of a hunk, in order: each unchanged line its own group, each run of changed lines one. */
+function changeGroups(lines: ReadonlyArray<LineHunk['lines'][number]>): number[] {
   let group = 0;
-  for (let index = 0; index < lines.length; index++) {
-    const current = lines[index]!;
-    if (index > 0 && (current.side === 'both' || lines[index - 1]!.side === 'both')) group++;
-    if (current === line) return group;
-  }
-  return group;
+  return lines.map((line, index) => {
+    if (index > 0 && (line.side === 'both' || lines[index - 1]!.side === 'both')) group++;
+    return group;
+  });
 }
 
 function range(start: number, count: number): string {
@@ -238,7 +236,8 @@ export function nearlyTheSame(left: FileExcerpt, right: FileExcerpt): LineDiffer
   const changedA = steps.filter((step) => step.op === 'removed').length;
   const changedB = steps.filter((step) => step.op === 'added').length;
   const same = steps.length - changedA - changedB;
-  if (same < MIN_SHARED_LINES) return null;
+  // Files that differ only where lines do not show it (a final line break) are left to their bundles.
+  if (same < MIN_SHARED_LINES || changedA + changedB === 0) return null;
   if (
     changedA > linesA.length * MAX_DIFFERING_LINE_SHARE ||
     changedB > linesB.length * MAX_DIFFERING_LINE_SHARE

@@ -133,7 +133,7 @@ describe('files that differ in a few lines between the two workspaces', () => {
     expect(twice.length - once.length).toBeGreaterThan(excerpt.text.length * 0.4);
   });
 
-  it('are not shared when only the ends of a file were read', () => {
+  it('are not shared when only the ends of a file were read, or when no line differs', () => {
     const endsOnly = {
       ...second,
       excerpts: second.excerpts.map((excerpt) => {
@@ -143,6 +143,16 @@ describe('files that differ in a few lines between the two workspaces', () => {
       }),
     };
     expect(shareFiles(first, endsOnly).paths).toEqual([]);
+    // Whole texts that differ where no line shows it (a final line break) leave each bundle its own file.
+    const lineBreakOnly = {
+      ...second,
+      excerpts: second.excerpts.map((excerpt) => {
+        if (excerpt.path !== 'analysis.py') return excerpt;
+        const mine = first.excerpts.find((item) => item.path === 'analysis.py')!;
+        return { ...excerpt, digest: 'f'.repeat(64), wholeText: mine.wholeText!.trimEnd() };
+      }),
+    };
+    expect(shareFiles(first, lineBreakOnly).paths).toEqual([]);
   });
 });
 
