@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import { Interval } from '../statistics/interval.js';
 import { defineRecord } from '../store/record.js';
+import { OfficialFigures, officialFigures } from './official-figures.js';
 import { Verification } from './verifier.js';
 
 /**
@@ -18,10 +19,13 @@ export function usesModel(agent: BenchmarkAgent): boolean {
   return agent === 'team' || agent === 'single-agent';
 }
 
-/** One trial: an agent's run of one task (an episode for a model, a script for oracle and nop). */
+/**
+ * One trial: an agent's run of one task (an episode for a model, a script for oracle and nop). Version 2 adds
+ * `lostToInfrastructure`; a version-1 trial is read as it is, its loss told from its status (`infrastructureLoss`).
+ */
 export const BenchmarkTrial = z
   .object({
-    schemaVersion: z.literal(1),
+    schemaVersion: z.union([z.literal(1), z.literal(2)]),
     kind: z.literal('benchmark-trial'),
     benchmark: z.string(),
     task: z.string(),
@@ -40,6 +44,11 @@ export const BenchmarkTrial = z
     outputTokens: z.number().int().nonnegative(),
     delegations: z.number().int().nonnegative(),
     wallSeconds: z.number().nonnegative(),
+    /** Why the trial says nothing of the agent (its environment or harness failed before the agent worked), after
+     * its retries; null when it counts. Such trials are counted apart from the official figure. */
+    lostToInfrastructure: z.string().nullable().optional(),
+    /** How many earlier attempts of this trial were lost to infrastructure and run again. */
+    infrastructureRetries: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type BenchmarkTrial = z.infer<typeof BenchmarkTrial>;
@@ -103,6 +112,8 @@ export const BenchmarkSummary = z
     tasks: z.array(z.string()),
     skipped: z.array(SkippedTask),
     figures: z.array(BenchmarkFigures),
+    /** The official statistic, beside ours: mean ± sample SD over runs, on the tasks every label has results for. */
+    official: OfficialFigures,
     perTask: z.array(TaskRow),
     trials: z.array(VerifiedTrial),
     bootstrap: z.object({ seed: z.number().int(), resamples: z.number().int() }).strict(),
@@ -110,10 +121,15 @@ export const BenchmarkSummary = z
   .strict();
 export type BenchmarkSummary = z.infer<typeof BenchmarkSummary>;
 
+/** Version 2 adds `official`; a version-1 summary gets it computed from its trials when read. */
 export const BenchmarkSummaryRecord = defineRecord({
   kind: 'benchmark-summary',
-  version: 1,
+  version: 2,
   schema: BenchmarkSummary,
+  migrate: (body) => ({
+    ...body,
+    official: officialFigures(z.array(VerifiedTrial).parse(body['trials'] ?? [])),
+  }),
 });
 
 export const BENCHMARKS_FOLDER = 'benchmarks';

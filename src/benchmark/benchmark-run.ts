@@ -42,6 +42,7 @@ import {
   type SkippedTask,
 } from './benchmark-records.js';
 import { containerImageStep } from './container-images.js';
+import { infrastructureLoss, officialFigures } from './official-figures.js';
 import { runReferenceAgent, type ReferenceRun } from './reference-agents.js';
 import { taskEnvironment, type InternetPolicy } from './task-environment.js';
 import { unstartedVerification, verifyTrial } from './verifier.js';
@@ -164,7 +165,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
               ...(container ? { container } : {}),
             };
             work.push(
-              (async () => {
+              withInfrastructureRetries(identity, async (identity) => {
                 const release = await slots.acquire();
                 if (identity.container) {
                   // One environment from the agent's first command to the verifier's last: one step.
@@ -198,7 +199,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
                   releaseVerifier();
                   report({ kind: 'finished', what: 'verification' });
                 }
-              })(),
+              }),
             );
           }
         }
@@ -215,6 +216,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
         tasks: runnable.map(({ task }) => task.manifest.id),
         skipped,
         figures: benchmarkFigures(trials, { ...BOOTSTRAP, seed: config.seed, reference }),
+        official: officialFigures(trials),
         perTask: taskRows(trials),
         trials,
         bootstrap: { ...BOOTSTRAP, seed: config.seed },
@@ -242,6 +244,8 @@ interface Runnable {
 interface TrialIdentity {
   /** The task's own image, when it runs in a container. */
   container?: ContainerImage;
+  /** 0, or the how-manieth time the trial is run again after infrastructure lost it: a step of its own. */
+  attempt?: number;
   benchmark: string;
   task: LoadedTask;
   agent: BenchmarkAgent;
@@ -254,7 +258,34 @@ interface TrialIdentity {
 /** `benchmarks/<benchmark>/<trial|verify>/<agent>/<label>/<task>/<trial>`: a trial's or a verification's step. */
 function stepKey(identity: TrialIdentity, kind: 'trial' | 'verify'): string {
   const { agent, label, task, trial } = identity;
-  return `${benchmarkPath(identity.benchmark)}/${kind}/${agent}/${label}/${task.manifest.id}/${trial}`;
+  const retry = identity.attempt ? `/retry-${identity.attempt}` : '';
+  return `${benchmarkPath(identity.benchmark)}/${kind}/${agent}/${label}/${task.manifest.id}/${trial}${retry}`;
+}
+
+/** How many times a trial lost to infrastructure (`infrastructureLoss`) is run again before it is counted apart. */
+const INFRASTRUCTURE_RETRIES = 2;
+
+/**
+ * Runs a trial, and again while infrastructure lost it (an engine's error, a harness that crashed before its first
+ * model call), at most INFRASTRUCTURE_RETRIES times, each attempt a step of its own so that a resumed benchmark redoes
+ * none. The last attempt is the trial's, marked with its loss when it was lost too.
+ */
+async function withInfrastructureRetries(
+  identity: TrialIdentity,
+  attempt: (identity: TrialIdentity) => Promise<VerifiedTrial>,
+): Promise<VerifiedTrial> {
+  let result = await attempt(identity);
+  let retries = 0;
+  while (infrastructureLoss(result) !== null && retries < INFRASTRUCTURE_RETRIES) {
+    retries++;
+    result = await attempt({ ...identity, attempt: retries });
+  }
+  return {
+    ...result,
+    schemaVersion: 2,
+    lostToInfrastructure: infrastructureLoss(result),
+    infrastructureRetries: retries,
+  };
 }
 
 function trialId(identity: TrialIdentity): string {
@@ -280,7 +311,7 @@ function trialRecord(
   outcome: Pick<BenchmarkTrial, 'status' | 'failure' | 'outputTokens' | 'delegations' | 'wallSeconds'>,
 ): BenchmarkTrial {
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     kind: 'benchmark-trial',
     benchmark: identity.benchmark,
     task: identity.task.manifest.id,

@@ -1,6 +1,7 @@
 import type { Interval } from '../statistics/interval.js';
 import { textTable } from '../text-table.js';
 import type { BenchmarkSummary } from './benchmark-records.js';
+import { OFFICIAL_COLUMNS, officialCaption, officialRows } from './official-figures.js';
 
 /**
  * The terminal summary of one benchmark: per label the mean reward with its interval over tasks, output tokens per
@@ -37,6 +38,9 @@ export function describeBenchmark(summary: BenchmarkSummary): string {
         figure.delegationRate === null ? '-' : `${Math.round(figure.delegationRate * 100)} %`,
       ]),
     ).map((line) => `  ${line}`),
+    '',
+    officialCaption(summary.official),
+    ...textTable(OFFICIAL_COLUMNS, officialRows(summary.official)).map((line) => `  ${line}`),
     '',
     'Per task (mean reward, output tokens per trial, how the verifications ended):',
     ...textTable(

@@ -70,5 +70,16 @@ export async function runReferenceAgent(options: {
   }
   return result.exitCode === 0
     ? { status: 'finished', failure: null, wallSeconds, output }
-    : { status: 'failed', failure: `solve.sh exited with ${result.exitCode}`, wallSeconds, output };
+    : {
+        status: 'failed',
+        failure: `solve.sh exited with ${result.exitCode}${lastLines(output)}`,
+        wallSeconds,
+        output,
+      };
+}
+
+/** The last lines solve.sh printed, for the failure's reader (the whole tail is in agent-output.txt). */
+function lastLines(output: string): string {
+  const lines = output.trimEnd().split('\n').slice(-5).join('\n');
+  return lines === '' ? ', printing nothing' : `; its last lines:\n${lines.slice(-600)}`;
 }

@@ -4,6 +4,7 @@ import { benchmarkFigures, taskRows } from '../../src/benchmark/benchmark-figure
 import type { VerifiedTrial } from '../../src/benchmark/benchmark-records.js';
 import { taskEnvironment } from '../../src/benchmark/task-environment.js';
 import type { HarborTask } from '../../src/tasks/harbor-task.js';
+import { verifiedTrial } from './verified-trial.js';
 
 function trial(
   label: string,
@@ -12,34 +13,10 @@ function trial(
   reward: number | null,
   tokens: number,
 ): VerifiedTrial {
-  return {
-    schemaVersion: 1,
-    kind: 'benchmark-trial',
-    benchmark: 'b',
-    task,
-    agent: 'team',
-    label,
-    trial: index,
-    samplingSeed: index,
-    dir: `benchmarks/b/episodes/team-${label}-${task}-${index}`,
-    status: 'finished',
-    failure: null,
+  return verifiedTrial(label, task, index, reward, {
     outputTokens: tokens,
     delegations: label === 'L1' ? 1 : 0,
-    wallSeconds: 1,
-    verification: {
-      status: reward === null ? 'no-reward' : 'scored',
-      reward,
-      rewards: null,
-      rewardFile: reward === null ? null : 'reward.txt',
-      detail: null,
-      exitCode: 0,
-      wallSeconds: 0.1,
-      stdoutTail: '',
-      stderrTail: '',
-      leftOut: [],
-    },
-  };
+  });
 }
 
 describe('benchmark figures', () => {

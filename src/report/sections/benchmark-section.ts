@@ -1,4 +1,5 @@
 import type { BenchmarkSummary } from '../../benchmark/benchmark-records.js';
+import { OFFICIAL_COLUMNS, officialCaption, officialRows } from '../../benchmark/official-figures.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatInterval, formatNumber, formatPercent } from '../format.js';
@@ -93,6 +94,8 @@ async function benchmarkPart(summary: BenchmarkSummary): Promise<SafeHtml> {
         formatPercent(figure.delegationRate),
       ]),
     })}
+    <p>${officialCaption(summary.official)}</p>
+    ${dataTable({ columns: OFFICIAL_COLUMNS, rows: officialRows(summary.official) })}
     <details>
       <summary>Per task</summary>
       ${dataTable({

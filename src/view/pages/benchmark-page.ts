@@ -3,6 +3,7 @@ import {
   benchmarkPath,
   type BenchmarkSummary,
 } from '../../benchmark/benchmark-records.js';
+import { OFFICIAL_COLUMNS, officialCaption, officialRows } from '../../benchmark/official-figures.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { RunFiles } from '../../store/run-files.js';
 import { episodeLocationOfDir, episodeUrl } from '../episode-location.js';
@@ -63,9 +64,21 @@ function summaryPart(summary: BenchmarkSummary): SafeHtml {
         figure.delegationRate === null ? '—' : `${Math.round(figure.delegationRate * 100)} %`,
       ]),
     )}
+    <p>${officialCaption(summary.official)}</p>
+    ${table(OFFICIAL_COLUMNS, officialRows(summary.official))}
     <h3>Trials</h3>
     ${table(
-      ['task', 'label', 'trial', 'agent run', 'output tokens', 'verification', 'reward', 'detail'],
+      [
+        'task',
+        'label',
+        'trial',
+        'agent run',
+        'output tokens',
+        'verification',
+        'reward',
+        'detail',
+        'test.sh printed',
+      ],
       summary.trials.map((trial) => {
         const location = episodeLocationOfDir(trial.dir);
         return [
@@ -76,7 +89,13 @@ function summaryPart(summary: BenchmarkSummary): SafeHtml {
           trial.outputTokens,
           trial.verification.status,
           number(trial.verification.reward, 2),
-          trial.verification.detail ?? '',
+          [
+            trial.verification.detail,
+            trial.lostToInfrastructure && `lost to infrastructure: ${trial.lostToInfrastructure}`,
+          ]
+            .filter(Boolean)
+            .join('; '),
+          verifierOutput(trial.verification),
         ];
       }),
     )}
@@ -90,4 +109,24 @@ function summaryPart(summary: BenchmarkSummary): SafeHtml {
             )}`
     }
   </section>`;
+}
+
+/** The last of what test.sh printed (bounded when it was recorded), folded away. */
+function verifierOutput(verification: { stdoutTail: string; stderrTail: string }): SafeHtml | string {
+  const parts = [
+    verification.stdoutTail === ''
+      ? null
+      : html`<p>stdout</p>
+          <pre>${verification.stdoutTail}</pre>`,
+    verification.stderrTail === ''
+      ? null
+      : html`<p>stderr</p>
+          <pre>${verification.stderrTail}</pre>`,
+  ].filter((part) => part !== null);
+  return parts.length === 0
+    ? ''
+    : html`<details>
+        <summary>output</summary>
+        ${parts}
+      </details>`;
 }
