@@ -1,5 +1,6 @@
-import { constants } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { lstat, mkdir, open, readdir } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 
 import { UserError } from '../errors.js';
@@ -76,6 +77,36 @@ export async function readTaskText(
       throw new UnsafeHarborTask(taskDir, `${file} grew past the ${maxBytes} bytes read`);
     }
     return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Copies one regular file of the task (`relative` to its folder) to `destination`, as `readTaskText` opens it: only
+ * when `lstat` says it is a regular file, with `O_NOFOLLOW`, and only the file inspected. A link or special file put
+ * there after the task was loaded refuses the task.
+ */
+export async function copyTaskFile(taskDir: string, relative: string, destination: string): Promise<void> {
+  const file = path.join(taskDir, relative);
+  const inspected = await lstat(file, { bigint: true });
+  if (!inspected.isFile()) {
+    throw new UnsafeHarborTask(
+      taskDir,
+      `${file} is ${entryKind(inspected)}, not a file: it is never followed or read`,
+    );
+  }
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const opened = await handle.stat({ bigint: true });
+    if (!opened.isFile() || opened.ino !== inspected.ino || opened.dev !== inspected.dev) {
+      throw new UnsafeHarborTask(taskDir, `${file} changed while it was copied`);
+    }
+    await mkdir(path.dirname(destination), { recursive: true });
+    await pipeline(
+      handle.createReadStream({ autoClose: false }),
+      createWriteStream(destination, { flags: 'wx' }),
+    );
   } finally {
     await handle.close();
   }

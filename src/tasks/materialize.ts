@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { SystemError, UserError } from '../errors.js';
 import { durationMs } from '../timer-duration.js';
+import { copyTaskFile } from './harbor-task-files.js';
 import { expectedProtectedDigests, type ProtectedAssetDigest } from './integrity.js';
 import type { LoadedTask } from './load-task.js';
 import { runPython } from './python.js';
@@ -45,6 +46,11 @@ export async function materializeWorkspace(
   }
 
   for (const file of task.manifest.inputs.files) {
+    if (task.harbor) {
+      // A dataset's file: never followed through a link put there after the task was loaded.
+      await copyTaskFile(task.dir, file.from, path.join(workspaceDir, file.to));
+      continue;
+    }
     const source = await realpath(path.join(task.dir, file.from));
     if (await isWithheld(task, source)) {
       throw new UserError(

@@ -1,4 +1,12 @@
-import { chmodSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 
@@ -7,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARBOR_FILE_LIMITS } from '../../src/tasks/harbor-task-files.js';
 import { loadHarborDataset, loadHarborTask, loadHarborTasks } from '../../src/tasks/harbor-task.js';
 import { loadTask } from '../../src/tasks/load-task.js';
+import { materializeWorkspace } from '../../src/tasks/materialize.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 const TOML = 'version = "1.0"\n[environment]\nallow_internet = false\n';
@@ -134,6 +143,20 @@ describe('a hostile Harbor dataset', () => {
     await expect(loadHarborTasks([join(dataset, 'tests-link')])).rejects.toThrow(/tests is a symbolic link/);
     const honest = await loadHarborTask(join(dataset, 'honest'));
     expect(honest).toMatchObject({ environmentFiles: ['input.csv'], hasSolution: true });
+  });
+
+  it('an environment file swapped for a link after the task was loaded is never followed into the workspace', async () => {
+    const swapped = writeTask(join(directory.path, 'later', 'swapped'));
+    const task = await loadTask(swapped);
+    await materializeWorkspace(task, { seed: 1, workspaceDir: join(directory.path, 'later', 'before') });
+    expect(readFileSync(join(directory.path, 'later', 'before', 'input.csv'), 'utf8')).toBe('x\n1\n');
+    rmTree(join(swapped, 'environment', 'input.csv'));
+    symlinkSync(join(host, 'token'), join(swapped, 'environment', 'input.csv'));
+    const workspaceDir = join(directory.path, 'later', 'after');
+    await expect(materializeWorkspace(task, { seed: 1, workspaceDir })).rejects.toThrow(
+      /environment\/input\.csv is a symbolic link, not a file/,
+    );
+    expect(() => readFileSync(join(workspaceDir, 'input.csv'))).toThrow();
   });
 });
 
