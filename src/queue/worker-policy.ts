@@ -19,6 +19,12 @@ export interface WorkerPolicy {
   maxAttempts: number;
   /** The longest a job may ask to wait, before it starts or between attempts (`--max-delay`), in milliseconds. */
   maxDelayMs: number;
+  /**
+   * The non-public destinations (loopback, private, link-local) this worker lets its episodes' egress proxies reach
+   * (`--allow-private-destination`, entries as `network.privateDestinations` writes them); default none. A job asking
+   * for one not listed here is refused: a coordinator's configuration never opens this worker's own network.
+   */
+  privateDestinations: readonly string[];
 }
 
 /** What `mass worker` allows unless told otherwise: the coordinator asks for 3 attempts, 5 s and then 10 s apart. */
@@ -90,6 +96,13 @@ export function policyRefusal(policy: WorkerPolicy, job: EpisodeJobData): string
   if (job.apiKeyEnv !== undefined && !policy.apiKeyVariables.includes(job.apiKeyEnv)) {
     const allowed = policy.apiKeyVariables.join(', ') || 'none';
     return `it asks for the key in ${job.apiKeyEnv}, which this worker does not give episodes (--api-key-env: ${allowed})`;
+  }
+  const unopened = (job.options.privateDestinations ?? []).filter(
+    (entry) => !policy.privateDestinations.includes(entry),
+  );
+  if (unopened.length > 0) {
+    const allowed = policy.privateDestinations.join(', ') || 'none';
+    return `it asks its egress proxy to reach ${unopened.join(', ')}, which this worker does not open (--allow-private-destination: ${allowed})`;
   }
   return endpointRefusal(policy, job.options.baseUrl);
 }

@@ -155,6 +155,18 @@ describe('what a worker allows', () => {
     expect(() => parseAllowedEndpoint('gpu-1:0')).toThrow(/ports run from 1 to 65535/);
   });
 
+  it('refuses a job whose egress proxy would reach a private destination the worker did not open', () => {
+    const redis = job({ privateDestinations: ['127.0.0.1:6379'] });
+    expect(policyRefusal(policy(), redis)).toMatch(
+      /reach 127\.0\.0\.1:6379, which this worker does not open \(--allow-private-destination: none\)/,
+    );
+    const opened = policy({ privateDestinations: ['127.0.0.1:6379', 'db.lab.internal'] });
+    expect(policyRefusal(opened, redis)).toBeNull();
+    expect(policyRefusal(opened, job({ privateDestinations: ['169.254.169.254'] }))).toMatch(
+      /169\.254\.169\.254/,
+    );
+  });
+
   it('puts the episode only in an existing run folder, through real folders, and takes tasks only from suites', () => {
     const directory = temporaryDirectory();
     try {

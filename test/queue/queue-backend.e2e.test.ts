@@ -64,6 +64,7 @@ describe('the queue back-end', () => {
         suites: [],
         maxAttempts: 5,
         maxDelayMs: 60_000,
+        privateDestinations: [],
       },
       log: (line) => log.push(line),
     });

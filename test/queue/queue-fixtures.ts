@@ -36,5 +36,6 @@ export const policy = (overrides: Partial<WorkerPolicy> = {}): WorkerPolicy => (
   suites: [],
   maxAttempts: 5,
   maxDelayMs: 600_000,
+  privateDestinations: [],
   ...overrides,
 });

@@ -152,6 +152,7 @@ describe('a worker given jobs it did not allow', () => {
         suites: [],
         maxAttempts: 5,
         maxDelayMs: 60_000,
+        privateDestinations: [],
       },
       log: (line) => lines.push(line),
     });

@@ -27,6 +27,7 @@ interface WorkerFlags {
   apiKeyEnv: string[];
   allowSuite: string[];
   allowUnsandboxed?: boolean;
+  allowPrivateDestination: string[];
   maxAttempts: string;
   maxDelay: string;
 }
@@ -65,6 +66,12 @@ export function registerWorker(program: Command): void {
     .option(
       '--allow-unsandboxed',
       'run jobs that ask for no sandbox: their agents then act as this worker, with its files, keys and secret',
+    )
+    .option(
+      '--allow-private-destination <entry>',
+      'a loopback, private or link-local destination (host, host:port or address) this worker lets episodes reach through their egress proxy (repeat for more); jobs asking for others are refused. Default none',
+      repeatable,
+      [],
     )
     .option(
       '--secret-file <path>',
@@ -157,5 +164,6 @@ function workerPolicy(flags: WorkerFlags): WorkerPolicy {
     suites,
     maxAttempts,
     maxDelayMs: parseDurationSeconds(flags.maxDelay, '--max-delay') * 1000,
+    privateDestinations: flags.allowPrivateDestination,
   };
 }
