@@ -12,6 +12,7 @@ import {
   type RenderedSection,
 } from './bundle-sections.js';
 import { renderDataSection } from './data-section.js';
+import { unwrapTaskCopies } from './delegation-ask.js';
 import { fenced, shrinkToTokens } from './excerpt.js';
 import { hostPathRedactor, type RedactHostPaths } from './host-paths.js';
 import { balanceAgentTextMarks, countAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
@@ -164,10 +165,11 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
     { path: root, placeholder: '<workspace>' },
     ...(source.episodeDir ? [{ path: source.episodeDir, placeholder: '<episode>' }] : []),
   ]);
+  const taskText = renderTaskPrompt(options.task);
   const delegations = source.episodeDir
     ? (await readDelegations(source.episodeDir))?.map((delegation) => ({
         ...delegation,
-        prompt: redact(markJudgeDirectedText(delegation.prompt)),
+        prompt: redact(markJudgeDirectedText(unwrapTaskCopies(delegation.prompt, taskText))),
         result: delegation.result === null ? null : redact(markJudgeDirectedText(delegation.result)),
       }))
     : undefined;
@@ -186,7 +188,7 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
     }
   }
   const evidence: Evidence = {
-    taskText: renderTaskPrompt(options.task),
+    taskText,
     runSummary: options.runSummary ?? true,
     source,
     redact,

@@ -35,6 +35,19 @@ export function askedBeyondTask(prompt: string, taskText: string): string {
     .trim();
 }
 
+/**
+ * The delegation prompt with the `<task>` … `</task>` tags taken off each copy of the task they wrap (the way an
+ * orchestrator quotes the task to a subagent): the tags are the team's own quoting, not text addressed to the
+ * judge, and the copy itself is replaced by `askedBeyondTask`. Tags around anything else stay.
+ */
+export function unwrapTaskCopies(prompt: string, taskText: string): string {
+  const task = flatten(taskText);
+  if (task === '') return prompt;
+  return prompt.replace(/<task>([\s\S]*?)<\/task>/g, (whole, inner: string) =>
+    flatten(inner) === task ? inner : whole,
+  );
+}
+
 function flatten(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
