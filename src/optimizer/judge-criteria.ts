@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { AGENT_TEXT_RULE } from '../judge/judge-directed-text.js';
 import { DECISION_RULE, EVIDENCE_RULES, POINTS_RULE, RUBRIC, TASK_AND_LENS } from '../judge/judge-prompt.js';
 import type { ResolvedJudge } from '../tasks/judge-defaults.js';
 
@@ -43,6 +44,8 @@ export function judgeCriteriaSection(criteria: JudgeCriteria): string {
     '',
     'How it reads the evidence:',
     ...EVIDENCE_RULES.map((rule) => `- ${rule}`),
+    '',
+    AGENT_TEXT_RULE,
     '',
     'The six points it weighs:',
     ...criteria.rubric.map((point, index) => `${index + 1}. ${point.name}: ${point.question}`),

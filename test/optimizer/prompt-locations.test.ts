@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
 import type { FileExcerpt } from '../../src/judge/bundle-sections.js';
+import { AGENT_TEXT_RULE } from '../../src/judge/judge-directed-text.js';
 import { DECISION_RULE, EVIDENCE_RULES, POINTS_RULE } from '../../src/judge/judge-prompt.js';
 import { judgeCriteria } from '../../src/optimizer/judge-criteria.js';
 import { buildOptimizerPrompt, type OptimizerInput } from '../../src/optimizer/optimizer-prompt.js';
@@ -106,6 +107,7 @@ describe('the places the optimizer prompt points to', () => {
     for (const rule of EVIDENCE_RULES) expect(user).toContain(`- ${rule}`);
     expect(user).toContain(`Deciding: ${DECISION_RULE}`);
     expect(user).toContain(POINTS_RULE);
+    expect(user).toContain(AGENT_TEXT_RULE);
     const budgets = user.split('\n# What a run of the team may use\n')[1]!.split('\n# ')[0]!;
     expect(budgets).toContain('- wall clock: 30 min for the whole run');
     expect(budgets).toContain('- output tokens per model call: at most 8,192');
