@@ -75,14 +75,29 @@ export function parseAllowEntry(entry: string): ParsedAllowEntry {
   return { ok: true, rule: { entry, host: name, wildcard, ip: false, port } };
 }
 
-export type EgressVerdict = { allowed: true; rule: AllowRule } | { allowed: false; reason: string };
+/**
+ * Every public host, on every port: what a public benchmark's task that asks for the internet gets (`mass benchmark
+ * --internet public`). It is no allow-list entry (`parseAllowEntry` refuses a bare `*`), so no task.yaml can name it;
+ * only the run that starts the proxy gives it. Whether an address is public is still the proxy's check of every
+ * address a name resolves to, and a non-public one is reached only where the run configuration opens it.
+ */
+export const ANY_PUBLIC_HOST = 'any-public-host';
+
+/** What the egress proxy lets through: the hosts of an allow-list, or `ANY_PUBLIC_HOST`. */
+export type EgressAllowance = readonly string[] | typeof ANY_PUBLIC_HOST;
+
+/** Allowed: by the allow-list's rule that matched, or (rule null) because every public host is. */
+export type EgressVerdict = { allowed: true; rule: AllowRule | null } | { allowed: false; reason: string };
 
 /** Decides requests against a task's allow-list, by the host and port the client named. */
 export class EgressAllowList {
   readonly rules: readonly AllowRule[];
+  /** Every host and port passes here; the proxy's address check alone decides. */
+  readonly anyPublicHost: boolean;
 
-  constructor(entries: readonly string[]) {
-    this.rules = entries.map((entry) => {
+  constructor(allowance: EgressAllowance) {
+    this.anyPublicHost = allowance === ANY_PUBLIC_HOST;
+    this.rules = (allowance === ANY_PUBLIC_HOST ? [] : allowance).map((entry) => {
       const parsed = parseAllowEntry(entry);
       if (!parsed.ok) throw new Error(`network allow-list: ${parsed.error}`);
       return parsed.rule;
@@ -90,6 +105,7 @@ export class EgressAllowList {
   }
 
   verdict(host: string, port: number): EgressVerdict {
+    if (this.anyPublicHost) return { allowed: true, rule: null };
     const name = normaliseHost(host);
     const ip = isIP(name) !== 0;
     const target = ip ? canonicalIp(name) : name;

@@ -5,7 +5,12 @@ import type { Duplex } from 'node:stream';
 
 import { errorMessage } from '../errors.js';
 import { destinationClass } from './destination-class.js';
-import { EgressAllowList, normaliseHost, type EgressVerdict } from './egress-allow-list.js';
+import {
+  EgressAllowList,
+  normaliseHost,
+  type EgressAllowance,
+  type EgressVerdict,
+} from './egress-allow-list.js';
 import { NO_EGRESS, type EgressCounts, type EgressLogRow } from './egress-log.js';
 import { JsonlAppender } from './jsonl-appender.js';
 import { listenOn, removeSocket } from './listen-address.js';
@@ -16,7 +21,8 @@ import { readTunnelHello } from './tunnel-hello.js';
  * The egress proxy of an episode whose task allows network: the only way out of the sandbox besides the model. It
  * forwards plain HTTP requests in absolute form (`GET http://host/path`, sent with that host as its `Host`) and
  * tunnels `CONNECT host:port` for TLS, deciding each by the host and port the client named, against the task's
- * allow-list. A name is resolved here and every address it resolves to is checked; the connection goes to an address
+ * allow-list, or letting every host and port pass that check when the run gives `ANY_PUBLIC_HOST` (a public
+ * benchmark's task that asks for the internet). A name is resolved here and every address it resolves to is checked; the connection goes to an address
  * that passed, never to a name, so DNS cannot change its answer in between. A loopback, private, link-local or other
  * non-public address (`destination-class.ts`), whether listed as an IP address or reached through a name, is refused
  * unless the run configuration opens it (`privateDestinations`): a task alone never reaches the host's model server,
@@ -27,8 +33,11 @@ import { readTunnelHello } from './tunnel-hello.js';
  * request is a row of the log (`egress-log.ts`), with the reason when refused.
  */
 export interface EgressProxyOptions {
-  /** The task's allow-list entries (`environment.network.allow`). */
-  allow: readonly string[];
+  /**
+   * The task's allow-list entries (`environment.network.allow`), or `ANY_PUBLIC_HOST`: every public host on every
+   * port (a public benchmark's task that asks for the internet), each request logged as any other.
+   */
+  allow: EgressAllowance;
   /**
    * Destinations the run configuration lets reach a non-public address (`network.privateDestinations`; entries as an
    * allow-list's, without a port any port). Default none.
@@ -40,6 +49,11 @@ export interface EgressProxyOptions {
   logFile: string;
   /** Resolves a name to its addresses; default the system's resolver. */
   lookup?: (host: string) => Promise<string[]>;
+  /**
+   * Where a connection to an address that passed is made; default that address and port. Every check is made on the
+   * address, never on what this returns: tests send a public address to a server on their loopback with it.
+   */
+  route?: (address: string, port: number) => { host: string; port: number };
   /** Rows written at most; later requests are counted (`unloggedRequests`), not written. Default 100,000. */
   maxLoggedRequests?: number;
   /** A tunnel or forwarded request with no traffic this long is closed. Default 10 minutes. */
@@ -106,6 +120,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const allowList = new EgressAllowList(options.allow);
   const privateDestinations = new PrivateDestinations(options.privateDestinations ?? []);
   const lookup = options.lookup ?? defaultLookup;
+  const route = options.route ?? ((host: string, port: number) => ({ host, port }));
   const maxLogged = options.maxLoggedRequests ?? 100_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
   const log = new JsonlAppender(options.logFile);
@@ -175,7 +190,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     }
     const name = normaliseHost(host);
     let addresses: string[] = [name];
-    if (!verdict.rule.ip) {
+    if (isIP(name) === 0) {
       try {
         addresses = await lookup(name);
       } catch (error) {
@@ -257,8 +272,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     let upstream: ReturnType<typeof httpRequest>;
     try {
       upstream = httpRequest({
-        host: address,
-        port: exchange.port,
+        ...route(address, exchange.port),
         method,
         path: `${target.pathname}${target.search}`,
         headers: headers.flat(),
@@ -341,7 +355,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         }
         if (client.destroyed) return;
         Object.assign(exchange, { verdict: 'allowed', status: 200, reason: null });
-        const upstream = connect({ host: address, port: parsed.port });
+        const upstream = connect(route(address, parsed.port));
         track(upstream);
         upstream.setTimeout(idleTimeoutMs, () => upstream.destroy());
         let connected = false;

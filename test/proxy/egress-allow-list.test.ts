@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { EgressAllowList, parseAllowEntry } from '../../src/proxy/egress-allow-list.js';
+import { ANY_PUBLIC_HOST, EgressAllowList, parseAllowEntry } from '../../src/proxy/egress-allow-list.js';
 
 describe('network allow-list entries', () => {
   it('reads host, host:port, IP addresses (IPv6 in brackets) and *.suffix, names without case', () => {
@@ -86,5 +86,18 @@ describe('the allow-list verdict', () => {
 
   it('throws on an entry the manifest would have refused', () => {
     expect(() => new EgressAllowList(['*.com'])).toThrow(/network allow-list: "\*\.com"/);
+  });
+
+  it('gives every host and port only as ANY_PUBLIC_HOST, never as an entry a task could write', () => {
+    const everyHost = new EgressAllowList(ANY_PUBLIC_HOST);
+    expect(everyHost.rules).toEqual([]);
+    expect(everyHost.verdict('files.pythonhosted.org', 443)).toEqual({ allowed: true, rule: null });
+    expect(everyHost.verdict('203.0.113.7', 8080)).toEqual({ allowed: true, rule: null });
+    for (const entry of ['*', '*:443', ANY_PUBLIC_HOST.replace(/-/g, '*')]) {
+      expect(parseAllowEntry(entry).ok, entry).toBe(false);
+    }
+    expect(() => new EgressAllowList(['*'])).toThrow(/network allow-list: "\*"/);
+    // The string itself, as an entry, is one host's name: no more than that host.
+    expect(new EgressAllowList([ANY_PUBLIC_HOST]).verdict('pypi.org', 443).allowed).toBe(false);
   });
 });

@@ -1,17 +1,7 @@
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-
-import { readEgressLog } from '../../src/proxy/egress-log.js';
-import { startEgressProxy, type EgressProxy } from '../../src/proxy/egress-proxy.js';
-import { temporaryDirectory } from '../support/fixtures.js';
-import {
-  exchangeOnSocket,
-  startByteSink,
-  startEchoServer,
-  startTls,
-  throughTunnel,
-} from './egress-proxy-support.js';
+import { startEgressProxy } from '../../src/proxy/egress-proxy.js';
+import { egressTestBed, startTls, throughTunnel } from './egress-proxy-support.js';
 
 /** What a hostile resolver answers for the task's names. */
 const RESOLVER: Record<string, string[]> = {
@@ -30,114 +20,87 @@ const RESOLVER: Record<string, string[]> = {
  * names what the configuration opens.
  */
 describe('non-public destinations through the egress proxy', () => {
-  let directory: ReturnType<typeof temporaryDirectory>;
-  let echo: Awaited<ReturnType<typeof startEchoServer>>;
-  let sink: Awaited<ReturnType<typeof startByteSink>>;
-  let proxy: EgressProxy | null = null;
-  let socketPath: string;
-  let logFile: string;
-  let reached: number;
-
-  beforeEach(async () => {
-    directory = temporaryDirectory('mass-private-');
-    echo = await startEchoServer();
-    reached = 0;
-    echo.server.on('request', () => reached++);
-    sink = await startByteSink();
-    socketPath = join(directory.path, 'egress.sock');
-    logFile = join(directory.path, 'egress.jsonl');
-  });
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = null;
-    await echo.close();
-    await sink.close();
-    directory.remove();
-  });
-
-  const start = async (privateDestinations?: string[]) => {
-    proxy = await startEgressProxy({
+  const bed = egressTestBed('mass-private-');
+  const { get, rows } = bed;
+  const start = (privateDestinations?: string[]) =>
+    bed.start({
       allow: [
-        `127.0.0.1:${echo.port}`,
-        `[::ffff:127.0.0.1]:${echo.port}`,
-        `internal.example:${echo.port}`,
-        `mapped.example:${echo.port}`,
-        `mixed.example:${echo.port}`,
-        `internal.example:${sink.port}`,
+        `127.0.0.1:${bed.echo.port}`,
+        `[::ffff:127.0.0.1]:${bed.echo.port}`,
+        `internal.example:${bed.echo.port}`,
+        `mapped.example:${bed.echo.port}`,
+        `mixed.example:${bed.echo.port}`,
+        `internal.example:${bed.sink.port}`,
         '169.254.169.254',
         'metadata.example',
         'lab.example:8000',
       ],
       ...(privateDestinations === undefined ? {} : { privateDestinations }),
-      socketPath,
-      logFile,
       lookup: async (host) => RESOLVER[host] ?? [],
     });
-  };
-  const get = (url: string) =>
-    exchangeOnSocket(socketPath, `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-  const rows = async () => {
-    await proxy!.close();
-    return (await readEgressLog(logFile)).rows;
-  };
 
   it('refuses an IP address the task lists, and a name that resolves to one, with the reason logged', async () => {
     await start();
     const answers = [
-      await get(`http://127.0.0.1:${echo.port}/model`),
-      await get(`http://[::ffff:127.0.0.1]:${echo.port}/redis`),
-      await get(`http://internal.example:${echo.port}/`),
-      await get(`http://mapped.example:${echo.port}/`),
+      await get(`http://127.0.0.1:${bed.echo.port}/model`),
+      await get(`http://[::ffff:127.0.0.1]:${bed.echo.port}/redis`),
+      await get(`http://internal.example:${bed.echo.port}/`),
+      await get(`http://mapped.example:${bed.echo.port}/`),
       await get('http://169.254.169.254/latest/meta-data/'),
       await get('http://metadata.example/computeMetadata/v1/'),
       await get('http://lab.example:8000/'),
     ];
     for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 403 /);
-    const tunnel = await throughTunnel(socketPath, `internal.example:${sink.port}`, (socket) =>
+    const tunnel = await throughTunnel(bed.socketPath, `internal.example:${bed.sink.port}`, (socket) =>
       startTls(socket, 'internal.example'),
     );
     expect(tunnel.answer).toMatch(/^HTTP\/1\.1 403 /);
-    expect(reached).toBe(0);
-    expect(sink.received).toHaveLength(0);
+    expect(bed.reached).toBe(0);
+    expect(bed.sink.received).toHaveLength(0);
     const logged = await rows();
     expect(logged.map((row) => [row.verdict, row.status])).toEqual(Array(8).fill(['refused', 403]));
     const opens = '; only the run configuration opens such a destination (network.privateDestinations)';
     expect(logged.map((row) => row.reason)).toEqual([
-      `127.0.0.1:${echo.port} is a loopback address (127.0.0.0/8)${opens}`,
-      `[::ffff:7f00:1]:${echo.port} is a loopback address (127.0.0.0/8), inside IPv6${opens}`,
-      `internal.example:${echo.port} resolves to 127.0.0.1, a loopback address (127.0.0.0/8)${opens}`,
-      `mapped.example:${echo.port} resolves to ::ffff:127.0.0.1, a loopback address (127.0.0.0/8), inside IPv6${opens}`,
+      `127.0.0.1:${bed.echo.port} is a loopback address (127.0.0.0/8)${opens}`,
+      `[::ffff:7f00:1]:${bed.echo.port} is a loopback address (127.0.0.0/8), inside IPv6${opens}`,
+      `internal.example:${bed.echo.port} resolves to 127.0.0.1, a loopback address (127.0.0.0/8)${opens}`,
+      `mapped.example:${bed.echo.port} resolves to ::ffff:127.0.0.1, a loopback address (127.0.0.0/8), inside IPv6${opens}`,
       `169.254.169.254:80 is a cloud metadata address (169.254.169.254/32)${opens}`,
       `metadata.example:80 resolves to 169.254.169.254, a cloud metadata address (169.254.169.254/32)${opens}`,
       `lab.example:8000 resolves to 10.0.0.5, a private address (10.0.0.0/8)${opens}`,
-      `internal.example:${sink.port} resolves to 127.0.0.1, a loopback address (127.0.0.0/8)${opens}`,
+      `internal.example:${bed.sink.port} resolves to 127.0.0.1, a loopback address (127.0.0.0/8)${opens}`,
     ]);
   });
 
   it('reaches them where the run configuration opens them, by name or by address and port', async () => {
-    await start(['internal.example', `127.0.0.1:${echo.port}`]);
-    expect(await get(`http://internal.example:${echo.port}/by-name`)).toContain('echo GET /by-name');
-    expect(await get(`http://127.0.0.1:${echo.port}/by-address`)).toContain('echo GET /by-address');
-    await throughTunnel(socketPath, `internal.example:${sink.port}`, (socket) =>
+    await start(['internal.example', `127.0.0.1:${bed.echo.port}`]);
+    expect(await get(`http://internal.example:${bed.echo.port}/by-name`)).toContain('echo GET /by-name');
+    expect(await get(`http://127.0.0.1:${bed.echo.port}/by-address`)).toContain('echo GET /by-address');
+    await throughTunnel(bed.socketPath, `internal.example:${bed.sink.port}`, (socket) =>
       startTls(socket, 'internal.example'),
     );
-    expect(sink.received).toHaveLength(1);
+    expect(bed.sink.received).toHaveLength(1);
     // Opened for the echo server's port only: the metadata address stays closed.
     expect(await get('http://169.254.169.254/latest/meta-data/')).toMatch(/^HTTP\/1\.1 403 /);
-    expect(reached).toBe(2);
+    expect(bed.reached).toBe(2);
     expect((await rows()).map((row) => row.verdict)).toEqual(['allowed', 'allowed', 'allowed', 'refused']);
   });
 
   it('checks every address a name resolves to and connects to one that passed', async () => {
-    await start([`127.0.0.1:${echo.port}`]);
+    await start([`127.0.0.1:${bed.echo.port}`]);
     // The metadata address comes first and is skipped; the connection goes to the loopback address that was opened.
-    expect(await get(`http://mixed.example:${echo.port}/checked`)).toContain('echo GET /checked');
-    expect(reached).toBe(1);
+    expect(await get(`http://mixed.example:${bed.echo.port}/checked`)).toContain('echo GET /checked');
+    expect(bed.reached).toBe(1);
   });
 
   it('refuses a configuration entry that is not a host', async () => {
     await expect(
-      startEgressProxy({ allow: [], privateDestinations: ['http://10.0.0.5/'], socketPath, logFile }),
+      startEgressProxy({
+        allow: [],
+        privateDestinations: ['http://10.0.0.5/'],
+        socketPath: bed.socketPath,
+        logFile: bed.logFile,
+      }),
     ).rejects.toThrow(/network\.privateDestinations: "http:\/\/10\.0\.0\.5\/" is a URL, not a host/);
   });
 });

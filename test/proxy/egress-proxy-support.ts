@@ -1,6 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
+
+import { afterEach, beforeEach } from 'vitest';
+
+import { readEgressLog } from '../../src/proxy/egress-log.js';
+import { startEgressProxy, type EgressProxy, type EgressProxyOptions } from '../../src/proxy/egress-proxy.js';
+import { temporaryDirectory } from '../support/fixtures.js';
 
 /**
  * A server on the host's loopback that answers every request with what it got (and, in a header, the names of the
@@ -143,4 +150,59 @@ export function startTls(tunnel: Socket, servername?: string): void {
     ...(servername === undefined ? {} : { servername }),
   });
   client.on('error', () => tunnel.destroy());
+}
+
+/**
+ * What a test of the egress proxy works with, made afresh before each test of the calling `describe` and closed after
+ * it: an echo server (and how many requests reached it) and a byte sink on the host's loopback, the proxy's socket
+ * and log, and the proxy the test starts with `start`. `get` sends a plain request through it; `rows` closes it and
+ * reads its log.
+ */
+export function egressTestBed(prefix: string) {
+  let directory: ReturnType<typeof temporaryDirectory>;
+  let echo: Awaited<ReturnType<typeof startEchoServer>>;
+  let sink: Awaited<ReturnType<typeof startByteSink>>;
+  let proxy: EgressProxy | null = null;
+  let reached = 0;
+  beforeEach(async () => {
+    directory = temporaryDirectory(prefix);
+    echo = await startEchoServer();
+    reached = 0;
+    echo.server.on('request', () => reached++);
+    sink = await startByteSink();
+  });
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = null;
+    await echo.close();
+    await sink.close();
+    directory.remove();
+  });
+  const bed = {
+    get echo() {
+      return echo;
+    },
+    get sink() {
+      return sink;
+    },
+    get reached() {
+      return reached;
+    },
+    get socketPath() {
+      return join(directory.path, 'egress.sock');
+    },
+    get logFile() {
+      return join(directory.path, 'egress.jsonl');
+    },
+    start: async (options: Omit<EgressProxyOptions, 'socketPath' | 'logFile'>) => {
+      proxy = await startEgressProxy({ ...options, socketPath: bed.socketPath, logFile: bed.logFile });
+    },
+    get: (url: string) =>
+      exchangeOnSocket(bed.socketPath, `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+    rows: async () => {
+      await proxy!.close();
+      return (await readEgressLog(bed.logFile)).rows;
+    },
+  };
+  return bed;
 }
