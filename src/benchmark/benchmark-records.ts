@@ -37,6 +37,12 @@ export const BenchmarkTrial = z
     samplingSeed: z.number().int(),
     /** The trial's folder in the run directory (an episode's, for a model). */
     dir: z.string(),
+    /**
+     * The network its agent, oracle and verifier had (`internetLabel`): `public` (every public host, through the
+     * egress proxy), `allow:<host,…>`, `offline` (the task asks for the internet, the run gave none) or `none` (the
+     * task asks for none). Absent in older records.
+     */
+    internet: z.string().optional(),
     /** `finished`: the agent's run ended on its own; anything else says how it ended (timeout, failed, …). */
     status: z.string(),
     failure: z.string().nullable(),

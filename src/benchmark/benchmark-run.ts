@@ -11,7 +11,7 @@ import type { EpisodeOptions } from '../episode/run-episode.js';
 import { generationModels, type EvaluatedModel } from '../evaluate/evaluation-plan.js';
 import { settleAll } from '../evaluate/evaluate-run.js';
 import { serveEvaluation, type ServedEvaluation, type ServedModel } from '../evaluate/serve-evaluation.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, UserError } from '../errors.js';
 import type { ContainerImage } from '../episode/sandbox-container.js';
 import { TRIAL_EGRESS_SOCKET, type TrialEnvironment } from '../episode/trial-environment.js';
 import { BubblewrapTrialEnvironment, statePathFolder } from '../episode/trial-environment-bubblewrap.js';
@@ -19,7 +19,7 @@ import { ContainerTrialEnvironment } from '../episode/trial-environment-containe
 import { prepareQwenCode } from '../harness/launch-qwen-code.js';
 import { startEgressProxy } from '../proxy/egress-proxy.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
-import type { TaskNetwork } from '../tasks/task-network.js';
+import { egressAllowance, type EpisodeNetwork } from '../tasks/task-network.js';
 import { modelKind } from '../hosting/model-kind.js';
 import { Semaphore } from '../model/concurrency.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
@@ -44,7 +44,7 @@ import {
 import { containerImageStep } from './container-images.js';
 import { infrastructureLoss, officialFigures } from './official-figures.js';
 import { runReferenceAgent, type ReferenceRun } from './reference-agents.js';
-import { taskEnvironment, type InternetPolicy } from './task-environment.js';
+import { internetLabel, taskEnvironment, type InternetPolicy } from './task-environment.js';
 import { unstartedVerification, verifyTrial } from './verifier.js';
 
 /** The tasks of one benchmark (a dataset folder, or the tasks given one by one). */
@@ -57,7 +57,14 @@ export interface BenchmarkDataset {
 }
 
 export type BenchmarkProgress =
-  | { kind: 'planned'; benchmark: string; trials: number; skipped: SkippedTask[] }
+  | {
+      kind: 'planned';
+      benchmark: string;
+      trials: number;
+      skipped: SkippedTask[];
+      /** Each task that runs, with its network (`internetLabel`). */
+      internet: Array<{ task: string; internet: string }>;
+    }
   | { kind: 'finished'; what: 'trial' | 'verification' };
 
 export interface BenchmarkRunOptions {
@@ -89,6 +96,7 @@ const BOOTSTRAP = { resamples: 2000 };
 export async function runBenchmarks(options: BenchmarkRunOptions): Promise<BenchmarkSummary[]> {
   const { run, agent } = options;
   const { config } = run;
+  if (config.sandbox === 'unsandboxed') refuseUnsandboxed(options);
   const report = options.onProgress ?? (() => {});
   const registry = await ModelRegistry.open(run.directory);
   const models = usesModel(agent) ? generationsOf(config, registry, options.generations) : [];
@@ -142,16 +150,22 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
             continue;
           }
         }
-        runnable.push({ task: harborLoadedTask(harbor), network: environment.network, container });
+        runnable.push({
+          task: harborLoadedTask(harbor),
+          network: environment.network,
+          internet: internetLabel(harbor, environment.network),
+          container,
+        });
       }
       report({
         kind: 'planned',
         benchmark: dataset.name,
         trials: runnable.length * labels.length * options.trials,
         skipped,
+        internet: runnable.map(({ task, internet }) => ({ task: task.manifest.id, internet })),
       });
       const work: Array<Promise<VerifiedTrial>> = [];
-      for (const { task, network, container } of runnable) {
+      for (const { task, network, internet, container } of runnable) {
         for (const label of labels) {
           for (let trial = 0; trial < options.trials; trial++) {
             const identity: TrialIdentity = {
@@ -162,6 +176,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
               trial,
               samplingSeed: config.seed + trial,
               dataSeed: taskDataSeed(seeds, task.manifest.id),
+              internet,
               ...(container ? { container } : {}),
             };
             work.push(
@@ -234,9 +249,35 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
   return summaries;
 }
 
+/**
+ * Refuses a benchmark whose tasks would run without a sandbox (the run configuration's `sandbox: unsandboxed`): a
+ * bubblewrap trial's `/tests`, `/logs/verifier`, `/solution` and state paths (`/app`) are folders of the trial bound
+ * at those paths inside its sandbox, and on the host they are missing, or the host's own. Tasks that run in their own
+ * container are not concerned.
+ */
+function refuseUnsandboxed(options: BenchmarkRunOptions): void {
+  const onHost = options.datasets.flatMap((dataset) =>
+    dataset.tasks
+      .filter(
+        (task) =>
+          taskEnvironment(task, options.hostCompatibleImages, options.internet, options.containerEngine)
+            .kind === 'host',
+      )
+      .map((task) => `${dataset.name}/${task.name}`),
+  );
+  if (onHost.length === 0) return;
+  const named =
+    onHost.length > 5 ? `${onHost.slice(0, 5).join(', ')} and ${onHost.length - 5} more` : onHost.join(', ');
+  throw new UserError(
+    `the run configuration sets sandbox: unsandboxed, and ${named} would run on the host, where the paths Harbor's verifier, oracle and state_paths use (/tests, /logs/verifier, /solution, /app…) are not the trial's: set sandbox: bubblewrap in the run configuration, or run tasks that have an image of their own in containers (--container-engine docker)`,
+  );
+}
+
 interface Runnable {
   task: LoadedTask;
-  network: TaskNetwork;
+  network: EpisodeNetwork;
+  /** Its network as trials record it (`internetLabel`). */
+  internet: string;
   /** The task's own image, when it runs in a container instead of bubblewrap. */
   container: ContainerImage | undefined;
 }
@@ -253,6 +294,8 @@ interface TrialIdentity {
   trial: number;
   samplingSeed: number;
   dataSeed: number;
+  /** The trial's network, as its record names it (`internetLabel`). */
+  internet: string;
 }
 
 /** `benchmarks/<benchmark>/<trial|verify>/<agent>/<label>/<task>/<trial>`: a trial's or a verification's step. */
@@ -320,6 +363,7 @@ function trialRecord(
     trial: identity.trial,
     samplingSeed: identity.samplingSeed,
     dir: trialDir(identity),
+    internet: identity.internet,
     ...outcome,
   };
 }
@@ -328,7 +372,7 @@ function trialRecord(
 async function referenceTrial(
   run: Run<RunConfig>,
   identity: TrialIdentity,
-  network: TaskNetwork,
+  network: EpisodeNetwork,
 ): Promise<BenchmarkTrial> {
   const harbor = identity.task.harbor!;
   const dir = run.path(trialDir(identity));
@@ -340,7 +384,7 @@ async function referenceTrial(
   });
   const environment = await bubblewrapEnvironment(run, identity, join(dir, 'workspace'));
   try {
-    const outcome = await withEgress(environment, network, join(dir, 'egress.jsonl'), () =>
+    const outcome = await withEgress(run, environment, network, join(dir, 'egress.jsonl'), () =>
       runReferenceAgent({ agent: identity.agent as 'oracle' | 'nop', task: harbor, environment }),
     );
     if (outcome.output !== '') await writeFile(join(dir, 'agent-output.txt'), outcome.output);
@@ -378,18 +422,21 @@ function bubblewrapEnvironment(
 }
 
 /**
- * The task's network for a command that is not the harness's (the oracle's, the verifier's): the same egress proxy
- * and allow-list the agent gets, listening in the environment's socket folder while `work` runs; none without one.
+ * The task's network for a command that is not the harness's (the oracle's, the verifier's): the same egress proxy,
+ * allowance (an allow-list, or every public host) and run configuration's private destinations the agent gets,
+ * listening in the environment's socket folder while `work` runs; none without one.
  */
 async function withEgress<T>(
+  run: Run<RunConfig>,
   environment: TrialEnvironment,
-  network: TaskNetwork,
+  network: EpisodeNetwork,
   logFile: string,
   work: () => Promise<T>,
 ): Promise<T> {
   if (network === false) return work();
   const egress = await startEgressProxy({
-    allow: network.allow,
+    allow: egressAllowance(network),
+    privateDestinations: run.config.network?.privateDestinations ?? [],
     socketPath: join(environment.socketDirectory, TRIAL_EGRESS_SOCKET),
     logFile,
   });
@@ -418,7 +465,7 @@ function containerName(run: Run<RunConfig>, identity: TrialIdentity): string {
 function containerTrialStep(
   run: Run<RunConfig>,
   identity: TrialIdentity,
-  context: { network: TaskNetwork; model: ServedModel | null; gateOf: (model: ServedModel) => OutageGate },
+  context: { network: EpisodeNetwork; model: ServedModel | null; gateOf: (model: ServedModel) => OutageGate },
 ): Promise<VerifiedTrial> {
   return run.step(
     stepKey(identity, 'verify'),
@@ -459,7 +506,7 @@ function containerTrialStep(
         let trial: BenchmarkTrial;
         if (context.model === null) {
           await mkdir(dir, { recursive: true });
-          const outcome = await withEgress(environment, context.network, join(dir, 'egress.jsonl'), () =>
+          const outcome = await withEgress(run, environment, context.network, join(dir, 'egress.jsonl'), () =>
             runReferenceAgent({ agent: identity.agent as 'oracle' | 'nop', task: harbor, environment }),
           );
           if (outcome.output !== '') await writeFile(join(dir, 'agent-output.txt'), outcome.output);
@@ -473,7 +520,9 @@ function containerTrialStep(
             environment,
           });
         }
+        await rm(run.path(verifierDir(identity)), { recursive: true, force: true });
         const verification = await withEgress(
+          run,
           environment,
           context.network,
           run.path(verifierDir(identity), 'egress.jsonl'),
@@ -499,7 +548,7 @@ async function modelTrial(
   context: {
     model: ServedModel;
     gate: OutageGate;
-    network: TaskNetwork;
+    network: EpisodeNetwork;
     /** The queue, for a trial in bubblewrap; a container trial runs here, in its environment. */
     options?: BenchmarkRunOptions;
     environment?: ContainerTrialEnvironment;
@@ -561,7 +610,7 @@ function verificationStep(
   run: Run<RunConfig>,
   identity: TrialIdentity,
   trial: BenchmarkTrial,
-  network: TaskNetwork,
+  network: EpisodeNetwork,
 ): Promise<VerifiedTrial> {
   return run.step(
     stepKey(identity, 'verify'),
@@ -571,7 +620,10 @@ function verificationStep(
         : join(run.path(trial.dir), 'workspace');
       const environment = await bubblewrapEnvironment(run, identity, workspace);
       try {
+        // Emptied before the egress proxy opens its log there.
+        await rm(run.path(verifierDir(identity)), { recursive: true, force: true });
         const verification = await withEgress(
+          run,
           environment,
           network,
           run.path(verifierDir(identity), 'egress.jsonl'),

@@ -2,11 +2,13 @@ import type { Interval } from '../statistics/interval.js';
 import { textTable } from '../text-table.js';
 import type { BenchmarkSummary } from './benchmark-records.js';
 import { OFFICIAL_COLUMNS, officialCaption, officialRows } from './official-figures.js';
+import { describeInternet } from './task-environment.js';
 
 /**
  * The terminal summary of one benchmark: per label the mean reward with its interval over tasks, output tokens per
- * trial, reward per 1,000 output tokens and its ratio to the reference, the delegation rate; then each task's row
- * and the skipped tasks with their reasons. A stand-in's numbers (the toy model's) are marked as such.
+ * trial, reward per 1,000 output tokens and its ratio to the reference, the delegation rate; then each task's row,
+ * the skipped tasks with their reasons and the network each task's trials had. A stand-in's numbers (the toy
+ * model's) are marked as such.
  */
 export function describeBenchmark(summary: BenchmarkSummary): string {
   const toy = summary.standIn === null ? '' : ` (${summary.standIn} output: says nothing about a real model)`;
@@ -59,7 +61,29 @@ export function describeBenchmark(summary: BenchmarkSummary): string {
   if (summary.skipped.length > 0) {
     lines.push('', 'Skipped:', ...summary.skipped.map((skipped) => `  ${skipped.task}: ${skipped.reason}`));
   }
+  const networks = internetOfTasks(summary);
+  if (networks.size > 0) {
+    lines.push(
+      '',
+      'Internet (what the agent, the oracle and the verifier could reach):',
+      ...[...networks].map(
+        ([label, tasks]) => `  ${label} (${describeInternet(label)}): ${tasks.join(', ')}`,
+      ),
+    );
+  }
   return lines.join('\n');
+}
+
+/** The tasks whose trials ran with each network (`internetLabel`), as their records say; older records say none. */
+function internetOfTasks(summary: BenchmarkSummary): Map<string, string[]> {
+  const networks = new Map<string, string[]>();
+  for (const trial of summary.trials) {
+    if (trial.internet === undefined) continue;
+    const tasks = networks.get(trial.internet) ?? [];
+    if (!tasks.includes(trial.task)) tasks.push(trial.task);
+    networks.set(trial.internet, tasks);
+  }
+  return networks;
 }
 
 function number(value: number | null, digits: number): string {

@@ -1,16 +1,35 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
-import type { TaskNetwork } from '../tasks/task-network.js';
+import type { EpisodeNetwork } from '../tasks/task-network.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 
 /**
  * What a benchmark's agents may reach when its task asks for the internet (`allow_internet`, true unless the task
- * says false): `refuse` (such a task is skipped, with the reason), `offline` (it runs with no network, as every
- * other task), or the hosts of an allow-list, reached through the episode's egress proxy as a task.yaml's
- * `environment.network.allow` is.
+ * says false): `public` (the default: every public host, through the trial's egress proxy, every request logged;
+ * the machine's own network only where the run configuration opens it), `allow` (the hosts of an allow-list, through
+ * the same proxy, as a task.yaml's `environment.network.allow`), `offline` (no network, as a task that asks for none)
+ * or `refuse` (such a task is skipped, with the reason). The agent, the oracle and the verifier get the same.
  */
-export type InternetPolicy = { kind: 'refuse' } | { kind: 'offline' } | { kind: 'allow'; hosts: string[] };
+export type InternetPolicy =
+  { kind: 'public' } | { kind: 'allow'; hosts: string[] } | { kind: 'offline' } | { kind: 'refuse' };
+
+/**
+ * How a trial's network is named in its record and the printed summary: `public`, `allow:<host,…>`, `offline` (the
+ * task asks for the internet and the run gave it none) or `none` (the task asks for none).
+ */
+export function internetLabel(task: Pick<HarborTask, 'allowInternet'>, network: EpisodeNetwork): string {
+  if (network === false) return task.allowInternet ? 'offline' : 'none';
+  return 'anyPublicHost' in network ? 'public' : `allow:${network.allow.join(',')}`;
+}
+
+/** What a network label (`internetLabel`) means, in a few words. */
+export function describeInternet(label: string): string {
+  if (label === 'public') return 'every public host, through the egress proxy';
+  if (label.startsWith('allow:')) return 'these hosts only, through the egress proxy';
+  if (label === 'offline') return 'the task asks for the internet; the run gave it none';
+  return 'no network: the task asks for none';
+}
 
 /** How a task's own image is built from its Dockerfile. */
 export interface ImageBuild {
@@ -30,8 +49,8 @@ export type ImageSource = ImageBuild | { image: string; fallback?: ImageBuild };
  * configured engine with the sandbox's mounts; or not at all, and why.
  */
 export type TaskEnvironment =
-  | { kind: 'host'; network: TaskNetwork }
-  | { kind: 'container'; engine: string; source: ImageSource; network: TaskNetwork }
+  | { kind: 'host'; network: EpisodeNetwork }
+  | { kind: 'container'; engine: string; source: ImageSource; network: EpisodeNetwork }
   | { kind: 'skipped'; reason: string };
 
 /** Decides where a Harbor task runs: never silently dropped, a skipped task says why. */
@@ -44,15 +63,16 @@ export function taskEnvironment(
   engine: 'docker' | 'podman' | null,
   findProgram: (name: string) => string | null = programOnPath,
 ): TaskEnvironment {
-  let network: TaskNetwork = false;
+  let network: EpisodeNetwork = false;
   if (task.allowInternet) {
     if (internet.kind === 'refuse') {
       return {
         kind: 'skipped',
         reason:
-          'it asks for the internet (allow_internet is true, or left out: Harbor defaults to true), and agents here reach only what an allow-list names; run with --internet offline to run it without network, or --internet allow:<host,…>',
+          'it asks for the internet (allow_internet is true, or left out: Harbor defaults to true) and --internet refuse skips such tasks; run with --internet public (the default: every public host, through the egress proxy), allow:<host,…> or offline',
       };
     }
+    if (internet.kind === 'public') network = { anyPublicHost: true };
     if (internet.kind === 'allow') network = { allow: internet.hosts };
   }
   if (task.container.compose) {

@@ -59,7 +59,10 @@ export interface VerifyOptions {
   task: HarborTask;
   /** The trial's environment, as the agent left it: the verifier runs in it. */
   environment: TrialEnvironment;
-  /** A new folder for what the verifier hands back (`logs/`: its reward files and whatever else it wrote). */
+  /**
+   * The folder for what the verifier hands back (`logs/`: its reward files and whatever else it wrote); its `logs/`
+   * is made anew. The caller empties the rest (the verifier's `egress.jsonl` is written there while it runs).
+   */
   verifierDir: string;
 }
 
@@ -74,9 +77,9 @@ export interface VerifyOptions {
  */
 export async function verifyTrial(options: VerifyOptions): Promise<Verification> {
   const { task, verifierDir, environment } = options;
-  await rm(verifierDir, { recursive: true, force: true });
   const logs = path.join(verifierDir, 'logs');
   const empty = path.join(verifierDir, 'empty');
+  await Promise.all([logs, empty].map((folder) => rm(folder, { recursive: true, force: true })));
   await mkdir(empty, { recursive: true });
   const stdout = new OutputTail();
   const stderr = new OutputTail();

@@ -14,7 +14,7 @@ export const NetworkSettings = z
       .max(256)
       .default([])
       .describe(
-        'destinations whose non-public address episodes may reach, written as allow-list entries (10.0.0.5:8000, db.lab.internal, *.lab.internal:5432; without a port every port); a task must still list the host and port. Default none: loopback, private, link-local and metadata addresses are refused',
+        'destinations whose non-public address episodes may reach, written as allow-list entries (10.0.0.5:8000, db.lab.internal, *.lab.internal:5432; without a port every port); a task must still list the host and port (a public benchmark task under mass benchmark --internet public lists none: every public host is open to it, and this alone opens the rest). Default none: loopback, private, link-local and metadata addresses are refused',
       ),
   })
   .strict();

@@ -111,8 +111,13 @@ export const EpisodeRecord = defineRecord({
     /**
      * What the agents reached beyond the model, when the task allowed network: its allow-list and the egress proxy's
      * counts (`egress.jsonl` has a row per request). Absent when the task allowed none (and in older records).
+     * `anyPublicHost`: the run gave every public host (a public benchmark's task that asks for the internet), with
+     * an empty allow-list.
      */
-    egress: EgressCounts.extend({ allow: z.array(z.string()) }).optional(),
+    egress: EgressCounts.extend({
+      allow: z.array(z.string()),
+      anyPublicHost: z.literal(true).optional(),
+    }).optional(),
     harness: z.object({
       name: z.literal('qwen-code'),
       version: z.string(),

@@ -18,8 +18,8 @@ import { readProxyLog, wasRetried, type ProxyLogRow } from '../proxy/log-row.js'
 import { startRecordingProxy } from '../proxy/recording-proxy.js';
 import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
 import { sha256WorkspaceFile } from '../tasks/integrity.js';
-import { loadTask, type LoadedTask } from '../tasks/load-task.js';
-import type { TaskNetwork } from '../tasks/task-network.js';
+import { loadTask } from '../tasks/load-task.js';
+import { egressAllowance, type EpisodeNetwork } from '../tasks/task-network.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import type { TeamDesign } from '../workflow/workflow.js';
@@ -106,9 +106,9 @@ export interface EpisodeOptions {
   log?: (message: string) => void;
   /**
    * What the agents may reach beyond the model, in place of the task's own `environment.network`: a benchmark's
-   * allow-list for a Harbor task that asks for the internet. Default: the task's.
+   * allow-list, or every public host, for a Harbor task that asks for the internet. Default: the task's.
    */
-  network?: TaskNetwork;
+  network?: EpisodeNetwork;
   /**
    * Destinations whose loopback, private or link-local address the agents may reach (the run configuration's
    * `network.privateDestinations`; see `PrivateDestinations`). A task's own allow-list never opens one. Default none.
@@ -167,7 +167,8 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   await prepareEpisodeDirectory(outDir, (message) => options.log?.(`episode ${episodeId}: ${message}`));
 
   const startedAt = new Date();
-  const task = withNetwork(await loadTask(options.taskDir), options.network);
+  const task = await loadTask(options.taskDir);
+  const network: EpisodeNetwork = options.network ?? task.manifest.environment.network;
   const trialEnvironment = options.environment ?? null;
   const workspace =
     trialEnvironment === null
@@ -177,7 +178,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         })
       : await emptyWorkspace(episodePath(outDir, 'workspace'));
   const prompt = episodePrompt({
-    task: renderTaskPrompt(task),
+    task: renderTaskPrompt(task, network),
     workflow: options.workflow ? renderWorkflow(options.workflow) : undefined,
     teacher: options.teacher,
     teacherDirective: task.teacherDirective ?? undefined,
@@ -215,7 +216,6 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   const profile = options.harnessProfile ?? DEFAULT_HARNESS_PROFILE;
   let agentPaths = { workspacePath: workspace.workspaceDir, homePath: episodePath(outDir, 'home') };
   const output = captureQwenCodeOutput(outDir);
-  const network = task.manifest.environment.network;
   let egressDirectory: string | null = null;
   let egress: EgressProxy | null = null;
   let gpu: GpuLease | null = null;
@@ -224,7 +224,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       // Its own short directory, like the model proxy's: the sandbox sees the directory (read-only), never the log.
       egressDirectory = trialEnvironment?.socketDirectory ?? (await mkdtemp(join(tmpdir(), 'mass-egress-')));
       egress = await startEgressProxy({
-        allow: network.allow,
+        allow: egressAllowance(network),
         privateDestinations: options.privateDestinations ?? [],
         socketPath: join(egressDirectory, TRIAL_EGRESS_SOCKET),
         logFile: episodePath(outDir, 'egressLog'),
@@ -435,7 +435,9 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       ...agentPaths,
       ...(gpu === null ? {} : { gpu: gpu.index }),
     },
-    ...(egress === null || network === false ? {} : { egress: { allow: network.allow, ...egress.counts() } }),
+    ...(egress === null || network === false
+      ? {}
+      : { egress: { ...egressRecord(network), ...egress.counts() } }),
     harness: { name: 'qwen-code', version: QWEN_CODE_VERSION, nodeVersion: qwenCode.node.version, profile },
   };
   await EpisodeRecord.write(recordPath, record);
@@ -549,9 +551,7 @@ function assertSameEpisode(existing: EpisodeRecord, options: EpisodeOptions, rec
   }
 }
 
-/** The task with the network its episode was given instead of its own, when one was. */
-function withNetwork(task: LoadedTask, network: TaskNetwork | undefined): LoadedTask {
-  if (network === undefined) return task;
-  const { manifest } = task;
-  return { ...task, manifest: { ...manifest, environment: { ...manifest.environment, network } } };
+/** What the record says the agents were allowed: the allow-list, or every public host. */
+function egressRecord(network: Exclude<EpisodeNetwork, false>): { allow: string[]; anyPublicHost?: true } {
+  return 'anyPublicHost' in network ? { allow: [], anyPublicHost: true } : { allow: network.allow };
 }

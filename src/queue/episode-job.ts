@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { EpisodeOptions } from '../episode/run-episode.js';
 import { UserError } from '../errors.js';
 import { runFiles } from '../store/run-paths.js';
-import { NetworkAllowEntry, TaskNetwork } from '../tasks/task-network.js';
+import { EpisodeNetwork, NetworkAllowEntry } from '../tasks/task-network.js';
 import { durationSchema } from '../timer-duration.js';
 import { TeamDesign } from '../workflow/workflow.js';
 import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
@@ -113,7 +113,7 @@ export const EpisodeJobData = z
           .strict()
           .optional(),
         singleAgent: z.boolean().optional(),
-        network: TaskNetwork.optional(),
+        network: EpisodeNetwork.optional(),
         // The run configuration's, signed with the rest: a task never opens a non-public destination.
         privateDestinations: z.array(NetworkAllowEntry).max(256).optional(),
         harnessProfile: z.enum(['lean', 'stock']).optional(),

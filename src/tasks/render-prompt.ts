@@ -1,16 +1,20 @@
 import type { LoadedTask } from './load-task.js';
 import type { Deliverable } from './manifest.js';
-import type { TaskNetwork } from './task-network.js';
+import type { EpisodeNetwork } from './task-network.js';
 
 /**
  * The task as the team sees it: the author's Markdown, then the deliverables, protected files and environment
  * generated from the manifest, so the three cannot drift apart. Built from the manifest alone: no withheld file is read.
  */
-export function renderTaskPrompt(task: LoadedTask): string {
+export function renderTaskPrompt(
+  task: LoadedTask,
+  /** The network the episode gives instead of the task's own (a benchmark's). Default: the task's. */
+  network: EpisodeNetwork = task.manifest.environment.network,
+): string {
   const { manifest } = task;
   // A Harbor task's instruction is the whole task, as its benchmark gives it; only the environment is said.
   if (task.harbor) {
-    return `${task.prompt.trimEnd()}\n\n## Environment\n\nYou work in the current folder. Python 3 (call \`python3\`) with ${manifest.environment.packages.join(', ')}, bash and the usual command-line tools. ${networkSentence(manifest.environment.network)}\n`;
+    return `${task.prompt.trimEnd()}\n\n## Environment\n\nYou work in the current folder. Python 3 (call \`python3\`) with ${manifest.environment.packages.join(', ')}, bash and the usual command-line tools. ${networkSentence(network)}\n`;
   }
   const sections = [
     task.prompt.trimEnd(),
@@ -26,7 +30,7 @@ export function renderTaskPrompt(task: LoadedTask): string {
   const { environment } = manifest;
   sections.push(
     '## Environment',
-    `Python 3 (call \`python3\`) with ${environment.packages.join(', ')}. ${networkSentence(environment.network)}`,
+    `Python 3 (call \`python3\`) with ${environment.packages.join(', ')}. ${networkSentence(network)}`,
   );
   return `${sections.join('\n\n')}\n`;
 }
@@ -56,10 +60,16 @@ function describeDeliverable(deliverable: Deliverable): string {
   }
 }
 
-function networkSentence(network: TaskNetwork): string {
+const THROUGH_PROXY =
+  'through the proxy that HTTP_PROXY and HTTPS_PROXY name (curl, pip, uv and Python clients use it)';
+
+function networkSentence(network: EpisodeNetwork): string {
   if (network === false) return 'No network access: everything needed is in the workspace.';
+  if ('anyPublicHost' in network) {
+    return `Internet access to public hosts ${THROUGH_PROXY}; the machine's own network is refused.`;
+  }
   return (
     `Network access only to ${network.allow.map((entry) => `\`${entry}\``).join(', ')} (without a port: 80 and 443), ` +
-    'through the proxy that HTTP_PROXY and HTTPS_PROXY name (curl, pip, uv and Python clients use it); everything else is refused.'
+    `${THROUGH_PROXY}; everything else is refused.`
   );
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { destinationClass } from '../proxy/destination-class.js';
-import { parseAllowEntry } from '../proxy/egress-allow-list.js';
+import { ANY_PUBLIC_HOST, parseAllowEntry, type EgressAllowance } from '../proxy/egress-allow-list.js';
 
 /** One entry of `environment.network.allow` (see `parseAllowEntry`). */
 export const NetworkAllowEntry = z.string().superRefine((entry, context) => {
@@ -19,6 +19,19 @@ export const TaskNetwork = z.union([
     .strict(),
 ]);
 export type TaskNetwork = z.infer<typeof TaskNetwork>;
+
+/**
+ * What an episode's agents may reach beyond the model: a task's network, or every public host (`{ anyPublicHost:
+ * true }`), which only a run gives, never a task: a public benchmark's task that asks for the internet (`mass
+ * benchmark --internet public`). A task.yaml's `environment.network` is a `TaskNetwork` and cannot say it.
+ */
+export const EpisodeNetwork = z.union([TaskNetwork, z.object({ anyPublicHost: z.literal(true) }).strict()]);
+export type EpisodeNetwork = z.infer<typeof EpisodeNetwork>;
+
+/** What the egress proxy lets through for a network that is not `false`. */
+export function egressAllowance(network: Exclude<EpisodeNetwork, false>): EgressAllowance {
+  return 'anyPublicHost' in network ? ANY_PUBLIC_HOST : network.allow;
+}
 
 /**
  * What `mass tasks validate` says of an allow-list beyond its syntax: an entry that is an IP address (in any spelling)

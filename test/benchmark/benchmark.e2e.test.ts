@@ -1,4 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -6,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BenchmarkSummaryRecord, type BenchmarkSummary } from '../../src/benchmark/benchmark-records.js';
+import { readEgressLog } from '../../src/proxy/egress-log.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { readRunForReport } from '../../src/report/read-run.js';
 import { benchmarkSection } from '../../src/report/sections/benchmark-section.js';
@@ -65,6 +68,15 @@ describe('mass benchmark', () => {
   };
   const benchmark = (args: string[]) =>
     runMass(['benchmark', '--config', configFile, '--runs', runs, ...args]);
+  /** The run configuration under another run name, with one more line. */
+  const configVariant = (name: string, line: string): string => {
+    const file = join(directory.path, `${name}.yaml`);
+    writeFileSync(
+      file,
+      `${readFileSync(configFile, 'utf8').replace('name: bench', `name: ${name}`)}${line}\n`,
+    );
+    return file;
+  };
   const summaryOf = (benchmark: string, agent: string): Promise<BenchmarkSummary> =>
     BenchmarkSummaryRecord.read(join(runDirectory, 'benchmarks', benchmark, `summary-${agent}.json`));
 
@@ -213,7 +225,14 @@ describe('mass benchmark', () => {
   }, 300_000);
 
   it('a verifier without a reward, one past its timeout and one that crashes are recorded as such; tasks that cannot run are skipped with the reason', async () => {
-    const result = await benchmark(['--tasks', join(datasets, 'verifiers'), '--agent', 'nop']);
+    const result = await benchmark([
+      '--tasks',
+      join(datasets, 'verifiers'),
+      '--agent',
+      'nop',
+      '--internet',
+      'refuse',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const summary = await summaryOf('verifiers', 'nop');
     const verification = (task: string) => summary.trials.find((trial) => trial.task === task)!.verification;
@@ -279,6 +298,84 @@ describe('mass benchmark', () => {
       status: 'crashed',
       detail: expect.stringContaining('no space left on device'),
     });
+  }, 120_000);
+
+  it("a task that leaves allow_internet out runs by default with every public host: the oracle's solve.sh and the verifier reach a server the run configuration opens, through the logged egress proxy", async () => {
+    // The test's server is on the host's loopback: no task reaches it unless the run configuration opens it.
+    const requests: string[] = [];
+    const site = createServer((request, response) => {
+      requests.push(request.url ?? '');
+      response.end('42');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const port = (site.address() as AddressInfo).port;
+    try {
+      const online = join(datasets, 'online');
+      // curl leaves 127.0.0.1 to NO_PROXY; --noproxy '' sends it through the proxy as any other host.
+      const fetch = (path: string) => `curl -s --noproxy '' --max-time 20 http://127.0.0.1:${port}${path}`;
+      writeTask(online, 'fetch-answer', {
+        'task.toml': 'version = "1.0"\n[verifier]\ntimeout_sec = 30.0\n',
+        'solution/solve.sh': `${fetch('/answer')} > answer.txt\n`,
+        'tests/test.sh': `LOGS=\${LOGS_DIR:-/logs/verifier}\nif [ "$(${fetch('/verify')})" = 42 ]; then ${REWARD_IF_42}else echo 0 > "$LOGS/reward.txt"; fi\n`,
+      });
+      const result = await runMass([
+        'benchmark',
+        '--config',
+        configVariant('online', `network: { privateDestinations: ["127.0.0.1:${port}"] }`),
+        '--runs',
+        runs,
+        '--tasks',
+        online,
+        '--agent',
+        'oracle',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = await BenchmarkSummaryRecord.read(
+        join(runs, 'online', 'benchmarks', 'online', 'summary-oracle.json'),
+      );
+      expect(summary.skipped).toEqual([]);
+      const [trial] = summary.trials;
+      expect(trial).toMatchObject({ task: 'fetch-answer', internet: 'public', status: 'finished' });
+      expect(trial!.verification).toMatchObject({ status: 'scored', reward: 1 });
+      expect(requests).toEqual(['/answer', '/verify']);
+      const egress = async (folder: string) =>
+        (await readEgressLog(join(runs, 'online', folder, 'egress.jsonl'))).rows.map((row) => [
+          row.method,
+          row.host,
+          row.port,
+          row.verdict,
+          row.status,
+        ]);
+      expect(await egress(trial!.dir)).toEqual([['GET', '127.0.0.1', port, 'allowed', 200]]);
+      expect(await egress('benchmarks/online/verifier/oracle-oracle-fetch-answer-0')).toEqual([
+        ['GET', '127.0.0.1', port, 'allowed', 200],
+      ]);
+      expect(result.stderr).toContain(
+        'internet public (every public host, through the egress proxy): fetch-answer',
+      );
+      expect(result.stdout).toContain('public (every public host, through the egress proxy): fetch-answer');
+    } finally {
+      site.closeAllConnections();
+      await new Promise((resolve) => site.close(resolve));
+    }
+  }, 300_000);
+
+  it("an unsandboxed run configuration is refused before anything runs: a trial's /tests, /logs/verifier and state paths would be the host's", async () => {
+    const result = await runMass([
+      'benchmark',
+      '--config',
+      configVariant('unsandboxed', 'sandbox: unsandboxed'),
+      '--runs',
+      runs,
+      '--tasks',
+      join(datasets, 'answers'),
+      '--agent',
+      'oracle',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('sandbox: unsandboxed, and answers/write-42 would run on the host');
+    expect(result.stderr).toContain('set sandbox: bubblewrap');
+    expect(existsSync(join(runs, 'unsandboxed', 'benchmarks'))).toBe(false);
   }, 120_000);
 
   it('a malformed task.toml is refused before anything runs, naming the file and the field', async () => {

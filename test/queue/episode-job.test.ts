@@ -73,6 +73,18 @@ describe('episode jobs', () => {
     );
   });
 
+  it("carry a benchmark's network to the worker: an allow-list, or every public host", () => {
+    const withNetwork = (network: unknown) =>
+      EpisodeJobData.safeParse({ ...job(), options: { ...job().options, network } });
+    expect(withNetwork({ anyPublicHost: true })).toMatchObject({
+      success: true,
+      data: { options: { network: { anyPublicHost: true } } },
+    });
+    expect(withNetwork({ allow: ['pypi.org'] }).success).toBe(true);
+    expect(withNetwork({ allow: ['*'] }).success).toBe(false);
+    expect(withNetwork({ anyPublicHost: true, allow: ['pypi.org'] }).success).toBe(false);
+  });
+
   it('have ids from the run and the step, without the colon BullMQ refuses; one queue per endpoint', () => {
     const id = episodeJobId('my-run', 'search/L0/tiny-sum/v0/episode');
     expect(id).toBe(episodeJobId('my-run', 'search/L0/tiny-sum/v0/episode'));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TaskManifest } from '../../src/tasks/manifest.js';
 import { describeIssues } from '../../src/tasks/manifest-errors.js';
 import { renderTaskPrompt } from '../../src/tasks/render-prompt.js';
-import { networkAllowProblems } from '../../src/tasks/task-network.js';
+import { EpisodeNetwork, networkAllowProblems } from '../../src/tasks/task-network.js';
 import { minimalManifest } from './toy-task.js';
 
 function withNetwork(network: unknown): Record<string, unknown> {
@@ -83,5 +83,19 @@ describe('environment.network in task.yaml', () => {
       prompt: '# Task',
     } as never);
     expect(offline).toContain('No network access');
+  });
+
+  it('cannot ask for every public host: only a run gives it, and the team is told', () => {
+    expect(problems(withNetwork({ anyPublicHost: true }))).not.toEqual([]);
+    expect(problems(withNetwork({ allow: ['*'] })).join('\n')).toMatch(/allow\[0\]/);
+    expect(problems(withNetwork({ allow: ['pypi.org'], anyPublicHost: true }))).not.toEqual([]);
+    expect(EpisodeNetwork.parse({ anyPublicHost: true })).toEqual({ anyPublicHost: true });
+    expect(EpisodeNetwork.safeParse({ anyPublicHost: false }).success).toBe(false);
+    const prompt = renderTaskPrompt(
+      { manifest: TaskManifest.parse(minimalManifest()), prompt: '# Task', dir: '/tasks/x' } as never,
+      { anyPublicHost: true },
+    );
+    expect(prompt).toContain('Internet access to public hosts through the proxy that HTTP_PROXY');
+    expect(prompt).not.toContain('No network access');
   });
 });

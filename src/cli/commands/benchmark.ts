@@ -9,10 +9,11 @@ import {
   type BenchmarkProgress,
 } from '../../benchmark/benchmark-run.js';
 import { describeBenchmark } from '../../benchmark/describe-benchmark.js';
-import type { InternetPolicy } from '../../benchmark/task-environment.js';
+import { describeInternet, type InternetPolicy } from '../../benchmark/task-environment.js';
 import { loadRunConfig, parseRunConfig } from '../../config/run-config.js';
 import { checkServersBeforeRun } from '../../doctor/pre-start.js';
 import { UserError } from '../../errors.js';
+import { parseAllowEntry } from '../../proxy/egress-allow-list.js';
 import { episodeBackendFor } from '../../queue/backend-from-config.js';
 import { isHarborTaskDir, loadHarborDataset } from '../../tasks/harbor-task.js';
 import { parsePositiveInteger } from '../duration.js';
@@ -53,8 +54,8 @@ export function registerBenchmark(program: Command): void {
     )
     .option(
       '--internet <policy>',
-      'tasks that ask for the internet: refuse (skip them, the default), offline (run them without network), or allow:<host,…> (an allow-list)',
-      'refuse',
+      "tasks that ask for the internet (allow_internet true or left out): public (the default: every public host through the trial's egress proxy, each request logged in egress.jsonl), allow:<host,…> (an allow-list, through the same proxy), offline (no network) or refuse (skip them); the agent, the oracle and the verifier get the same, and tasks with allow_internet = false none",
+      'public',
     )
     .option(
       '--host-images <images>',
@@ -128,12 +129,17 @@ function parseEngine(value: string | undefined): 'docker' | 'podman' | null {
 }
 
 function parseInternet(value: string): InternetPolicy {
-  if (value === 'refuse' || value === 'offline') return { kind: value };
+  if (value === 'public' || value === 'refuse' || value === 'offline') return { kind: value };
   if (value.startsWith('allow:')) {
     const hosts = list(value.slice('allow:'.length)) ?? [];
+    const problems = hosts.flatMap((host) => {
+      const parsed = parseAllowEntry(host);
+      return parsed.ok ? [] : [parsed.error];
+    });
+    if (problems.length > 0) throw new UserError(`--internet: ${problems.join('; ')}`);
     if (hosts.length > 0) return { kind: 'allow', hosts };
   }
-  throw new UserError(`--internet: "${value}" is none of refuse, offline, allow:<host,…>`);
+  throw new UserError(`--internet: "${value}" is none of public, allow:<host,…>, offline, refuse`);
 }
 
 /**
@@ -176,6 +182,11 @@ function progressLine(): (event: BenchmarkProgress) => void {
     if (event.kind === 'planned') {
       planned += event.trials;
       process.stderr.write(`mass benchmark: ${event.benchmark}: ${event.trials} trial(s)\n`);
+      for (const [internet, tasks] of groupedBy(event.internet)) {
+        process.stderr.write(
+          `mass benchmark: ${event.benchmark}: internet ${internet} (${describeInternet(internet)}): ${tasks.join(', ')}\n`,
+        );
+      }
       for (const skipped of event.skipped) {
         process.stderr.write(
           `mass benchmark: ${event.benchmark}: skipped ${skipped.task}: ${skipped.reason}\n`,
@@ -191,4 +202,11 @@ function progressLine(): (event: BenchmarkProgress) => void {
       );
     }
   };
+}
+
+/** The tasks of each network, in the order the networks first appear. */
+function groupedBy(entries: ReadonlyArray<{ task: string; internet: string }>): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const { task, internet } of entries) groups.set(internet, [...(groups.get(internet) ?? []), task]);
+  return groups;
 }
