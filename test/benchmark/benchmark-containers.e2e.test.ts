@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BenchmarkSummaryRecord, type BenchmarkSummary } from '../../src/benchmark/benchmark-records.js';
+import { readEgressLog } from '../../src/proxy/egress-log.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { scriptedTeam } from '../../src/testing/scripted-team.js';
@@ -14,6 +15,7 @@ import { step } from '../../src/toy/steps.js';
 import { runMass, startMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { seededRandom } from '../support/seeded-random.js';
+import { startAnswerServer } from './answer-server.js';
 
 const BUNDLED = fileURLToPath(new URL('../../benchmarks/mass-containers', import.meta.url));
 const BASE_IMAGE = 'mass-bench/debian:bookworm';
@@ -185,6 +187,73 @@ describe.skipIf(missing !== null)('mass benchmark in a real container engine', (
       after.filter((row) => row.key.includes('/oracle/')),
     );
   }, 900_000);
+
+  it('a container task that leaves allow_internet out: its solve.sh and test.sh reach a server the run configuration opens, through the egress proxy, logged', async () => {
+    const site = await startAnswerServer();
+    const { port, requests } = site;
+    try {
+      // The image has no HTTP client: bash asks the proxy that HTTP_PROXY names, as a client would.
+      const fetch = (path: string) =>
+        `p=\${HTTP_PROXY#http://}; exec 3<>/dev/tcp/\${p%:*}/\${p##*:}; ` +
+        `printf 'GET http://127.0.0.1:${port}${path} HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: close\\r\\n\\r\\n' >&3; ` +
+        'tail -n 1 <&3';
+      const task = join(datasets, 'online', 'fetch-in-container');
+      const files: Record<string, string> = {
+        'task.toml':
+          'version = "1.0"\n[verifier]\ntimeout_sec = 60.0\n[environment]\ndocker_image = "mass-bench/pinned-python:1"\n',
+        'instruction.md': 'Fetch the answer.\n',
+        'solution/solve.sh': `(${fetch('/answer')}) > /tmp/answer.txt\n`,
+        'tests/test.sh': `if [ "$(cat /tmp/answer.txt)" = 42 ] && [ "$(${fetch('/verify')})" = 42 ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n`,
+      };
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(join(task, file, '..'), { recursive: true });
+        writeFileSync(join(task, file), text);
+      }
+      const config = join(directory.path, 'online.yaml');
+      writeFileSync(
+        config,
+        readFileSync(configFile, 'utf8').replace('name: bench', 'name: online') +
+          `network: { privateDestinations: ["127.0.0.1:${port}"] }\n`,
+      );
+      const result = await runMass([
+        'benchmark',
+        '--config',
+        config,
+        '--runs',
+        runs,
+        '--tasks',
+        join(datasets, 'online'),
+        '--container-engine',
+        'docker',
+        '--agent',
+        'oracle',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = await BenchmarkSummaryRecord.read(
+        join(runs, 'online', 'benchmarks', 'online', 'summary-oracle.json'),
+      );
+      const [trial] = summary.trials;
+      expect(trial, `${trial!.failure}`).toMatchObject({
+        task: 'fetch-in-container',
+        internet: 'public',
+        status: 'finished',
+      });
+      expect(trial!.verification, trial!.verification.stderrTail).toMatchObject({
+        status: 'scored',
+        reward: 1,
+      });
+      expect(requests).toEqual(['/answer', '/verify']);
+      for (const folder of [trial!.dir, 'benchmarks/online/verifier/oracle-oracle-fetch-in-container-0']) {
+        const { rows } = await readEgressLog(join(runs, 'online', folder, 'egress.jsonl'));
+        expect(rows.map((row) => [row.method, row.host, row.port, row.verdict, row.status])).toEqual([
+          ['GET', '127.0.0.1', port, 'allowed', 200],
+        ]);
+      }
+      expect(containers()).toBe('');
+    } finally {
+      await site.close();
+    }
+  }, 300_000);
 
   it('a scripted team in a container reaches the model through its proxy and is verified; no set-user-ID file comes back', async () => {
     const tasks = ['--tasks', join(datasets, 'answers'), '--container-engine', 'docker'];

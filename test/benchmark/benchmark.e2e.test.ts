@@ -1,6 +1,4 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +17,7 @@ import { step } from '../../src/toy/steps.js';
 import { runMass, startMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { seededRandom } from '../support/seeded-random.js';
+import { startAnswerServer } from './answer-server.js';
 
 const BUNDLED = fileURLToPath(new URL('../../benchmarks/mass-mini', import.meta.url));
 const random = seededRandom('mass benchmark kill delay');
@@ -302,13 +301,8 @@ describe('mass benchmark', () => {
 
   it("a task that leaves allow_internet out runs by default with every public host: the oracle's solve.sh and the verifier reach a server the run configuration opens, through the logged egress proxy", async () => {
     // The test's server is on the host's loopback: no task reaches it unless the run configuration opens it.
-    const requests: string[] = [];
-    const site = createServer((request, response) => {
-      requests.push(request.url ?? '');
-      response.end('42');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    const port = (site.address() as AddressInfo).port;
+    const site = await startAnswerServer();
+    const { port, requests } = site;
     try {
       const online = join(datasets, 'online');
       // curl leaves 127.0.0.1 to NO_PROXY; --noproxy '' sends it through the proxy as any other host.
@@ -355,8 +349,7 @@ describe('mass benchmark', () => {
       );
       expect(result.stdout).toContain('public (every public host, through the egress proxy): fetch-answer');
     } finally {
-      site.closeAllConnections();
-      await new Promise((resolve) => site.close(resolve));
+      await site.close();
     }
   }, 300_000);
 
