@@ -632,7 +632,15 @@ function readableMounts(directories: string[]): MovedMount[] {
 function shownHiddenPaths(requested: string[], system: SystemEntry[], readable: MovedMount[]): string[] {
   const shown = (path: string): boolean =>
     systemShows(system, path) || readable.some((mount) => isInside(mount.inside, path));
-  const unique = [...new Set(requested)];
+  // A readable directory reached through a symbolic link is shown at the link's path too: what is hidden at its real
+  // path is hidden there as well.
+  const atEveryPath = requested.flatMap((path) => [
+    path,
+    ...readable
+      .filter((mount) => mount.inside !== mount.host && isInside(mount.host, path))
+      .map((mount) => join(mount.inside, relative(mount.host, path))),
+  ]);
+  const unique = [...new Set(atEveryPath)];
   return unique.filter((path) => shown(path) && !unique.some((other) => isInside(other, path)));
 }
 

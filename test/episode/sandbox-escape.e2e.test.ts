@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,10 @@ describe('sandbox: agent code cannot escape', () => {
   const readableDirectory = join(repositoryRoot, 'node_modules', '.cache', `${marker}-readable`);
   const keyFile = join(readableDirectory, '.netrc');
   const hiddenInsideReadable = join(readableDirectory, 'answers');
+  // The sandbox is given the readable directory through a symbolic link (a checkout whose node_modules is a link, say):
+  // it is shown at the link's path, and what is hidden at its real path must be hidden there too.
+  const readableLink = join(repositoryRoot, 'node_modules', '.cache', `${marker}-link`);
+  const throughLink = (path: string): string => join(readableLink, relative(readableDirectory, path));
   let fixture: SandboxFixture;
   let hostServer: Server;
   let socketServer: Server;
@@ -109,6 +113,7 @@ describe('sandbox: agent code cannot escape', () => {
     writeFileSync(join(hiddenInsideReadable, 'solution.py'), 'print("the reference solution")\n');
     writeFileSync(join(readableDirectory, 'shown.txt'), 'shown\n');
     writeFileSync(keyFile, 'machine api.example.com password sk-not-for-agents\n');
+    symlinkSync(readableDirectory, readableLink);
     // Another episode's proxy socket: a read-only mount would not stop a connection, hiding does.
     socketServer = createServer((socket) => {
       hostConnections++;
@@ -123,7 +128,7 @@ describe('sandbox: agent code cannot escape', () => {
       writeFileSync(protectedPath, 'day,price\n1,100\n');
       return {
         readOnlyPaths: ['data/prices.csv'],
-        readableDirectories: [readableDirectory],
+        readableDirectories: [readableLink],
         hiddenDirectories: [hiddenDirectory, keyFile, hiddenInsideReadable],
       };
     });
@@ -141,9 +146,9 @@ describe('sandbox: agent code cannot escape', () => {
       port: (hostServer.address() as { port: number }).port,
       hidden: join(hiddenDirectory, 'solution.py'),
       socket: socketPath,
-      key: keyFile,
-      readable: join(readableDirectory, 'shown.txt'),
-      hiddenInsideReadable,
+      key: throughLink(keyFile),
+      readable: throughLink(join(readableDirectory, 'shown.txt')),
+      hiddenInsideReadable: throughLink(hiddenInsideReadable),
     };
     const output = capture();
     const errors = capture();
@@ -180,6 +185,7 @@ describe('sandbox: agent code cannot escape', () => {
     await fixture.close();
     rmSync(hiddenDirectory, { recursive: true, force: true });
     rmSync(readableDirectory, { recursive: true, force: true });
+    rmSync(readableLink, { force: true });
   });
 
   it('can write in its workspace, and nowhere outside it', () => {
