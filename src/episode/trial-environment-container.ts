@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 import { SystemError } from '../errors.js';
 import { writeForwarder } from './forwarder.js';
@@ -22,6 +22,11 @@ import {
 
 /** Inside the container: the trial's own host files (the forwarder, a harness's guard), read-only. */
 export const CONTAINER_SHARED_INSIDE = '/run/mass-trial';
+/**
+ * Inside the container: the folder of the Node that runs the forwarder, read-only. Never its host path: a host Node in
+ * /usr/bin would otherwise cover the image's own /usr/bin with the host's.
+ */
+const FORWARDER_NODE_INSIDE = '/run/mass-node';
 /** Inside the container: the folder of the proxies' sockets, read-only. */
 const SOCKETS_INSIDE = '/run/mass-sockets';
 /** How long an engine command other than a trial's own may take. */
@@ -88,9 +93,9 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
       { port: TRIAL_PROXY_PORT, socketPath: `${SOCKETS_INSIDE}/${TRIAL_PROXY_SOCKET}` },
       { port: TRIAL_EGRESS_PORT, socketPath: `${SOCKETS_INSIDE}/${TRIAL_EGRESS_SOCKET}` },
     ];
-    const readable = [...new Set([dirname(node), ...(options.readableDirectories ?? [])])].map((folder) =>
-      realpathSync(folder),
-    );
+    // The harness's folders are shown at their own paths (its command names them); they are no system folder of an
+    // image. The forwarder's Node is shown apart, at a path of its own.
+    const readable = [...new Set((options.readableDirectories ?? []).map((folder) => realpathSync(folder)))];
     try {
       await engineCommand(engine, [
         'create',
@@ -108,14 +113,16 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
         String(DEFAULT_PROCESS_LIMIT),
         ...(options.memoryBytes ? ['--memory', String(Math.floor(options.memoryBytes))] : []),
         ...(options.cpus ? ['--cpus', String(options.cpus)] : []),
-        ...[...new Set(readable)].flatMap((folder) => ['--volume', `${folder}:${folder}:ro`]),
+        ...readable.flatMap((folder) => ['--volume', `${folder}:${folder}:ro`]),
+        '--volume',
+        `${dirname(node)}:${FORWARDER_NODE_INSIDE}:ro`,
         '--volume',
         `${shared}:${CONTAINER_SHARED_INSIDE}:ro`,
         '--volume',
         `${socketDirectory}:${SOCKETS_INSIDE}:ro`,
         ...envArguments(options.env ?? {}),
         '--entrypoint',
-        node,
+        `${FORWARDER_NODE_INSIDE}/${basename(node)}`,
         options.image,
         `${CONTAINER_SHARED_INSIDE}/forwarder.mjs`,
         '-',

@@ -290,6 +290,11 @@ describe('mass benchmark', () => {
     const create = calls.find((call) => call.startsWith('create '))!;
     expect(create).toMatch(/^create --name mass-trial-\S+ --label mass.trial=1 --init --network none /);
     expect(create).not.toMatch(/:rw/);
+    // Nothing of the host covers a folder of the image's own system (a host Node in /usr/bin would hide the image's).
+    const targets = [...create.matchAll(/--volume (\S+)/g)].map((match) => match[1]!.split(':')[1]!);
+    for (const target of targets) {
+      expect(target, target).not.toMatch(/^\/(?:usr|bin|sbin|lib|lib64|etc|opt|app|root|home)(?:\/|$)/);
+    }
     const summary = await summaryOf('verifiers', 'oracle');
     expect(summary.skipped).toEqual([]);
     expect(summary.trials[0]).toMatchObject({ status: 'failed' });
