@@ -27,6 +27,18 @@ export const CONTAINER_SHARED_INSIDE = '/run/mass-trial';
  * /usr/bin would otherwise cover the image's own /usr/bin with the host's.
  */
 const FORWARDER_NODE_INSIDE = '/run/mass-node';
+/**
+ * Folders of an image's own system, which no host folder may cover (a folder deep inside one, such as a global
+ * install's `/usr/lib/node_modules/…`, covers nothing the image needs).
+ */
+const IMAGE_SYSTEM_FOLDERS = new Set(
+  ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/etc', '/opt', '/usr', '/usr/local'].flatMap((folder) => [
+    folder,
+    ...(folder.startsWith('/usr')
+      ? ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libexec', 'share'].map((sub) => `${folder}/${sub}`)
+      : []),
+  ]),
+);
 /** Inside the container: the folder of the proxies' sockets, read-only. */
 const SOCKETS_INSIDE = '/run/mass-sockets';
 /** How long an engine command other than a trial's own may take. */
@@ -93,9 +105,12 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
       { port: TRIAL_PROXY_PORT, socketPath: `${SOCKETS_INSIDE}/${TRIAL_PROXY_SOCKET}` },
       { port: TRIAL_EGRESS_PORT, socketPath: `${SOCKETS_INSIDE}/${TRIAL_EGRESS_SOCKET}` },
     ];
-    // The harness's folders are shown at their own paths (its command names them); they are no system folder of an
-    // image. The forwarder's Node is shown apart, at a path of its own.
-    const readable = [...new Set((options.readableDirectories ?? []).map((folder) => realpathSync(folder)))];
+    // The harness's folders are shown at their own paths (its command names them), except a system folder: the host's
+    // /usr/bin (where this process's Node may live) would cover the image's own. The forwarder's Node is shown apart,
+    // at a path of its own.
+    const readable = [
+      ...new Set((options.readableDirectories ?? []).map((folder) => realpathSync(folder))),
+    ].filter((folder) => !IMAGE_SYSTEM_FOLDERS.has(folder));
     try {
       await engineCommand(engine, [
         'create',

@@ -98,7 +98,8 @@ describe.skipIf(missing !== null)('mass benchmark in a real container engine', (
           task: 'SOLVE:',
           steps: [
             step.toolCall('run_shell_command', {
-              command: 'pwd > where.txt; id -u >> where.txt; cp /bin/bash rootbash && chmod 4755 rootbash',
+              // The host's Node must not show inside: its folder (/usr/bin, say) would cover the image's own.
+              command: `pwd > where.txt; id -u >> where.txt; test -e ${process.execPath} && echo host-node >> where.txt; cp /bin/bash rootbash && chmod 4755 rootbash`,
               description: 'leave a set-user-ID shell',
             }),
             step.toolCall('write_file', { file_path: '/app/answer.txt', content: '42' }),
@@ -268,7 +269,7 @@ describe.skipIf(missing !== null)('mass benchmark in a real container engine', (
     const rows = await readProxyLog(join(episode, 'requests.jsonl'));
     expect(rows.length).toBeGreaterThan(0);
     expect(trial!.outputTokens).toBeGreaterThan(0);
-    // The harness worked at the image's WORKDIR, as the image's user (root inside).
+    // The harness worked at the image's WORKDIR, as the image's user (root inside), and saw no host Node.
     expect(readFileSync(join(episode, 'workspace', 'where.txt'), 'utf8')).toBe('/app\n0\n');
 
     const oracle = await runMass([...base, '--agent', 'oracle']);
