@@ -2,6 +2,7 @@
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -12,6 +13,32 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = Path(os.getcwd())
 RESULTS = ROOT / "results"
 PLOTS = ROOT / "deliverables" / "plots"
+
+
+MODE_FILE = ROOT / ".reference-mode.json"
+
+
+def fallen_traps(known):
+    """The traps this run falls into: none by default, every one of `known` with `--careless`, one with `--trap <name>`.
+
+    The choice is kept in .reference-mode.json, so a plain `python3 run.py` in a copy of the workspace (the grader's
+    reproducibility rerun) falls into the same traps and reproduces the same files."""
+    args = sys.argv[1:]
+    if "--careless" in args:
+        fallen = sorted(known)
+    elif "--trap" in args:
+        index = args.index("--trap") + 1
+        name = args[index] if index < len(args) else ""
+        if name not in known:
+            raise SystemExit(f"--trap {name!r}: this task's traps are {', '.join(sorted(known))}")
+        fallen = [name]
+    elif MODE_FILE.is_file():
+        return set(json.loads(MODE_FILE.read_text())["traps"])
+    else:
+        fallen = []
+    if fallen:
+        MODE_FILE.write_text(json.dumps({"traps": fallen}) + "\n")
+    return set(fallen)
 
 
 def prepare():
