@@ -1,10 +1,11 @@
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import type { Grade } from '../../src/tasks/index.js';
+import { runPython, type Grade } from '../../src/tasks/index.js';
 import { explain, gradeVariants, type GradedVariants, type GradingCase } from './grading-cases.js';
-import { limitConcurrency } from './support.js';
+import { limitConcurrency, suiteDir } from './support.js';
 
 /**
  * Every task's withheld grader must discriminate: the reference solution (test/tasks/reference-solutions/<task>)
@@ -135,3 +136,14 @@ for (const testCase of CASES) {
     }
   });
 }
+
+describe('shared grading code (suites/research-12/_lib/gradelib.py)', () => {
+  it('passes its self-check: reproducibility, interval calibration, report numbers', async () => {
+    const run = await runPython([path.join(suiteDir, '_lib', 'gradelib_check.py')], {
+      cwd: suiteDir,
+      timeoutMs: 60_000,
+    });
+    expect(run.stderr + run.stdout).toContain('gradelib ok');
+    expect(run.exitCode).toBe(0);
+  });
+});

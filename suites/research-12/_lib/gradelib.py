@@ -11,6 +11,15 @@ A grade.py computes the planted truth once at module level, registers its parts 
 code reads the workspace through `grader.workspace`), and calls `grader.emit()`, which runs every part on every
 `--workspace` given: one JSON grade for one workspace, a JSON list for several. `grader.cache` is emptied before
 each workspace; cache workspace-independent work (the oracle's own optimisation) with functools.cache.
+
+Reproducibility: mass reruns the task's entry point (its `entry-point` deliverable's `command`) in a fresh sandboxed
+copy of each workspace with the deliverables removed, and passes that copy as `--rerun <dir>` (or `--rerun none`),
+one per `--workspace`, in the same order. While a workspace is graded, `grader.rerun` is its rerun folder or None, and
+`grader.rerun_problem` says why the rerun failed (read from `<dir>.outcome.json`, written by mass beside the folder:
+`{"ok": false, "reason": "..."}`), else None. `grader.reproducibility(weight)` scores it.
+
+Helpers for parts: `interval_calibration` (coverage of planted truths by intervals, with width) and `report_numbers`
+(the report states metrics.json's values). `python3 gradelib_check.py` checks them.
 """
 
 import argparse
@@ -18,6 +27,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -228,6 +238,221 @@ def sha256_file(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+# --- reproducibility: what the rerun wrote against what the workspace holds ------------------------------------------
+
+REL_TOL = 1e-6
+ABS_TOL = 1e-9
+
+
+def _close(a, b):
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= max(ABS_TOL, REL_TOL * max(abs(a), abs(b)))
+
+
+def _json_difference(a, b, where):
+    """None when the two JSON values agree (numbers within REL_TOL/ABS_TOL), else where they first differ."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return None if a is b else where
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return None if _close(float(a), float(b)) else f"{where}: {a} vs {b}"
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return f"{where}: keys differ ({', '.join(sorted(set(a) ^ set(b)))[:80]})"
+        for key in a:
+            difference = _json_difference(a[key], b[key], f"{where}.{key}")
+            if difference:
+                return difference
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{where}: {len(a)} vs {len(b)} items"
+        for index, (x, y) in enumerate(zip(a, b)):
+            difference = _json_difference(x, y, f"{where}[{index}]")
+            if difference:
+                return difference
+        return None
+    return None if a == b else where
+
+
+def _csv_difference(a, b):
+    rows_a, rows_b = list(csv.reader(a.splitlines())), list(csv.reader(b.splitlines()))
+    if len(rows_a) != len(rows_b):
+        return f"{len(rows_a)} vs {len(rows_b)} lines"
+    for line, (row_a, row_b) in enumerate(zip(rows_a, rows_b), start=1):
+        if len(row_a) != len(row_b):
+            return f"line {line}: {len(row_a)} vs {len(row_b)} cells"
+        for x, y in zip(row_a, row_b):
+            x, y = x.strip(), y.strip()
+            try:
+                same = _close(float(x), float(y))
+            except ValueError:
+                same = x == y
+            if not same:
+                return f"line {line}: {x[:30]} vs {y[:30]}"
+    return None
+
+
+def reproduced(workspace, rerun, rel):
+    """(True, "") when the rerun wrote `rel` as the workspace holds it, else (False, why). JSON and CSV numbers may
+    differ by REL_TOL relative or ABS_TOL absolute; a PNG must only be a valid PNG; other files must be byte-equal."""
+    if not rerun.exists(rel):
+        return False, f"{rel} not written by the rerun"
+    if not workspace.exists(rel):
+        return False, f"{rel} missing from the workspace"
+    mine, again = workspace.read_bytes(rel), rerun.read_bytes(rel)
+    suffix = Path(rel).suffix.lower()
+    if suffix == ".png":
+        return (True, "") if png_size(again[:64]) else (False, f"{rel} written by the rerun is not a PNG")
+    if suffix in (".json", ".csv"):
+        try:
+            a, b = mine.decode("utf-8"), again.decode("utf-8")
+            if suffix == ".json":
+                difference = _json_difference(json.loads(a), json.loads(b), rel)
+            else:
+                difference = _csv_difference(a, b)
+        except ValueError as error:  # not UTF-8, or not JSON
+            difference = f"unreadable ({str(error)[:60]})"
+        return (True, "") if difference is None else (False, f"{rel} differs: {difference}")
+    return (True, "") if mine == again else (False, f"{rel} differs")
+
+
+# --- interval calibration --------------------------------------------------------------------------------------------
+
+
+def _binomial_cdf(k, n, p):
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+
+
+def interval_calibration(truths, lows, highs, nominal=0.95, *, width_best, width_worst, alpha=0.2):
+    """(score 0..1, reason) for nominal-`nominal` intervals [low, high] around planted truths.
+
+    score = coverage term x width term.
+    - Coverage: if the intervals had their nominal coverage, the number k of truths covered would be
+      Binomial(n, nominal). The term is min(1, tail / alpha), tail = the smaller of P(K <= k) and P(K >= k): full marks
+      while k is plausible at the nominal level, falling to 0 as it becomes implausible (too few, or for low nominal
+      levels too many, covered). At 95 % with n = 8: 8 or 7 covered earn 1, 6 covered 0.29 (P(K <= 6) = 0.057), 5
+      covered 0.03.
+    - Width: `linear(mean width, width_best, width_worst)`: no penalty up to width_best, none left at width_worst, so
+      absurdly wide intervals that cover everything earn nothing.
+    A missing interval (None) covers nothing and counts as width_worst; a non-finite bound or high < low fails.
+
+    The mean interval (Winkler) score, width + (2 / (1 - nominal)) x distance outside, is a proper scoring rule and is
+    reported in the reason, but not scored: at 95 % a miss costs 40 times its distance, so with the 8-20 intervals of
+    a task one narrowly missed truth would decide the part, and its scale differs from task to task.
+    """
+    n = len(truths)
+    if n == 0 or len(lows) != n or len(highs) != n:
+        raise ValueError("interval_calibration needs as many lows and highs as truths (at least one)")
+    covered, widths, winkler = 0, [], []
+    penalty = 2.0 / (1.0 - nominal)
+    for index, (truth, low, high) in enumerate(zip(truths, lows, highs)):
+        if low is None or high is None:
+            widths.append(width_worst)
+            winkler.append(math.nan)
+            continue
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise Fail(f"interval {index + 1} has a non-finite bound")
+        if high < low:
+            raise Fail(f"interval {index + 1} has high {high:g} < low {low:g}")
+        covered += low <= truth <= high
+        widths.append(high - low)
+        winkler.append(high - low + penalty * (max(0.0, low - truth) + max(0.0, truth - high)))
+    tail = min(_binomial_cdf(covered, n, nominal), 1.0 - _binomial_cdf(covered - 1, n, nominal))
+    coverage_term = min(1.0, tail / alpha)
+    mean_width = sum(widths) / n
+    width_term = linear(mean_width, width_best, width_worst)
+    scored = [value for value in winkler if math.isfinite(value)]
+    winkler_text = f"; mean interval (Winkler) score {sum(scored) / len(scored):.3g}" if scored else ""
+    reason = (
+        f"{nominal:.0%} intervals cover {covered} of {n} (expected {nominal * n:.1f}; probability of so extreme a "
+        f"count {tail:.3f}); mean width {mean_width:.3g} (full marks <= {width_best:g}, none >= {width_worst:g})"
+        f"{winkler_text}"
+    )
+    return coverage_term * width_term, reason
+
+
+# --- the report states the metrics -----------------------------------------------------------------------------------
+
+_NUMBER = re.compile(
+    r"(?<![\w.])[-+\u2212\u2013]?"  # a sign, never the end of a word or a number
+    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"  # 1,234.5 or 0.42 or .5
+    r"(?:[eE]([-+\u2212]?\d+))?(?!\w)(\s*%)?"  # 3.1e-07; 42 %
+)
+
+
+def written_numbers(text):
+    """[(absolute value, half its last written digit, significant digits)] for every number in `text` as people write
+    them: 0.42, -1.5, 1,234.5, 3.1e-07, 42 % (also read as 0.42). Digits inside words (EC50, C07) are not numbers."""
+    numbers = []
+    for match in _NUMBER.finditer(text):
+        mantissa, exponent, percent = match.group(1).replace(",", ""), match.group(2), match.group(3)
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        scale = 10.0 ** int(exponent.replace("\u2212", "-")) if exponent else 1.0
+        digits = mantissa.replace(".", "").lstrip("0")
+        value = float(mantissa) * scale
+        half_step = 0.5 * 10.0**-decimals * scale
+        numbers.append((value, half_step, len(digits)))
+        if percent:
+            numbers.append((value / 100, half_step / 100, len(digits)))
+    return numbers
+
+
+def number_written(value, numbers):
+    """Whether |value| is among `numbers` (from `written_numbers`), rounded as written with at least two significant
+    digits, or exactly (3 as "3")."""
+    target = abs(float(value))
+    for written, half_step, digits in numbers:
+        if abs(target - written) <= 1e-12 * max(1.0, target):
+            return True
+        if digits >= 2 and abs(target - written) <= half_step * (1 + 1e-9):
+            return True
+    return False
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+def report_numbers(ws, report_path, metrics_path, keys):
+    """(score 0..1, reason): the share of metrics.json's values under `keys` that the report states. A number counts
+    when written rounded as people do (0.4213 as 0.42 or 42.1 %; sign ignored); a string (a compound id) when named as
+    a word, case-insensitive; a list or object by the share of its items (recursively). Booleans are not checked; a
+    missing key or null scores 0 for that key. The total is the mean over keys."""
+    metrics = ws.json_object(metrics_path)
+    text = ws.text(report_path)
+    numbers = written_numbers(text)
+    shares, missing = [], []
+    for key in keys:
+        leaves = [leaf for leaf in _leaves(metrics.get(key)) if not isinstance(leaf, bool)]
+        found, lacking = 0, []
+        for leaf in leaves:
+            if isinstance(leaf, (int, float)) and math.isfinite(leaf):
+                hit = number_written(leaf, numbers)
+            elif isinstance(leaf, str) and leaf.strip():
+                hit = re.search(r"(?<!\w)" + re.escape(leaf.strip()) + r"(?!\w)", text, re.IGNORECASE) is not None
+            else:
+                hit = False
+            found += hit
+            if not hit:
+                lacking.append(json.dumps(leaf)[:40])
+        if key not in metrics:
+            shares.append(0.0)
+            missing.append(f"{key} (not in {metrics_path})")
+            continue
+        shares.append(found / len(leaves) if leaves else 1.0)
+        if lacking:
+            missing.append(f"{key} ({', '.join(lacking[:4])}{', ...' if len(lacking) > 4 else ''})")
+    score = sum(shares) / len(shares) if shares else 0.0
+    stated = sum(share == 1.0 for share in shares)
+    reason = f"{report_path} states {stated} of {len(shares)} checked values of {metrics_path}"
+    return score, reason + (f"; not found: {'; '.join(missing)}" if missing else "")
+
+
 class CurrentWorkspace:
     """Stands for the workspace being graded; `emit` points it at each `--workspace` in turn."""
 
@@ -245,11 +470,22 @@ class Grader:
         parser.add_argument("--seed", type=int, required=True)
         parser.add_argument("--task-dir", required=True)
         parser.add_argument("--manifest", help="JSON written by `mass tasks grade`: deliverables and protected assets")
+        parser.add_argument(
+            "--rerun",
+            action="append",
+            default=[],
+            help="the entry point's rerun folder of each --workspace, in order, or `none` (see the module's notes)",
+        )
         args = parser.parse_args(argv)
+        if args.rerun and len(args.rerun) != len(args.workspace):
+            parser.error(f"give one --rerun per --workspace ({len(args.rerun)} for {len(args.workspace)})")
         self.task_id = task_id
         self.seed = args.seed
         self.task_dir = Path(args.task_dir).resolve()
         self.workspace_roots = args.workspace
+        self.rerun_roots = [None if rerun == "none" else rerun for rerun in args.rerun] or [None] * len(args.workspace)
+        self.rerun = None
+        self.rerun_problem = None
         self.workspace = CurrentWorkspace()
         self.manifest = json.loads(Path(args.manifest).read_text()) if args.manifest else {}
         self.cache = {}
@@ -318,8 +554,45 @@ class Grader:
                 return 0.0, "; ".join(changed)
             return 1.0, f"{len(entries)} protected file(s) unchanged"
 
-    def _grade_one(self, root):
+    def reproducibility(self, weight, paths=None):
+        """Registers the part "reproducibility": the share of `paths` (default: every deliverable but the report and
+        the entry point) that the rerun wrote as the workspace holds them (see `reproduced`); 0 without a rerun or when
+        it failed."""
+        if paths is None:
+            kinds = ("report", "entry-point")
+            paths = [d["path"] for d in self.manifest.get("deliverables", []) if d.get("kind") not in kinds]
+
+        @self.part("reproducibility", weight)
+        def _():
+            if self.rerun is None:
+                raise Fail("the entry point was not rerun (no --rerun for this workspace)")
+            if self.rerun_problem:
+                raise Fail(f"the rerun of the entry point failed: {self.rerun_problem}")
+            if not paths:
+                raise Fail("no deliverables to compare with the rerun")
+            rerun = Workspace(self.rerun)
+            outcomes = [reproduced(self.workspace, rerun, rel) for rel in paths]
+            problems = [why for ok, why in outcomes if not ok]
+            same = len(paths) - len(problems)
+            reason = f"the rerun reproduced {same} of {len(paths)} deliverables"
+            return same / len(paths), reason + (f": {'; '.join(problems)}" if problems else "")
+
+    def _set_rerun(self, rerun_root):
+        self.rerun = Path(rerun_root).resolve() if rerun_root else None
+        self.rerun_problem = None
+        if self.rerun is None:
+            return
+        outcome_file = self.rerun.with_name(self.rerun.name + ".outcome.json")
+        if outcome_file.is_file():
+            outcome = json.loads(outcome_file.read_text())
+            if not outcome.get("ok", False):
+                self.rerun_problem = str(outcome.get("reason") or "no reason given")
+        elif not self.rerun.is_dir():
+            self.rerun_problem = f"its folder {self.rerun} does not exist"
+
+    def _grade_one(self, root, rerun_root=None):
         self.workspace.target = Workspace(root)
+        self._set_rerun(rerun_root)
         self.cache.clear()
         parts = [self._run_part(*registered) for registered in self.registered]
         total_weight = sum(part["weight"] for part in parts)
@@ -341,5 +614,5 @@ class Grader:
         }
 
     def emit(self):
-        grades = [self._grade_one(root) for root in self.workspace_roots]
+        grades = [self._grade_one(root, rerun) for root, rerun in zip(self.workspace_roots, self.rerun_roots)]
         sys.stdout.write(json.dumps(grades[0] if len(grades) == 1 else grades, indent=2) + "\n")
