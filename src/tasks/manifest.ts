@@ -139,8 +139,14 @@ export const TaskEnvironment = z
 export const OracleSpec = z
   .object({
     grader: RelativePath.describe(
-      'Grader script inside oracle/, run as `<python> <grader> --workspace <dir> --seed <n> --task-dir <dir> --manifest <json>`; prints the grade as JSON',
+      'Grader script inside oracle/, run as `<python> <grader> --workspace <dir> --seed <n> --task-dir <dir> --manifest <json> [--rerun <dir|none>]`; prints the grade as JSON',
     ),
+    graded: z
+      .record(RelativePath, z.array(z.string().min(1)))
+      .default({})
+      .describe(
+        'What the grader reads, by workspace file: the fields it checks (JSON keys, CSV columns; [] for the file alone). `mass tasks validate` checks that the rendered prompt or a data README names each file and field',
+      ),
   })
   .strict();
 
