@@ -49,10 +49,10 @@ function unittest(pattern: string): Promise<{ status: number | null; output: str
 /**
  * The trainer's torch tests (test/train/python/test_*.py), real torch on CPU with tiny random models: the chunked
  * loss against the unchunked one; 2 DDP and 2 FSDP2 processes against 1; a run SIGKILLed and resumed; a warm start;
- * the memory planner.
+ * the memory planner; the FP8 export.
  */
 describe.skipIf(missing !== undefined)('the python trainer, with torch on CPU', () => {
-  it.each(['test_chunked_loss.py', 'test_training_runs.py', 'test_memory_plan.py'])(
+  it.each(['test_chunked_loss.py', 'test_training_runs.py', 'test_memory_plan.py', 'test_export_fp8.py'])(
     '%s passes',
     async (file) => {
       const { status, output } = await unittest(file);
