@@ -1,13 +1,13 @@
-"""Reference solution for finance-signal-timing. `python3 run.py` (careful) or `python3 run.py --careless`."""
-
-import sys
+"""Reference solution for finance-signal-timing: `python3 run.py` (careful), `--careless` (every trap) or
+`--trap <name>`: look-ahead-feature (the centred order-flow average is traded), regime-break-ignored (weights fitted on
+the whole training sample, no break dated), costs-ignored (scale and smoothing tuned on gross returns, no smoothing)."""
 
 import numpy as np
 import pandas as pd
 
 import refkit
 
-CARELESS = "--careless" in sys.argv
+TRAPS = refkit.fallen_traps({"look-ahead-feature", "regime-break-ignored", "costs-ignored"})
 COST = 0.0005
 HOLDOUT = 250
 FEATURES = ["sentiment", "carry", "value", "flow_imbalance_5d"]
@@ -67,11 +67,11 @@ def main():
         ok = np.isfinite(a) & np.isfinite(b)
         ics[f] = float(np.corrcoef(a[ok], b[ok])[0, 1])
     dictionary = open("data/README.md").read().lower()
-    leaky = [] if CARELESS else [f for f in FEATURES if ics[f] > 0.15 and "centred" in dictionary]
+    leaky = [] if "look-ahead-feature" in TRAPS else [f for f in FEATURES if ics[f] > 0.15 and "centred" in dictionary]
     usable = [f for f in FEATURES if f not in leaky]
 
-    if CARELESS:
-        break_index = n // 2
+    if "regime-break-ignored" in TRAPS:
+        break_index = 0  # one regime from the start
         beta, _ = ols(panel, z, usable, 0, train_end)
     else:
         honest = [f for f in usable]
@@ -81,9 +81,11 @@ def main():
         beta, _ = ols(panel, z, honest, break_index, train_end)
     weights = {f: round(float(b), 5) for f, b in zip(usable, beta)}
 
-    grid = [(s, h) for s in (2.0, 4.0, 8.0, 16.0) for h in ((0.0,) if CARELESS else (0.0, 1.0, 2.0, 4.0, 8.0))]
-    fit_lo = 0 if CARELESS else break_index
-    scores = {g: sharpe(pnl(weights, g[0], g[1], panel, returns)[0][fit_lo:train_end]) for g in grid}
+    no_costs = "costs-ignored" in TRAPS
+    grid = [(s, h) for s in (2.0, 4.0, 8.0, 16.0) for h in ((0.0,) if no_costs else (0.0, 1.0, 2.0, 4.0, 8.0))]
+    fit_lo = 0 if "regime-break-ignored" in TRAPS else break_index
+    tuned = 1 if no_costs else 0  # pnl() returns (net, gross, turnover)
+    scores = {g: sharpe(pnl(weights, g[0], g[1], panel, returns)[tuned][fit_lo:train_end]) for g in grid}
     scale, halflife = max(scores, key=scores.get)
     net, gross, turnover = pnl(weights, scale, halflife, panel, returns)
     hold = slice(n - HOLDOUT - 1, n - 1)
@@ -123,7 +125,7 @@ def main():
     refkit.write_report(
         "Timing strategy on six assets",
         [
-            ("Summary", f"We trade a linear score of vendor features, clipped to +-1 per asset and smoothed to control costs. The holdout (last {HOLDOUT} days) net Sharpe is {metrics['holdout_sharpe_net']:.2f} (gross {metrics['holdout_sharpe_gross']:.2f}). A structural break in the signal loadings is dated {metrics['regime_break_date']}; the strategy uses loadings estimated after it. Excluded features: {', '.join(leaky) or 'none'}."),
+            ("Summary", f"We trade a linear score of vendor features, clipped to +-1 per asset and smoothed to control costs. The holdout (last {HOLDOUT} days) net Sharpe is {metrics['holdout_sharpe_net']:.2f} (gross {metrics['holdout_sharpe_gross']:.2f}) at an annual turnover of {metrics['annual_turnover']:.1f} per asset. A structural break in the signal loadings is dated {metrics['regime_break_date']}; the strategy uses loadings estimated after it. Excluded features: {', '.join(leaky) or 'none'}."),
             ("Data", "Daily closes of six assets and four vendor features per asset and day. Returns are close-to-close; features at the close of day t predict the return from t to t+1. The last 250 days are a holdout never used for fitting or tuning. The data dictionary says the order-flow feature is a centred average, i.e. it uses days after t; its in-sample information coefficient is far above the other features, which is what a look-ahead leak produces. It is therefore excluded from every model."),
             ("Method", "Returns are standardised by each asset's volatility over the training window. A pooled least-squares regression of standardised next-day returns on sentiment, carry and value is fitted on both sides of every candidate break date; the date minimising the total residual sum of squares is the break. Loadings fitted after the break become the weights. The position scale and an exponential smoothing half-life are chosen on the post-break training window to maximise net Sharpe after 5 bps costs per unit position change."),
             ("Results", refkit.table([[k, f"{v['holdout_sharpe_net']:.2f}"] for k, v in ablation.items()], ["variant", "holdout net Sharpe"]) + f"\n\nInformation coefficients on the training window: " + ", ".join(f"{k} {v:.3f}" for k, v in ics.items()) + ". Plots: deliverables/plots/equity_curve.png and deliverables/plots/rolling_ic.png."),
