@@ -7,48 +7,10 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
+import { LAYERS, TESTING } from './layer-table.js';
+
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
-/**
- * Bottom to top; an import must go strictly down. The files at the root of src/ (errors.ts, canonical-json.ts, …) sit
- * below all of these. A folder listed here but absent is fine; a folder under src/ missing from this table fails the
- * test, so that the table stays the whole truth.
- */
-const LAYERS = [
-  'statistics',
-  'html',
-  'store',
-  'model',
-  'ranking',
-  'harness',
-  'workflow',
-  'proxy',
-  'tasks',
-  'episode',
-  'judge',
-  'optimizer',
-  'config',
-  'doctor',
-  'queue',
-  'search',
-  'distill',
-  'train',
-  'toy',
-  'hosting',
-  'rsi',
-  'evaluate',
-  'analyze',
-  'students',
-  'benchmark',
-  'report',
-  'compare',
-  'view',
-  'demo',
-  'cli',
-];
-
-/** Test infrastructure (scripted servers, a Redis for tests): imported by tests, never by the product. */
-const TESTING = 'testing';
 /** The package's export barrel: it re-exports every layer. */
 const EXEMPT = new Set(['index.ts']);
 const ROOT = '(root)';
@@ -117,7 +79,7 @@ describe('the layers of src/', () => {
     const unknown = folders.filter((folder) => folder !== TESTING && !LAYERS.includes(folder));
     expect(
       unknown,
-      'src/ has folders the layer table in test/architecture/layers.test.ts does not place',
+      'src/ has folders the layer table in test/architecture/layer-table.ts does not place',
     ).toEqual([]);
   });
 

@@ -1,0 +1,43 @@
+// The layer table of src/, in one place: the layering test checks the imports against it, and the docs test checks
+// that docs/how-mass-works.md lists the same folders in the same order.
+
+/**
+ * Bottom to top; an import must go strictly down. The files at the root of src/ (errors.ts, canonical-json.ts, …) sit
+ * below all of these. A folder listed here but absent is fine; a folder under src/ missing from this table fails the
+ * layering test, so that the table stays the whole truth.
+ */
+export const LAYERS: readonly string[] = [
+  'statistics',
+  'html',
+  'store',
+  'model',
+  'ranking',
+  'harness',
+  'workflow',
+  'proxy',
+  'tasks',
+  'episode',
+  'judge',
+  'optimizer',
+  'config',
+  'doctor',
+  'queue',
+  'search',
+  'distill',
+  'train',
+  'toy',
+  'hosting',
+  'rsi',
+  'evaluate',
+  'analyze',
+  'students',
+  'benchmark',
+  'report',
+  'compare',
+  'view',
+  'demo',
+  'cli',
+];
+
+/** Test infrastructure (scripted servers, a Redis for tests): imported by tests, never by the product. */
+export const TESTING = 'testing';
