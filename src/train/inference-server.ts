@@ -127,7 +127,8 @@ export function namesOf(models: ServedModel[]): string {
   return models.length === 0 ? 'no model' : models.map((model) => model.id).join(', ');
 }
 
-function parseJson(text: string): unknown {
+/** The JSON value of a reply's text, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

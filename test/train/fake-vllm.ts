@@ -22,6 +22,11 @@ export interface FakeVllmOptions {
   apiKey?: string;
   /** After a restart, answer this many requests with 503 (the server is starting) before serving the new model. */
   startingRequests?: number;
+  /**
+   * Answer sleep mode's routes (vLLM with --enable-sleep-mode and VLLM_SERVER_DEV_MODE=1): `POST /sleep?level=N`,
+   * `POST /wake_up`, `GET /is_sleeping`; while asleep, chat requests fail with 503.
+   */
+  sleepMode?: boolean;
 }
 
 export interface FakeVllmRequest {
@@ -46,6 +51,7 @@ export async function startFakeVllm(options: FakeVllmOptions): Promise<FakeVllm>
     options.models.map((id) => [id, { root: `/models/${id}`, parent: null }]),
   );
   let startingRequests = 0;
+  let sleeping = false;
   const requests: FakeVllmRequest[] = [];
 
   const server = createServer((request, response) => {
@@ -72,6 +78,17 @@ export async function startFakeVllm(options: FakeVllmOptions): Promise<FakeVllm>
       if (startingRequests > 0) {
         startingRequests--;
         return send(503, { error: { message: 'the server is starting' } });
+      }
+      if (options.sleepMode && request.method === 'GET' && path === '/is_sleeping') {
+        return send(200, { is_sleeping: sleeping });
+      }
+      if (options.sleepMode && request.method === 'POST' && /^\/sleep(\?level=[12])?$/.test(path)) {
+        sleeping = true;
+        return send(200, '');
+      }
+      if (options.sleepMode && request.method === 'POST' && path === '/wake_up') {
+        sleeping = false;
+        return send(200, '');
       }
       if (request.method === 'GET' && path === '/v1/models') {
         return send(200, {
@@ -108,6 +125,7 @@ export async function startFakeVllm(options: FakeVllmOptions): Promise<FakeVllm>
         return send(200, `Success: LoRA adapter '${body!.lora_name}' removed successfully.`);
       }
       if (request.method === 'POST' && path === '/v1/chat/completions') {
+        if (sleeping) return send(503, { error: { message: 'the engine is sleeping' } });
         if (!served.has(body!.model!)) {
           return send(404, { error: { message: `The model \`${body!.model}\` does not exist.` } });
         }
