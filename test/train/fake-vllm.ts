@@ -27,6 +27,11 @@ export interface FakeVllmOptions {
    * `POST /wake_up`, `GET /is_sleeping`; while asleep, chat requests fail with 503.
    */
   sleepMode?: boolean;
+  /**
+   * `POST /v1/completions` with `prompt_logprobs`: the log-probability of each prompt token after the first under
+   * `model`, or undefined to answer 404 as for an unknown model.
+   */
+  promptLogprobs?: (model: string, tokens: number[]) => number[] | undefined;
 }
 
 export interface FakeVllmRequest {
@@ -123,6 +128,21 @@ export async function startFakeVllm(options: FakeVllmOptions): Promise<FakeVllm>
         }
         served.delete(body!.lora_name!);
         return send(200, `Success: LoRA adapter '${body!.lora_name}' removed successfully.`);
+      }
+      if (request.method === 'POST' && path === '/v1/completions' && options.promptLogprobs) {
+        const { model, prompt } = body as unknown as { model: string; prompt: number[] };
+        const logprobs = served.has(model) ? options.promptLogprobs(model, prompt) : undefined;
+        if (!logprobs) return send(404, { error: { message: `The model \`${model}\` does not exist.` } });
+        const rows = [
+          null,
+          ...prompt.slice(1).map((token, index) => ({ [token]: { logprob: logprobs[index], rank: 1 } })),
+        ];
+        return send(200, {
+          id: 'fake',
+          object: 'text_completion',
+          model,
+          choices: [{ index: 0, text: 'x', prompt_logprobs: rows }],
+        });
       }
       if (request.method === 'POST' && path === '/v1/chat/completions') {
         if (sleeping) return send(503, { error: { message: 'the engine is sleeping' } });

@@ -20,6 +20,8 @@ Written to the output directory:
   resume/step-NNNNNN/       the latest state to resume from (resume_state.py), every `resumeEvery` steps
   merged/                   the chosen checkpoint merged into the parent, with the parent's tokenizer and its other
                             small files
+  probe.json                the deployment check's probe: a fixed token sequence and its log-probabilities under
+                            the parent and the trained generation (deployment_probe.py)
   report.json               losses, checkpoints, the chosen one, token counts, the launch: read back by the
                             TypeScript trainer
 

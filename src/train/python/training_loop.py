@@ -1,6 +1,7 @@
 """One training process: loads the parent with LoRA (fresh, or warm-started from an adapter), trains on its share
 of each step's windows under DDP or FSDP2 (replicas.py), validates, saves adapter checkpoints and resume states,
-and, in process 0 once every process is done, merges the chosen checkpoint into the parent and writes report.json.
+and, in process 0 once every process is done, scores the deployment check's probe (deployment_probe.py), merges the
+chosen checkpoint into the parent and writes report.json.
 
 Started by train_lora.py's launcher (`train_lora.py --worker`, directly or through torchrun), which has already
 checked the data, drawn the windows (plan.json) and checked that the launch fits in memory.
@@ -15,12 +16,13 @@ import os
 import shutil
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import peft
 import torch
 import transformers
 
+import deployment_probe
 import replicas as engine
 import resume_state
 from chunked_loss import WindowLoss, labelled_targets
@@ -212,7 +214,8 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
     log(f"chosen checkpoint: step {chosen['step']} (validation loss {chosen['validationLoss']:.4f})")
     model_class, kernels, targets = trainee.model_class, trainee.kernels, trainee.targets
     del trainee
-    merged_path = merge(config, out, chosen["path"], model_class) if hyper["mergeIntoParent"] else None
+    probe_ids = deployment_probe.probe_tokens(dataset.train.load(plan["draws"][0])["input_ids"])
+    merged_path, probe = finish_model(config, out, chosen["path"], model_class, probe_ids)
     return {
         "schemaVersion": 2,
         "kind": "python-training-report",
@@ -232,6 +235,8 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
         "initAdapter": config["initAdapter"],
         "lossChunkSize": hyper["lossChunkSize"],
         "linearAttentionKernels": kernels,
+        "probe": deployment_probe.PROBE_FILE,
+        "probeGenerationChange": probe["maxGenerationChange"],
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__,
                      "transformers": transformers.__version__, "peft": peft.__version__},
     }
@@ -283,19 +288,32 @@ def run_steps(trainee: Trainee, dataset: Dataset, hyper: Dict[str, Any], plan: D
             log(f"saved the training state to resume from: {path}")
 
 
-def merge(config: Dict[str, Any], out: str, adapter: str, model_class) -> str:
-    """The chosen adapter merged into the parent, on the CPU (no GPU memory is needed once training is done), with
-    the parent's tokenizer and its other small files."""
-    parent, merged_path = config["parentModel"], "merged"
+def finish_model(config: Dict[str, Any], out: str, adapter: str, model_class,
+                 probe_ids: List[int]) -> Tuple[Optional[str], Dict[str, Any]]:
+    """On the CPU (no GPU memory is needed once training is done): the deployment check's probe (probe.json) from
+    the parent and the chosen adapter, and, with mergeIntoParent, the adapter merged into the parent with the
+    parent's tokenizer and its other small files (the probe's trained side is then the merged weights, as served)."""
+    parent = config["parentModel"]
     dtype = getattr(torch, config["hyper"]["dtype"])
-    log(f"merging {adapter} into {parent}")
     base = model_class.from_pretrained(parent, dtype=dtype)
-    merged = peft.PeftModel.from_pretrained(base, os.path.join(out, adapter)).merge_and_unload()
+    model = peft.PeftModel.from_pretrained(base, os.path.join(out, adapter))
+    model.eval()
+    with model.disable_adapter():
+        parent_logprobs = deployment_probe.token_logprobs(model, probe_ids)
+    if not config["hyper"]["mergeIntoParent"]:
+        trained = deployment_probe.token_logprobs(model, probe_ids)
+        probe = deployment_probe.write_probe(out, probe_ids, parent_logprobs, trained, "the parent with the adapter")
+        return None, probe
+    log(f"merging {adapter} into {parent}")
+    merged = model.merge_and_unload()
+    merged_path = "merged"
     target = os.path.join(out, merged_path)
     merged.save_pretrained(target, safe_serialization=True)
     transformers.AutoTokenizer.from_pretrained(parent).save_pretrained(target)
     copy_parent_files(parent, target)
-    return merged_path
+    trained = deployment_probe.token_logprobs(merged, probe_ids)
+    probe = deployment_probe.write_probe(out, probe_ids, parent_logprobs, trained, "the merged model")
+    return merged_path, probe
 
 
 def refuse(error: DataError, out: str) -> None:

@@ -76,6 +76,10 @@ class TrainingRunsTest(unittest.TestCase):
         with open(os.path.join(out, "report.json")) as handle:
             return json.load(handle)
 
+    def probe_of(self, out):
+        with open(os.path.join(out, "probe.json")) as handle:
+            return json.load(handle)
+
     def log_of(self, out):
         with open(os.path.join(out, "train.log")) as handle:
             return handle.read()[-4000:]
@@ -118,6 +122,17 @@ class TrainingRunsTest(unittest.TestCase):
         self.assertEqual(self.log_of(self.runs["ddp-2"]).count("step 24/24 loss"), 1)
         # A finished run keeps no state to resume from.
         self.assertFalse(os.path.exists(os.path.join(self.runs["ddp-2"], "resume")))
+        # The deployment check's probe: the first drawn window's start, scored by the parent and the trained adapter;
+        # training moved it, and the same training in two processes scores it the same.
+        probes = [self.probe_of(self.runs[name]) for name in ("single", "ddp-2")]
+        for probe in probes:
+            self.assertEqual(len(probe["parent"]), len(probe["tokens"]) - 1)
+            self.assertEqual(len(probe["trained"]), len(probe["tokens"]) - 1)
+            self.assertGreater(probe["maxGenerationChange"], 0.05)
+        self.assertEqual(probes[0]["tokens"], probes[1]["tokens"])
+        for one, other in zip(probes[0]["trained"], probes[1]["trained"]):
+            self.assertAlmostEqual(one, other, delta=1e-3)
+        self.assertEqual(single["probe"], "probe.json")
 
     def test_two_fsdp2_shards_train_as_one_process_does(self):
         self.train("single", 1, "ddp")
