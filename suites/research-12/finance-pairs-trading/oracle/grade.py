@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 
 import world  # noqa: E402
 from genlib import stream  # noqa: E402
-from gradelib import Fail, Grader, linear, number_at  # noqa: E402
+from gradelib import Fail, Grader, linear, number_at, report_numbers  # noqa: E402
 
 grader = Grader("finance-pairs-trading")
 truth = world.truth(grader.seed)
@@ -39,10 +39,10 @@ def load_rules():
     return rules
 
 
-grader.deliverables(0.15)
+grader.deliverables(0.1)
 
 
-@grader.part("pair_selection", 0.25)
+@grader.part("pair_selection", 0.15)
 def _():
     chosen = {frozenset((rule["x"], rule["y"])) for rule in load_rules()}
     hits = len(chosen & set(true_pairs))
@@ -52,7 +52,7 @@ def _():
     return 2 * precision * recall / (precision + recall), f"{hits} of {len(true_pairs)} cointegrated pairs among {len(chosen)} selected"
 
 
-@grader.part("hedge_ratio_and_half_life", 0.15)
+@grader.part("hedge_ratio_and_half_life", 0.1)
 def _():
     scores, notes = [], []
     for rule in load_rules():
@@ -69,13 +69,18 @@ def _():
     return sum(scores) / len(true_pairs), "; ".join(notes)
 
 
-@grader.part("spurious_pair_rejected", 0.15)
+@grader.part("no_spurious_pairs", 0.2)
 def _():
+    """Every traded pair that is not cointegrated trades noise: each costs half the part; the highly correlated decoy,
+    the trap the task announces, costs all of it."""
     chosen = {frozenset((rule["x"], rule["y"])) for rule in load_rules()}
     spurious = frozenset(truth["spurious"])
     if spurious in chosen:
         return 0.0, f"{'/'.join(sorted(spurious))} selected: highly correlated but not cointegrated"
-    return 1.0, "the correlated but non-cointegrated pair was not traded"
+    false = sorted("/".join(sorted(pair)) for pair in chosen - set(true_pairs))
+    if false:
+        return 1.0 - 0.5 * len(false), f"not cointegrated but selected: {', '.join(false)}"
+    return 1.0, "every selected pair is cointegrated; the correlated decoy was not traded"
 
 
 @functools.cache
@@ -94,12 +99,50 @@ def fresh_and_oracle():
     return fresh, sum(world.pair_pnl(fresh, rule).sum() for rule in oracle_rules(*best))
 
 
-@grader.part("out_of_sample_pnl", 0.3)
+@grader.part("out_of_sample_pnl", 0.2)
 def _():
     rules = load_rules()
     fresh, oracle = fresh_and_oracle()
     agent = sum(world.pair_pnl(fresh, rule).sum() for rule in rules)
     return agent / oracle, f"fresh-data P&L {agent:.3f} vs {oracle:.3f} for the planted pairs (log-spread units)"
+
+
+@functools.cache
+def history():
+    """The sample's log prices as data/prices.csv records them (four decimals)."""
+    log_prices, _ = world.simulate(truth, stream(grader.seed, "history"), world.N_DAYS)
+    return np.log(np.round(np.exp(log_prices), 4))
+
+
+@grader.part("metrics_replayed", 0.05)
+def _():
+    rules = load_rules()
+    metrics = ws.json_object("results/metrics.json")
+    where = "results/metrics.json"
+    reported_pnl, reported_sharpe = number_at(metrics, "in_sample_pnl", where), number_at(metrics, "in_sample_sharpe", where)
+    selected = number_at(metrics, "n_pairs_selected", where)
+    daily = sum((world.pair_pnl(history(), rule) for rule in rules), np.zeros(world.N_DAYS))
+    pnl = float(daily.sum())
+    sharpe = float(daily.mean() / daily.std() * np.sqrt(252)) if daily.std() > 0 else 0.0
+    scores = [
+        linear(abs(reported_pnl - pnl), 0.01 + 0.01 * abs(pnl), 0.1 + 0.1 * abs(pnl)),
+        linear(abs(reported_sharpe - sharpe), 0.05, 0.5),
+        float(selected == len(rules)),
+    ]
+    reason = (
+        f"reported in-sample P&L {reported_pnl:.3f}, Sharpe {reported_sharpe:.2f}, {selected:g} pairs; the rules in "
+        f"results/pairs.json replayed on the sample: P&L {pnl:.3f}, Sharpe {sharpe:.2f}, {len(rules)} pairs"
+    )
+    return float(np.mean(scores)), reason
+
+
+grader.reproducibility(0.1)
+
+
+@grader.part("report_states_metrics", 0.1)
+def _():
+    keys = ["n_pairs_tested", "n_pairs_selected", "in_sample_sharpe", "in_sample_pnl"]
+    return report_numbers(ws, "research_report.md", "results/metrics.json", keys)
 
 
 grader.emit()
