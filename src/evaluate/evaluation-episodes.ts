@@ -2,7 +2,8 @@ import { join } from 'node:path';
 
 import type { EpisodeSettings } from '../config/episode-settings.js';
 import { errorMessage } from '../errors.js';
-import type { EpisodeRecord } from '../episode/episode-record.js';
+import { sandboxedEntryPointRunner } from '../episode/entry-point-sandbox.js';
+import { EpisodeRecord } from '../episode/episode-record.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import type { EpisodeBackend } from '../queue/episode-backend.js';
 import { runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
@@ -122,8 +123,9 @@ export interface GradedEpisode {
 
 /**
  * The oracle on one episode as a step (`<base>/grade/<episode id>`): the task's withheld grader with the data seed.
- * The row goes to `grades.jsonl` and is the step's output; a grader that fails is recorded (grade null), not thrown,
- * so one broken workspace does not stop an evaluation.
+ * The task's entry point, if it has one, is rerun for the grader's reproducibility part, sandboxed as the episode was
+ * (its record says; bubblewrap when it has none). The row goes to `grades.jsonl` and is the step's output; a grader
+ * that fails is recorded (grade null), not thrown, so one broken workspace does not stop an evaluation.
  */
 export function gradeStep(
   run: Run<unknown>,
@@ -146,9 +148,12 @@ export function gradeStep(
       };
       let row: GradeRow;
       try {
+        const record = await EpisodeRecord.readIfPresent(run.path(episode.dir, episodeFiles.record));
+        const mode = record?.sandbox.enabled === false ? 'unsandboxed' : 'bubblewrap';
         const grade = await gradeWorkspace(episode.task, {
           workspaceDir: run.path(episode.dir, episodeFiles.workspace),
           seed: episode.dataSeed,
+          rerun: { runner: sandboxedEntryPointRunner({ mode, warn: () => {} }) },
         });
         row = {
           ...common,

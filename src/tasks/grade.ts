@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { SystemError, UserError } from '../errors.js';
+import { entryPointOf, rerunEntryPoint, type RerunOptions } from './entry-point-rerun.js';
 import { copyForGrading, type LeftOutOfGrading } from './grading-copy.js';
 import { isDirectory } from './file-kind.js';
 import type { LoadedTask } from './load-task.js';
@@ -56,6 +57,8 @@ export interface GradeOptions {
    */
   seed: number;
   timeoutMs?: number;
+  /** Rerun the task's entry point, if it has one, for the grader's reproducibility part; without, none is rerun. */
+  rerun?: RerunOptions;
 }
 
 /** What the grader is told about the task (never the other way round): deliverables and protected assets with their sources. */
@@ -80,6 +83,7 @@ export async function gradeWorkspace(task: LoadedTask, options: GradeOptions): P
     workspaceDirs: [options.workspaceDir],
     seed: options.seed,
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.rerun ? { rerun: options.rerun } : {}),
   });
   return grade!;
 }
@@ -90,6 +94,8 @@ export interface GradeManyOptions {
   /** Their data seed. */
   seed: number;
   timeoutMs?: number;
+  /** As for `gradeWorkspace`: each workspace's entry point is rerun, one after another, before the grader runs. */
+  rerun?: RerunOptions;
 }
 
 /** Whether the task has an objective grader; without one its episodes are measured by the external judges alone. */
@@ -131,10 +137,17 @@ export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOption
       leftOut.push(await copyForGrading(workspaceDir, copy, known));
       copies.push(copy);
     }
+    const reruns: string[] = [];
+    if (options.rerun && entryPointOf(task)) {
+      for (const [index, copy] of copies.entries()) {
+        reruns.push(await rerunEntryPoint(task, copy, path.join(scratch, `rerun-${index}`), options.rerun));
+      }
+    }
     const run = await runPython(
       [
         path.join(task.dir, oracle.grader),
         ...copies.flatMap((copy) => ['--workspace', copy]),
+        ...reruns.flatMap((rerun) => ['--rerun', rerun]),
         '--seed',
         String(options.seed),
         '--task-dir',

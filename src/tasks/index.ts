@@ -11,3 +11,4 @@ export * from './materialize.js';
 export * from './grade.js';
 export * from './python.js';
 export * from './json-schema.js';
+export * from './entry-point-rerun.js';

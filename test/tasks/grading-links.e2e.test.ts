@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { link, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { sandboxedEntryPointRunner } from '../../src/episode/entry-point-sandbox.js';
 import {
   gradeWorkspace,
   gradeWorkspaces,
@@ -11,7 +12,8 @@ import {
   materializeWorkspace,
   type LoadedTask,
 } from '../../src/tasks/index.js';
-import { removeScratch, scratch, writeToyTask } from './toy-task.js';
+import { suiteDir } from './support.js';
+import { minimalManifest, removeScratch, scratch, writeToyTask } from './toy-task.js';
 
 /**
  * The toy grader reads `results/metrics.json` through Python's pathlib, as every grader reads a workspace: it follows
@@ -114,5 +116,90 @@ describe('the grader', () => {
       path: 'results/metrics.json',
       reason: 'a FIFO, never followed or read for grading',
     });
+  });
+});
+
+/** A toy grader of reproducibility alone, with the research suites' shared grading code. */
+const REPRODUCIBILITY_GRADER = `import sys
+sys.path.insert(0, ${JSON.stringify(path.join(suiteDir, '_lib'))})
+from gradelib import Grader
+grader = Grader("toy-task")
+grader.reproducibility(1.0)
+grader.emit()
+`;
+
+/** Writes the answer from the data, as the team's analysis would. */
+const REPRODUCING_RUN = `import csv, json, pathlib
+value = int(next(csv.DictReader(open("data/values.csv")))["value"])
+pathlib.Path("results").mkdir(exist_ok=True)
+pathlib.Path("results/metrics.json").write_text(json.dumps({"answer": 42, "value": value / 3}))
+`;
+
+describe('reproducibility: the entry point rerun in a fresh sandboxed copy', () => {
+  it('keeps the points of a run.py that reproduces its results, takes them from one that does not, and says why', async () => {
+    const manifest = minimalManifest();
+    manifest.deliverables = [
+      ...(manifest.deliverables as unknown[]),
+      {
+        id: 'entry',
+        kind: 'entry-point',
+        path: 'run.py',
+        description: 'Reproduces.',
+        command: 'python3 run.py',
+      },
+    ];
+    const task = await loadTask(await writeToyTask(manifest, { 'oracle/grade.py': REPRODUCIBILITY_GRADER }));
+    const parent = await scratch('mass-grade-rerun-');
+    const finished = async (name: string, runPy: string): Promise<string> => {
+      const dir = await workspace(task, parent, name);
+      await writeFile(path.join(dir, 'run.py'), REPRODUCING_RUN);
+      execFileSync('/usr/bin/python3', ['run.py'], { cwd: dir });
+      await writeFile(path.join(dir, 'run.py'), runPy);
+      return dir;
+    };
+    const reproduces = await finished('reproduces', REPRODUCING_RUN);
+    const other = await finished('other', REPRODUCING_RUN.replace('value / 3', 'value / 4'));
+    const crashes = await finished('crashes', 'raise SystemExit("no data today")\n');
+    const original = path.join(reproduces, 'results', 'metrics.json');
+    // Hostile: writes into the workspace it came from (not visible in its sandbox), links its result to a host file.
+    const hostile = await finished(
+      'hostile',
+      `import os, pathlib
+try:
+    pathlib.Path(${JSON.stringify(original)}).write_text("{}")
+except OSError as error:
+    print("refused:", error)
+pathlib.Path("results").mkdir(exist_ok=True)
+os.symlink(${JSON.stringify(original)}, "results/metrics.json")
+`,
+    );
+    const runner = sandboxedEntryPointRunner({ mode: 'bubblewrap' });
+
+    const grades = await gradeWorkspaces(task, {
+      workspaceDirs: [reproduces, other, crashes, hostile],
+      seed: SEED,
+      rerun: { runner },
+    });
+    const [slow] = await gradeWorkspaces(task, {
+      workspaceDirs: [await finished('slow', 'import time\ntime.sleep(60)\n')],
+      seed: SEED,
+      rerun: { runner, timeoutSeconds: 1 },
+    });
+
+    const parts = [...grades, slow!].map((grade) => grade.parts[0]!);
+    expect(parts.map((part) => part.score)).toEqual([1, 0, 0, 0, 0]);
+    expect(parts[0]!.reason).toBe('the rerun reproduced 1 of 1 deliverables');
+    expect(parts[1]!.reason).toMatch(
+      /results\/metrics.json differs: results\/metrics.json.value: 3.333\d* vs 2.5/,
+    );
+    expect(parts[2]!.reason).toMatch(
+      /^the rerun of the entry point failed: exited with 1; its output ended: no data today/,
+    );
+    expect(parts[3]!.reason).toContain('results/metrics.json not written by the rerun');
+    expect(parts[4]!.reason).toBe('the rerun of the entry point failed: timed out after 1 s');
+    expect(JSON.parse(await readFile(original, 'utf8'))).toEqual({ answer: 42, value: 10 / 3 });
+    // Without a runner nothing is rerun, and the grader says so.
+    const [unrun] = await gradeWorkspaces(task, { workspaceDirs: [reproduces], seed: SEED });
+    expect(unrun!.parts[0]).toMatchObject({ score: 0, reason: expect.stringMatching(/not rerun/) });
   });
 });
