@@ -58,6 +58,8 @@ export const PythonTrainingReport = defineRecord({
     lossChunkSize: Positive.nullable(),
     /** Qwen3.5/3.6 linear attention: flash-linear-attention's kernels or PyTorch's; null for a model without it. */
     linearAttentionKernels: z.enum(['fla', 'torch']).nullable(),
+    /** torch.cuda.max_memory_allocated() of process 0 over the training; null on a CPU, absent in older reports. */
+    peakGpuMemoryBytes: z.number().int().nonnegative().nullable().optional(),
     /** The deployment check's probe (probe.json); absent in reports written before the check existed. */
     probe: z.string().min(1).optional(),
     /** The largest change of a probe token's log-probability from the parent to the trained generation. */

@@ -206,6 +206,7 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
             start = resumed_from = progress.pop("step")
             log(f"resumed from {saved[0]} (step {start} of {hyper['steps']})")
         run_steps(trainee, dataset, hyper, plan, out, progress, start)
+        peak_gpu_memory = torch.cuda.max_memory_allocated() if torch.cuda.is_available() else None
         chosen = min(progress["checkpoints"], key=lambda point: (point["validationLoss"], point["step"]))
     finally:
         engine.finish(replicas)
@@ -235,6 +236,7 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
         "initAdapter": config["initAdapter"],
         "lossChunkSize": hyper["lossChunkSize"],
         "linearAttentionKernels": kernels,
+        "peakGpuMemoryBytes": peak_gpu_memory,
         "probe": deployment_probe.PROBE_FILE,
         "probeGenerationChange": probe["maxGenerationChange"],
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__,
