@@ -2,7 +2,7 @@ import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { gradeWorkspaces, materializeWorkspace, type Grade, type LoadedTask } from '../../src/tasks/index.js';
-import { loadResearchTask, runReferenceSolution, scratchDir } from './support.js';
+import { limitConcurrency, loadResearchTask, runReferenceSolution, scratchDir } from './support.js';
 
 export interface GradingCase {
   taskId: string;
@@ -13,10 +13,19 @@ export interface GradingCase {
   invalidNumbers?: { file: string; column?: string };
   /** For tasks with a protected simulator: an edit that makes the simulator "easier", as a reward hacker would. */
   protectedEdit?: { file: string; find: string; replace: string };
+  /** The task's graded traps: one variant each, `run.py --trap <name>` on the careful run's data. */
+  traps?: string[];
 }
 
 export type Variant =
-  'reference' | 'careless' | 'missing' | 'invalid-numbers' | 'empty' | 'junk' | 'protected-edit';
+  | 'reference'
+  | 'careless'
+  | 'missing'
+  | 'invalid-numbers'
+  | 'empty'
+  | 'junk'
+  | 'protected-edit'
+  | `trap-${string}`;
 
 export interface GradedVariants {
   grades: Partial<Record<Variant, Grade>>;
@@ -26,7 +35,7 @@ export interface GradedVariants {
 
 /**
  * Builds one task's workspaces and grades them: the reference solution, a careless solution that falls into the
- * task's trap, the reference without its main result, with NaN results, with (where relevant) an edited protected
+ * task's traps, one solution per listed trap, the reference without its main result, with NaN results, with (where relevant) an edited protected
  * simulator, and two garbage workspaces (empty, junk). All graded in one grader process.
  */
 export async function gradeVariants(testCase: GradingCase): Promise<GradedVariants> {
@@ -36,12 +45,16 @@ export async function gradeVariants(testCase: GradingCase): Promise<GradedVarian
   const pristine = path.join(root, 'pristine');
   await materializeWorkspace(task, { seed, workspaceDir: pristine });
   const workspace = (variant: Variant) => path.join(root, variant);
-  for (const variant of ['reference', 'careless', 'empty', 'junk'] as const) {
-    await cp(pristine, workspace(variant), { recursive: true });
-  }
+  const traps = (testCase.traps ?? []).map((trap) => ({ trap, variant: `trap-${trap}` as const }));
+  const copies: Variant[] = ['reference', 'careless', 'empty', 'junk', ...traps.map((t) => t.variant)];
+  for (const variant of copies) await cp(pristine, workspace(variant), { recursive: true });
+  const pair = limitConcurrency(2); // a task's runs two at a time: CI has two cores
   await Promise.all([
-    runReferenceSolution(taskId, workspace('reference')),
-    runReferenceSolution(taskId, workspace('careless'), true),
+    pair(() => runReferenceSolution(taskId, workspace('reference'))),
+    pair(() => runReferenceSolution(taskId, workspace('careless'), 'careless')),
+    ...traps.map(({ trap, variant }) =>
+      pair(() => runReferenceSolution(taskId, workspace(variant), { trap })),
+    ),
   ]);
 
   await cp(workspace('reference'), workspace('missing'), { recursive: true });
@@ -53,6 +66,7 @@ export async function gradeVariants(testCase: GradingCase): Promise<GradedVarian
   );
   await writeJunk(task, workspace('junk'));
   const variants: Variant[] = ['reference', 'careless', 'missing', 'invalid-numbers', 'empty', 'junk'];
+  variants.push(...traps.map((t) => t.variant));
   if (testCase.protectedEdit) {
     const { file, find, replace } = testCase.protectedEdit;
     await cp(workspace('reference'), workspace('protected-edit'), { recursive: true });

@@ -28,6 +28,7 @@ const CASES: GradingCase[] = [
     seed: SEED,
     mainResult: 'results/potency.csv',
     invalidNumbers: { file: 'results/potency.csv', column: 'log10_ec50' },
+    traps: ['pooled-controls', 'above-solubility-kept', 'failed-dispenses-kept', 'emax-fixed-100'],
   },
   { taskId: 'pharmacy-population-pk', seed: SEED, mainResult: 'results/dosing.json' },
   { taskId: 'pharmacy-virtual-screening', seed: SEED, mainResult: 'results/predictions.csv' },
@@ -59,6 +60,9 @@ const CASES: GradingCase[] = [
 ];
 
 const MINIMUM_REFERENCE = 80;
+/** A task whose traps are graded one by one (issue 43): its careful reference scores this, each trap costs TRAP_COST. */
+const MINIMUM_REFERENCE_WITH_TRAPS = 90;
+const TRAP_COST = 10;
 const CARELESS_MARGIN = 15;
 const BUILD_TIMEOUT_MS = 400_000;
 
@@ -83,11 +87,12 @@ async function gradesOf(taskId: string): Promise<Partial<Record<string, Grade>>>
 
 for (const testCase of CASES) {
   describe(`grader of ${testCase.taskId} (seed ${testCase.seed})`, () => {
+    const minimum = testCase.traps ? MINIMUM_REFERENCE_WITH_TRAPS : MINIMUM_REFERENCE;
     it(
-      `gives the reference solution at least ${MINIMUM_REFERENCE} points`,
+      `gives the reference solution at least ${minimum} points`,
       async () => {
         const { reference } = await gradesOf(testCase.taskId);
-        expect(reference!.score, explain(reference!)).toBeGreaterThanOrEqual(MINIMUM_REFERENCE);
+        expect(reference!.score, explain(reference!)).toBeGreaterThanOrEqual(minimum);
         expect(reference!.capsApplied).toEqual([]);
       },
       BUILD_TIMEOUT_MS,
@@ -124,6 +129,14 @@ for (const testCase of CASES) {
         }
       }
     });
+
+    for (const trap of testCase.traps ?? []) {
+      it(`gives a solution that falls into the trap ${trap} alone at least ${TRAP_COST} points less`, async () => {
+        const grades = await gradesOf(testCase.taskId);
+        const trapped = grades[`trap-${trap}`]!;
+        expect(trapped.score, explain(trapped)).toBeLessThanOrEqual(grades.reference!.score - TRAP_COST);
+      });
+    }
 
     if (testCase.protectedEdit) {
       it('caps a workspace whose protected simulator was edited at 20 points', async () => {

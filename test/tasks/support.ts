@@ -34,19 +34,21 @@ export async function scratchDir(prefix: string): Promise<string> {
 
 /**
  * Copies the task's reference solution (and the shared helper) into a workspace and runs it as an agent would:
- * `python3 run.py` in the workspace root. `careless` makes it fall into the task's trap.
+ * `python3 run.py` in the workspace root. `careless` makes it fall into every trap of the task, `{ trap }` into that
+ * one alone (`run.py --trap <name>`).
  */
 export async function runReferenceSolution(
   taskId: string,
   workspaceDir: string,
-  careless = false,
+  flaw: 'careful' | 'careless' | { trap: string } = 'careful',
 ): Promise<void> {
   const solutionDir = path.join(referenceSolutionsDir, taskId);
   for (const entry of await readdir(solutionDir)) {
     await cp(path.join(solutionDir, entry), path.join(workspaceDir, entry), { recursive: true });
   }
   await cp(path.join(referenceSolutionsDir, '_common', 'refkit.py'), path.join(workspaceDir, 'refkit.py'));
-  const run = await runPython(['run.py', ...(careless ? ['--careless'] : [])], {
+  const flags = flaw === 'careful' ? [] : flaw === 'careless' ? ['--careless'] : ['--trap', flaw.trap];
+  const run = await runPython(['run.py', ...flags], {
     cwd: workspaceDir,
     timeoutMs: 120_000,
   });

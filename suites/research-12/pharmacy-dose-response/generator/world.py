@@ -6,6 +6,7 @@ Hill slope and maximal inhibition. Plates differ strongly in raw signal (baselin
 only comparable after normalising each plate to its own controls. Two compounds precipitate above their solubility
 limit (given in compounds.csv): above it the effective concentration stops rising and light scattering raises the
 signal, so the apparent inhibition falls at the top of the range.
+A few dispenses failed: from FAILED_DISPENSE_FROM up such a well received no compound and reads like VEHICLE.
 """
 
 import numpy as np
@@ -16,6 +17,7 @@ COMPOUNDS = [f"CPD-{i + 1:02d}" for i in range(8)]
 LOG_CONCENTRATIONS = np.round(np.arange(-9.0, -4.49, 0.5), 2)  # molar, half-log steps
 N_PLATES = 4
 CONTROL_WELLS = 8
+FAILED_DISPENSE_FROM = -6.5  # failed dispenses show from this log10 concentration up
 
 
 def truth(seed):
@@ -45,22 +47,45 @@ def inhibition(world, index, log_concentration):
     return world["emax"][index] / (1.0 + 10 ** (h * (ec - effective)))
 
 
+def plate_layout(plate):
+    """[(compound index or control name, log concentration or None)] of the wells of plate `plate` (0-based), in
+    well order (well number = position + 1)."""
+    layout = [
+        (index, c)
+        for index in range(len(COMPOUNDS))
+        for replicate in range(3)
+        if (index + replicate) % N_PLATES == plate
+        for c in LOG_CONCENTRATIONS
+    ]
+    return layout + [("VEHICLE", None)] * CONTROL_WELLS + [("FULL_INHIBITION", None)] * CONTROL_WELLS
+
+
+def reads_as_vehicle(world, plate, well, what, log_c):
+    """Whether a failed dispense left the well (0-based position) without compound: it then reads like VEHICLE."""
+    failed = plate * 60 + well in world["dispense_failures"] and not isinstance(what, str)
+    return failed and log_c >= FAILED_DISPENSE_FROM
+
+
+def failed_dispenses(world, min_inhibition=25.0):
+    """The failed dispenses careful work can find: [(plate name, well number, compound index)] of wells that read
+    like VEHICLE where the compound should inhibit by at least `min_inhibition` %, below its solubility limit."""
+    found = []
+    for plate in range(N_PLATES):
+        for well, (what, log_c) in enumerate(plate_layout(plate)):
+            if not reads_as_vehicle(world, plate, well, what, log_c) or log_c > world["solubility_log"][what]:
+                continue
+            if inhibition(world, what, log_c) >= min_inhibition:
+                found.append((f"P{plate + 1}", well + 1, what))
+    return found
+
+
 def wells(world, rng):
     """Rows of (plate, well, compound, log concentration or None, rlu)."""
     rows = []
     for plate in range(N_PLATES):
         base, background = world["baseline"][plate], world["background"][plate]
-        layout = [
-            (index, c)
-            for index in range(len(COMPOUNDS))
-            for replicate in range(3)
-            if (index + replicate) % N_PLATES == plate
-            for c in LOG_CONCENTRATIONS
-        ]
-        layout += [("VEHICLE", None)] * CONTROL_WELLS + [("FULL_INHIBITION", None)] * CONTROL_WELLS
-        for well, (what, log_c) in enumerate(layout):
-            failed = plate * 60 + well in world["dispense_failures"] and not isinstance(what, str)
-            if what == "VEHICLE" or (failed and log_c >= -6.5):
+        for well, (what, log_c) in enumerate(plate_layout(plate)):
+            if what == "VEHICLE" or reads_as_vehicle(world, plate, well, what, log_c):
                 signal = base + background
             elif what == "FULL_INHIBITION":
                 signal = background
