@@ -8,6 +8,7 @@ import { evaluateRun } from '../src/evaluate/evaluate-run.js';
 import { runEpisode } from '../src/episode/run-episode.js';
 import { systemPromptOf, threadRoleOf } from '../src/harness/qwen-code.js';
 import { ChatMessage } from '../src/model/types.js';
+import { runSession } from '../src/session/run-session.js';
 import { openRun } from '../src/store/run-store.js';
 import { startScriptedServer, type ScriptedRequest } from '../src/testing/scripted-server.js';
 import { step, type Step } from '../src/toy/steps.js';
@@ -102,12 +103,13 @@ export async function benchEvaluation(): Promise<Record<string, unknown>> {
       configSchema: RunConfig,
       config,
     });
+    const session = runSession(run, SUITE);
     const started = performance.now();
     let summary;
     try {
-      summary = await evaluateRun({ run, suiteDir: SUITE, evaluation: evaluationConfig(config) });
+      summary = await evaluateRun({ session, evaluation: evaluationConfig(config) });
     } finally {
-      run.close();
+      await session.close();
     }
     const wallMs = performance.now() - started;
     const episodes = summary.counts.episodes;

@@ -14,3 +14,4 @@ export * from './config/run-config.js';
 export * from './train/index.js';
 export * from './hosting/index.js';
 export * from './rsi/index.js';
+export * from './session/index.js';

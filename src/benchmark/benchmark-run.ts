@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
 import { evaluationConfig } from '../config/evaluation-settings.js';
-import { outageSettings } from '../config/fault-tolerance.js';
 import type { RunConfig } from '../config/run-config.js';
 import type { EpisodeOptions } from '../episode/run-episode.js';
 import { generationModels, type EvaluatedModel } from '../evaluate/evaluation-plan.js';
@@ -20,16 +19,16 @@ import { prepareQwenCode } from '../harness/launch-qwen-code.js';
 import { startEgressProxy } from '../proxy/egress-proxy.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 import { egressAllowance, type EpisodeNetwork } from '../tasks/task-network.js';
-import { modelKind } from '../hosting/model-kind.js';
+import type { RunSession } from '../session/run-session.js';
 import { Semaphore } from '../model/concurrency.js';
-import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
-import { outageGateFor, runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
+import { localEpisodeBackend } from '../queue/episode-backend.js';
+import { runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
 import { episodePath } from '../store/run-paths.js';
 import type { Run } from '../store/run-store.js';
 import { harborLoadedTask } from '../tasks/harbor-loaded-task.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../train/registry.js';
 import { benchmarkFigures, taskRows } from './benchmark-figures.js';
 import {
   BenchmarkSummaryRecord,
@@ -68,7 +67,8 @@ export type BenchmarkProgress =
   | { kind: 'finished'; what: 'trial' | 'verification' };
 
 export interface BenchmarkRunOptions {
-  run: Run<RunConfig>;
+  /** The run's session: its configuration, model kind, registry, episode back-end and endpoint pools. */
+  session: RunSession;
   datasets: BenchmarkDataset[];
   agent: BenchmarkAgent;
   /** The registry's generations that work the tasks (default every one); ignored by oracle and nop. */
@@ -79,8 +79,6 @@ export interface BenchmarkRunOptions {
   hostCompatibleImages: string[];
   /** The engine that starts tasks' own containers; null: such tasks are skipped. */
   containerEngine: 'docker' | 'podman' | null;
-  /** Where the episodes run (default: in this process); the configuration's `execution` back-end. */
-  episodes?: EpisodeBackend;
   onProgress?: (event: BenchmarkProgress) => void;
 }
 
@@ -94,24 +92,17 @@ const BOOTSTRAP = { resamples: 2000 };
  * reason in the summary, never dropped.
  */
 export async function runBenchmarks(options: BenchmarkRunOptions): Promise<BenchmarkSummary[]> {
-  const { run, agent } = options;
-  const { config } = run;
+  const { session, agent } = options;
+  const { run, config } = session;
   if (config.sandbox === 'unsandboxed') refuseUnsandboxed(options);
   const report = options.onProgress ?? (() => {});
-  const registry = await ModelRegistry.open(run.directory);
+  const registry = await session.registry();
   const models = usesModel(agent) ? generationsOf(config, registry, options.generations) : [];
   const served: ServedEvaluation | null = usesModel(agent)
-    ? await serveEvaluation(config, modelKind(config).host, models, [], { selfJudge: false, registry })
+    ? await serveEvaluation(config, session.kind.host, models, [], { selfJudge: false, registry })
     : null;
-  const gates = new Map<string, OutageGate>();
-  const gateOf = (model: ServedModel) => {
-    let gate = gates.get(model.baseUrl);
-    if (!gate) {
-      gate = outageGateFor(model, outageSettings(config), run.path('benchmarks', 'outages.jsonl'));
-      gates.set(model.baseUrl, gate);
-    }
-    return gate;
-  };
+  const pools = session.endpointPools(run.path('benchmarks', 'outages.jsonl'));
+  const gateOf = (model: ServedModel) => pools.gate(model);
   const slots = new Semaphore(evaluationConfig(config).concurrency.episodes);
   const verifierSlots = new Semaphore(2);
   const labels = usesModel(agent) ? models.map((model) => model.name) : [agent];
@@ -243,7 +234,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
       summaries.push(summary);
     }
   } finally {
-    await Promise.allSettled([...gates.values()].map((gate) => gate.close()));
+    await pools.close();
     await served?.close();
   }
   return summaries;
@@ -589,7 +580,7 @@ async function modelTrial(
   // A queue's job carries no environment: a container trial's lives on this machine, and runs here.
   const backend = context.environment
     ? localEpisodeBackend
-    : (context.options?.episodes ?? localEpisodeBackend);
+    : (context.options?.session.episodes ?? localEpisodeBackend);
   if (!context.environment) await rm(run.path(environmentRoot(identity)), { recursive: true, force: true });
   const { record } = await runEpisodeThroughOutages(
     context.gate,

@@ -60,13 +60,18 @@ export interface PlanOptions {
   roles?: RoleEndpoints;
   /** Check the evaluation's judges and models too (`mass eval`, `mass doctor`). */
   evaluation?: boolean;
+  /**
+   * The model's kind deploys trained generations as adapters into the executor's server (`ModelKind.runtimeLora`);
+   * default: `rsi.deploy` is lora.
+   */
+  runtimeLora?: boolean;
 }
 
 export function doctorPlan(config: RunConfig, options: PlanOptions = {}): DoctorPlan {
   const roles = options.roles ?? roleEndpoints(config);
   const byKey = new Map<string, EndpointUnderCheck>();
   const notProbed = new Map<string, EndpointNotProbed>();
-  const lora = config.model.kind === 'served' && deploySetting(config.rsi).kind === 'lora';
+  const lora = options.runtimeLora ?? deploySetting(config.rsi).kind === 'lora';
   const add = (
     role: string,
     endpoint: Endpoint,

@@ -2,20 +2,17 @@ import { availableParallelism } from 'node:os';
 
 import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
 import { episodeSettings } from '../config/episode-settings.js';
-import { outageSettings } from '../config/fault-tolerance.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { Semaphore } from '../model/concurrency.js';
-import { loadTokenCounter } from '../model/token-counter.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
-import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
-import { outageGateFor, type OutageGate } from '../search/outage-gate.js';
 import { TaskSearchRecord } from '../search/search-records.js';
 import type { Run } from '../store/run-store.js';
 import { hasGrader } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import { ModelRegistry } from '../train/registry.js';
-import { loadSuite } from '../tasks/load-suite.js';
+import type { LoadedSuite } from '../tasks/load-suite.js';
+import type { RunSession } from '../session/run-session.js';
+import type { ModelRegistry } from '../train/registry.js';
 import type { TeamDesign } from '../workflow/workflow.js';
 import { UserError } from '../errors.js';
 import { evaluationEpisodeStep, gradeStep, type EvaluationEpisodeRunner } from './evaluation-episodes.js';
@@ -30,7 +27,6 @@ import {
   type JudgmentRow,
 } from './evaluation-records.js';
 import { serveEvaluation, type ServedJudge } from './serve-evaluation.js';
-import { modelKind } from '../hosting/model-kind.js';
 import { evaluationPath, searchResultPath } from '../store/run-paths.js';
 import { computeEvaluationFigures, type GradedRollout, type JudgedPair } from './statistics/index.js';
 import { loopOutsideMeasures, type LoopOutsideMeasures } from './loop-outside-measures.js';
@@ -56,14 +52,11 @@ export type EvaluationProgress =
   | { kind: 'loop-records' };
 
 export interface EvaluateRunOptions {
-  run: Run<RunConfig>;
-  /** The configuration's suite folder, resolved. */
-  suiteDir: string;
+  /** The run's session: its configuration, suite, model kind, registry, episode back-end and endpoint pools. */
+  session: RunSession;
   /** The evaluation section, defaults filled in and the command line's changes applied. */
   evaluation: EvaluationConfig;
   onProgress?: (event: EvaluationProgress) => void;
-  /** Where the episodes run (default: in this process); the configuration's `execution` back-end. */
-  episodes?: EpisodeBackend;
 }
 
 /**
@@ -79,60 +72,45 @@ export interface EvaluateRunOptions {
  * from these measures.
  */
 export async function evaluateRun(options: EvaluateRunOptions): Promise<EvaluationSummary> {
-  const { run, evaluation } = options;
-  const { config } = run;
+  const { session, evaluation } = options;
+  const { run, config } = session;
   const base = evaluationPath(evaluation.name);
   const report = options.onProgress ?? (() => {});
-  const registry = await ModelRegistry.open(run.directory);
-  const plan = await evaluationPlan({ config, evaluation, registry, suiteDir: options.suiteDir });
+  const registry = await session.registry();
+  const suite = await session.suite();
+  const plan = await evaluationPlan({ config, evaluation, registry, suite });
   const seeds = dataSeeds(config);
   const samplingSeed = evaluation.seed ?? config.seed;
   const workflows = await championDesigns(run, registry, plan.tasks, evaluation.conditions);
-  const transfers = await plannedTransfers(run, evaluation, plan, options.suiteDir);
+  const transfers = await plannedTransfers(run, evaluation, plan, suite);
   const coverage = await planSearchCoverage({
     run,
     evaluation,
     judges: plan.judges,
-    suiteDir: options.suiteDir,
+    suite,
   });
   if (coverage) report({ kind: 'note', text: describeSearchCoveragePlan(coverage, plan.judges.length) });
   for (const transfer of transfers) report({ kind: 'note', text: describeTransferPlan(transfer) });
-  const tokenCounter = await loadTokenCounter();
+  const tokenCounter = await session.tokenCounter();
   const settings = episodeSettings(config);
-  const served = await serveEvaluation(config, modelKind(config).host, plan.models, plan.judges, {
+  const served = await serveEvaluation(config, session.kind.host, plan.models, plan.judges, {
     selfJudge: evaluation.selfJudge,
     registry,
   });
-  const outageGates = new Map<string, OutageGate>();
+  const pools = session.endpointPools(run.path(evaluationPath(evaluation.name, 'outages')));
   const runner: EvaluationEpisodeRunner = {
-    episodes: options.episodes ?? localEpisodeBackend,
-    outagesOf: (model) => {
-      let gate = outageGates.get(model.baseUrl);
-      if (!gate) {
-        gate = outageGateFor(
-          model,
-          outageSettings(config),
-          run.path(evaluationPath(evaluation.name, 'outages')),
-        );
-        outageGates.set(model.baseUrl, gate);
-      }
-      return gate;
-    },
+    episodes: session.episodes,
+    outagesOf: (model) => pools.gate(model),
   };
   const grades = new JsonlAppender(run.path(evaluationPath(evaluation.name, 'grades')));
   const judgments = new JsonlAppender(run.path(evaluationPath(evaluation.name, 'judgments')));
   try {
-    const episodeSlots = new Map<string, Semaphore>();
-    const slotsFor = (baseUrl: string) => {
-      let slots = episodeSlots.get(baseUrl);
-      if (!slots) episodeSlots.set(baseUrl, (slots = new Semaphore(evaluation.concurrency.episodes)));
-      return slots;
-    };
+    const slotsFor = (baseUrl: string) => pools.slots('episodes', baseUrl, evaluation.concurrency.episodes);
     const gradeSlots = new Semaphore(Math.max(1, availableParallelism()));
     const judgeSlots = new Map(
       [...served.judges, ...served.selfJudges.values()].map((judge) => [
         judge.name,
-        new Semaphore(evaluation.concurrency.judgments),
+        pools.slots('judgments', judge.name, evaluation.concurrency.judgments),
       ]),
     );
 
@@ -306,7 +284,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       ? noLoopMeasures()
       : await loopOutsideMeasures({
           run,
-          suiteDir: options.suiteDir,
+          suite,
           registry,
           plan,
           evaluation,
@@ -364,11 +342,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
     await EvaluationSummaryRecord.write(run.path(evaluationPath(evaluation.name, 'summary')), summary);
     return summary;
   } finally {
-    await Promise.allSettled([
-      grades.close(),
-      judgments.close(),
-      ...[...outageGates.values()].map((gate) => gate.close()),
-    ]);
+    await Promise.allSettled([grades.close(), judgments.close(), pools.close()]);
     await served.close();
   }
 }
@@ -423,13 +397,13 @@ async function plannedTransfers(
   run: Run<RunConfig>,
   evaluation: EvaluationConfig,
   plan: EvaluationPlan,
-  suiteDir: string,
+  suite: LoadedSuite,
 ): Promise<TransferComparison[]> {
   if (evaluation.transfer.length === 0) return [];
   return planTransfers({
     entries: evaluation.transfer,
     models: plan.models.map((model) => model.name),
-    suiteTasks: (await loadSuite(suiteDir)).tasks,
+    suiteTasks: suite.tasks,
     ...(evaluation.tasks ? { taskIds: evaluation.tasks } : {}),
     searches: searchRecordsOf((...segments) => run.path(...segments)),
   });

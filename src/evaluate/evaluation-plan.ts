@@ -1,6 +1,6 @@
 import { UserError } from '../errors.js';
 import type { Endpoint, EvaluationConfig, RunConfig } from '../config/run-config.js';
-import { loadSuite } from '../tasks/load-suite.js';
+import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { searchCoverageSettings } from '../config/search-coverage-setting.js';
 import type { ModelGeneration } from '../train/model-generation.js';
@@ -42,7 +42,8 @@ export async function evaluationPlan(options: {
   config: RunConfig;
   evaluation: EvaluationConfig;
   registry: ModelRegistry;
-  suiteDir: string;
+  /** The run's suite, read once by its session. */
+  suite: LoadedSuite;
 }): Promise<EvaluationPlan> {
   const { config, evaluation, registry } = options;
   const models = evaluatedModels(config, evaluation, registry);
@@ -85,7 +86,7 @@ export async function evaluationPlan(options: {
   // A transfer-only evaluation (comparisons: []) runs on the tasks the searches covered, not on the test split.
   const tasks =
     comparisons.length > 0 || evaluation.tasks
-      ? await evaluationTasks(options.suiteDir, evaluation.tasks, evaluation.transfer.length > 0)
+      ? await evaluationTasks(options.suite, evaluation.tasks, evaluation.transfer.length > 0)
       : [];
   return { models, comparisons, tasks: comparisons.length > 0 ? tasks : [], judges };
 }
@@ -165,11 +166,10 @@ function defaultComparisons(
 }
 
 async function evaluationTasks(
-  suiteDir: string,
+  suite: LoadedSuite,
   taskIds: readonly string[] | undefined,
   transfer: boolean,
 ): Promise<LoadedTask[]> {
-  const suite = await loadSuite(suiteDir);
   if (!taskIds) {
     const test = suite.tasks.filter((task) => task.manifest.split === 'test');
     if (test.length === 0) {

@@ -27,7 +27,7 @@ import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { seededRandom, shuffled } from '../ranking/seeded-random.js';
 import type { Run } from '../store/run-store.js';
 import { hasGrader } from '../tasks/grade.js';
-import { loadSuite } from '../tasks/load-suite.js';
+import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import type { ModelRegistry } from '../train/registry.js';
 import { gradeStep } from './evaluation-episodes.js';
@@ -62,7 +62,7 @@ export interface LoopOutsideMeasures {
  */
 export async function loopOutsideMeasures(options: {
   run: Run<RunConfig>;
-  suiteDir: string;
+  suite: LoadedSuite;
   registry: ModelRegistry;
   plan: EvaluationPlan;
   evaluation: EvaluationConfig;
@@ -85,9 +85,7 @@ export async function loopOutsideMeasures(options: {
   };
   const generations = options.plan.models.filter((model) => options.registry.get(model.name));
   if (generations.length === 0) return result;
-  const tasks = new Map(
-    (await loadSuite(options.suiteDir)).tasks.map((task) => [task.manifest.id, task] as const),
-  );
+  const tasks = new Map(options.suite.tasks.map((task) => [task.manifest.id, task] as const));
 
   for (const generation of generations) {
     const distilled = await distilledTasks(run, generation.name);

@@ -12,7 +12,7 @@ import { TaskSearchRecord, type SearchEpisode, type TaskSearchResult } from '../
 import { runFiles, searchResultPath } from '../store/run-paths.js';
 import type { Run } from '../store/run-store.js';
 import { systemErrorCode } from '../store/system-error-code.js';
-import { loadSuite } from '../tasks/load-suite.js';
+import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { judgmentStep } from './evaluation-judgments.js';
 import type { EvaluationJudge } from './evaluation-plan.js';
@@ -57,7 +57,7 @@ export async function planSearchCoverage(options: {
   run: Run<RunConfig>;
   evaluation: EvaluationConfig;
   judges: readonly EvaluationJudge[];
-  suiteDir: string;
+  suite: LoadedSuite;
 }): Promise<SearchCoveragePlan | null> {
   const { run, evaluation } = options;
   const settings = searchCoverageSettings(evaluation.searchCoverage, evaluation.judgeSeeds);
@@ -80,8 +80,7 @@ export async function planSearchCoverage(options: {
       `evaluation.searchCoverage.generations: ${unknown.join(', ')} ${unknown.length === 1 ? 'has' : 'have'} no searches in ${run.path(runFiles.search)}; the searched generations are ${searched.join(', ')}`,
     );
   }
-  const suite = await loadSuite(options.suiteDir);
-  const known = new Map(suite.tasks.map((task) => [task.manifest.id, task] as const));
+  const known = new Map(options.suite.tasks.map((task) => [task.manifest.id, task] as const));
   const generations: SearchCoveragePlan['generations'] = [];
   const tasks = new Map<string, LoadedTask>();
   for (const generation of names) {
@@ -97,7 +96,7 @@ export async function planSearchCoverage(options: {
       const task = known.get(search.task);
       if (!task) {
         throw new UserError(
-          `evaluation.searchCoverage: ${searchResultPath(generation, folder)} is a search of task ${search.task}, which suite ${suite.dir} does not have; point the configuration's suite at the suite that was searched`,
+          `evaluation.searchCoverage: ${searchResultPath(generation, folder)} is a search of task ${search.task}, which suite ${options.suite.dir} does not have; point the configuration's suite at the suite that was searched`,
         );
       }
       tasks.set(search.task, task);

@@ -1,13 +1,13 @@
 import { isUnaddressed, type Endpoint } from '../config/endpoint.js';
 import type { RunConfig } from '../config/run-config.js';
-import { trainerSetting, type TrainerSetting } from '../config/rsi-settings.js';
+import { deploySetting, trainerSetting, type TrainerSetting } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
 import { toyHost } from '../toy/toy-host.js';
 import { toyTrainer } from '../toy/train-toy-model.js';
 import { commandTrainer } from '../train/command-trainer.js';
 import { pythonTrainer } from '../train/python-trainer.js';
 import type { Trainer } from '../train/trainer.js';
-import type { ModelHost } from '../train/model-host.js';
+import type { ModelHost, ServedGeneration } from '../train/model-host.js';
 import { servedHost } from './served-host.js';
 
 /** What the configuration's model kind (`model.kind`) decides: where generations answer, who trains them. */
@@ -17,6 +17,10 @@ export interface ModelKind {
   trainer(): Trainer;
   /** Training data may be tokenised with a tokenizer not known to be the model's (the toy model reads text). */
   anyTokenizer: boolean;
+  /** Trained generations are deployed as adapters loaded into the running server (`rsi.deploy` lora). */
+  runtimeLora: boolean;
+  /** The configuration's own model served for `mass doctor`'s checks, as it answers without injected faults. */
+  serveForChecks(): Promise<ServedGeneration>;
 }
 
 /**
@@ -34,9 +38,23 @@ export function modelKind(config: RunConfig, source = 'the run configuration'): 
   const { model } = config;
   switch (model.kind) {
     case 'toy':
-      return { host: toyHost(config, model.faults), trainer: toyTrainer, anyTokenizer: true };
-    case 'served':
-      return { host: servedHost(config), trainer: () => configuredTrainer(config), anyTokenizer: false };
+      return {
+        host: toyHost(config, model.faults),
+        trainer: toyTrainer,
+        anyTokenizer: true,
+        runtimeLora: false,
+        serveForChecks: () => toyHost(config, undefined).serveBase(),
+      };
+    case 'served': {
+      const host = servedHost(config);
+      return {
+        host,
+        trainer: () => configuredTrainer(config),
+        anyTokenizer: false,
+        runtimeLora: deploySetting(config.rsi).kind === 'lora',
+        serveForChecks: () => host.serveBase(),
+      };
+    }
   }
 }
 

@@ -7,20 +7,17 @@ import { lineageSetting } from '../config/rsi-settings.js';
 import { SystemError, UserError } from '../errors.js';
 import { distillGeneration, distillSettings } from '../distill/generation/index.js';
 import type { DistillProgressEvent } from '../distill/generation/generation-records.js';
-import { dataSeeds } from '../config/data-seeds.js';
-import { modelKind } from '../hosting/model-kind.js';
-import { searchSettings, searchTaskDirs } from '../search/search-config.js';
+import { searchSettings } from '../search/search-config.js';
+import type { RunSession } from '../session/run-session.js';
 import type { SearchProgressEvent } from '../search/search-progress.js';
-import { episodeBackendFor } from '../queue/backend-from-config.js';
 import { searchTasks } from '../search/search-tasks.js';
 import type { Run } from '../store/run-store.js';
 import { runFiles } from '../store/run-paths.js';
 import { nextTraining } from '../train/lineage.js';
 import type { ModelGeneration } from '../train/model-generation.js';
 import { TrainingMetrics } from '../train/training-metrics.js';
-import { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../train/registry.js';
 import type { Trainer } from '../train/trainer.js';
-import { prepareStage, stageTokenizer } from './prepare-stage.js';
 import { RsiSummaryRecord, type GenerationSummary, type RsiSummary } from './rsi-records.js';
 
 export type RsiProgressEvent =
@@ -34,9 +31,8 @@ export type RsiProgressEvent =
   | { kind: 'distill'; generation: string; event: DistillProgressEvent };
 
 export interface RunGenerationsOptions {
-  run: Run<RunConfig>;
-  /** The task suite folder (the configuration's `suite`, resolved). */
-  suiteDir: string;
+  /** The run's session: its configuration, suite, model kind, registry and episode back-end. */
+  session: RunSession;
   /** Generations to train: L0 plays the roles first, the run ends with L<rounds> trained and deployed. */
   rounds: number;
   /** Default: the trainer of the configuration's model kind. */
@@ -58,17 +54,16 @@ const TrainStepOutput = z.object({
  * of the run directory: killed at any moment, the loop resumes where it stopped.
  */
 export async function runGenerations(options: RunGenerationsOptions): Promise<RsiSummary> {
-  const { run, rounds } = options;
-  const { config } = run;
-  const kind = modelKind(config);
+  const { session, rounds } = options;
+  const { run, config, kind } = session;
   const { host } = kind;
   host.checkRounds(rounds);
   const report = options.onProgress ?? (() => {});
   const trainer = options.trainer ?? kind.trainer();
-  const registry = await ModelRegistry.open(run.directory);
-  const taskDirs = await searchTaskDirs(options.suiteDir, config.tasks, dataSeeds(config));
+  const registry = await session.registry();
+  const taskDirs = await session.taskDirs();
   // Refused before any work, the base registered included, when the training data's tokenizer cannot be the model's.
-  await stageTokenizer({ config, kind, registry, generation: 'L0', makesTrainingData: true });
+  await session.tokenizer('L0', true);
   if (!registry.get('L0')) {
     await registry.addBase({
       model: await host.baseWeights(run.directory),
@@ -82,18 +77,14 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
     const generation = registry.require(name);
     report({ kind: 'stage', generation: name, stage: 'serve', detail: generation.servedAs });
     // The tokenizer checked before anything runs, and the budgets fitted to the generation's served context.
-    const { served, tokenizer, tokenCounter, fitted, roles } = await prepareStage({
-      config,
-      kind,
-      registry,
+    const { served, tokenizer, tokenCounter, fitted, roles } = await session.stage({
       generation: name,
       taskDirs,
-      serve: () => host.serve(generation, registry, run.directory),
       makesTrainingData: true,
     });
     let summary: GenerationSummary;
     let dataset: string | null = null;
-    const episodes = episodeBackendFor(config, run.directory);
+    const { episodes } = session;
     try {
       report({ kind: 'stage', generation: name, stage: 'search' });
       const search = await searchTasks({
@@ -166,7 +157,6 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         supervisedTokens: train.total.supervisedTokens,
       };
     } finally {
-      await episodes.close();
       await served.close();
     }
 

@@ -15,9 +15,9 @@ import { UserError } from '../errors.js';
 import { evaluateRun } from '../evaluate/evaluate-run.js';
 import type { EvaluationSummary } from '../evaluate/evaluation-records.js';
 import type { ComparisonWinRates } from '../evaluate/statistics/figures-schema.js';
-import { modelKind } from '../hosting/model-kind.js';
-import type { EpisodeBackend } from '../queue/episode-backend.js';
-import { trainingTokenizer } from '../rsi/training-tokenizer.js';
+import { configuredModel, RunSession } from '../session/run-session.js';
+import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
+import { trainingTokenizer } from '../session/training-tokenizer.js';
 import { Interval } from '../statistics/interval.js';
 import { defineRecord } from '../store/record.js';
 import { DATASET_FOLDER, distillTaskPath, outerLoopFiles } from '../store/run-paths.js';
@@ -32,7 +32,8 @@ import {
   type StudentSpec,
 } from './student-datasets.js';
 import { studentTrainingPlan, type StudentTraining } from './student-tokens.js';
-import { DEFAULT_LENGTH_RATIO, judgeTeamVersusSingle, TeamVersusSingle } from './team-versus-single.js';
+import { DEFAULT_LENGTH_RATIO } from './length-ratio.js';
+import { judgeTeamVersusSingle, TeamVersusSingle } from './team-versus-single.js';
 
 /** `students/<name>/`: an experiment's folder, itself a run directory (its registry holds the base and the students). */
 export const STUDENTS_FOLDER = 'students';
@@ -145,7 +146,7 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
   }
   const pools = await selectionPools(runDirectory, generation);
   const datasets = options.students.map((student) => studentDataset(pools, student));
-  const kind = modelKind(parentConfig);
+  const { kind } = configuredModel(parentConfig);
   const trainer = kind.trainer();
   if (trainer.needsValidation) {
     const unvalidated = datasets.find((dataset) => dataset.validation.length === 0);
@@ -173,14 +174,19 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
     overrideConfig: true,
     command: 'mass students',
   });
+  // The evaluation's episodes run where the parent run's configuration says, for the parent run's directory.
+  const session = new RunSession(
+    run as Run<RunConfig>,
+    options.suiteDir(parentConfig),
+    kind,
+    (runConfig) => options.backend?.(runConfig) ?? localEpisodeBackend,
+  );
   try {
-    const suiteDir = options.suiteDir(parentConfig);
     const teamVersusSingle = await judgeTeamVersusSingle({
       runDirectory,
-      run: run as Run<RunConfig>,
+      session,
       config: parentConfig,
       generation,
-      suiteDir,
       lengthRatio: options.lengthRatio ?? DEFAULT_LENGTH_RATIO,
       onProgress: progress,
     });
@@ -330,18 +336,7 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
     progress(
       `evaluation: ${trained.length} students against ${BASE_GENERATION}, ${evaluation.rollouts} rollout(s) per task`,
     );
-    const episodes = options.backend?.(parentConfig);
-    let summary: EvaluationSummary;
-    try {
-      summary = await evaluateRun({
-        run: run as Run<RunConfig>,
-        suiteDir,
-        evaluation,
-        episodes,
-      });
-    } finally {
-      await episodes?.close();
-    }
+    const summary = await evaluateRun({ session, evaluation });
     return await finish(
       {
         rollouts: evaluation.rollouts,
@@ -352,7 +347,7 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
       trained.map((student) => ({ ...student, ...winAgainstBase(summary, student.name) })),
     );
   } finally {
-    run.close();
+    await session.close();
   }
 }
 

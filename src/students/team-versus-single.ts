@@ -16,21 +16,15 @@ import { settleAll } from '../evaluate/evaluate-run.js';
 import { serveEvaluation } from '../evaluate/serve-evaluation.js';
 import { allJudges, JudgeWinRates, pairPreferences } from '../evaluate/statistics/index.js';
 import { judgeWinRates, type ScoredVerdict } from '../evaluate/statistics/win-rates.js';
-import { modelKind } from '../hosting/model-kind.js';
+import type { RunSession } from '../session/run-session.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
-import { Semaphore } from '../model/concurrency.js';
-import { loadTokenCounter } from '../model/token-counter.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { distillTaskPath, episodePath, outerLoopFiles } from '../store/run-paths.js';
-import type { Run } from '../store/run-store.js';
-import { loadSuite } from '../tasks/load-suite.js';
 
 /** `students/<name>/team-vs-single/`: the judgments of the round's team outputs against its single-agent ones. */
 export const TEAM_VS_SINGLE_FOLDER = 'team-vs-single';
 /** The condition its judgment rows carry. */
 const CONDITION = 'team-vs-single-agent';
-/** Default: a pair is length-matched when neither side generated more than 1.25 times the other's output tokens. */
-export const DEFAULT_LENGTH_RATIO = 1.25;
 const CONFIDENCE = 0.95;
 const RESAMPLES = 1000;
 
@@ -245,15 +239,15 @@ function pairKey(task: string, seed: number): string {
 export async function judgeTeamVersusSingle(options: {
   /** The run whose round is judged. */
   runDirectory: string;
-  /** The experiment's run directory: its steps and files. */
-  run: Run<RunConfig>;
+  /** The experiment's session: its run directory (steps and files), the suite, the model's kind, its pools. */
+  session: RunSession;
   config: RunConfig;
   generation: string;
-  suiteDir: string;
   lengthRatio: number;
   onProgress?: (line: string) => void;
 }): Promise<TeamVersusSingle | null> {
-  const { run, config, generation } = options;
+  const { session, config, generation } = options;
+  const { run } = session;
   const planned = await planConditionPairs(options.runDirectory, generation);
   if (planned === null) return null;
   const evaluation = evaluationConfig(config);
@@ -263,7 +257,7 @@ export async function judgeTeamVersusSingle(options: {
       `${options.runDirectory}: the run's configuration names no external judge (evaluation.judges); the team's outputs are judged against the single agent's by them`,
     );
   }
-  const suite = await loadSuite(options.suiteDir);
+  const suite = await session.suite();
   const tasks = new Map(suite.tasks.map((task) => [task.manifest.id, task]));
   for (const pair of planned.pairs) {
     if (!tasks.has(pair.task)) {
@@ -276,12 +270,16 @@ export async function judgeTeamVersusSingle(options: {
   options.onProgress?.(
     `team against single agent: ${planned.pairs.length} pair(s) of ${generation}'s runs, ${perPair} judgment(s) each (${planned.unpaired.length} run(s) unpaired)`,
   );
-  const tokenCounter = await loadTokenCounter();
-  const served = await serveEvaluation(config, modelKind(config).host, [], judges, { selfJudge: false });
+  const tokenCounter = await session.tokenCounter();
+  const served = await serveEvaluation(config, session.kind.host, [], judges, { selfJudge: false });
+  const pools = session.endpointPools();
   const appender = new JsonlAppender(run.path(TEAM_VS_SINGLE_FOLDER, 'judgments.jsonl'));
   try {
     const slots = new Map(
-      served.judges.map((judge) => [judge.name, new Semaphore(evaluation.concurrency.judgments)]),
+      served.judges.map((judge) => [
+        judge.name,
+        pools.slots('judgments', judge.name, evaluation.concurrency.judgments),
+      ]),
     );
     const bundles = new Map<string, Promise<WorkspaceBundle>>();
     const bundleOf = (taskId: string, episode: CollectedRun) => {
@@ -300,7 +298,7 @@ export async function judgeTeamVersusSingle(options: {
       served.judges.flatMap((judge) =>
         Array.from({ length: evaluation.judgeSeeds }, (_, seed) =>
           judgmentStep({
-            run: run as Run<unknown>,
+            run,
             key: `${TEAM_VS_SINGLE_FOLDER}/${generation}/${pair.task}/${pair.seed}/${judge.name}/${seed}`,
             pair: {
               sample: `team-vs-single ${generation}`,

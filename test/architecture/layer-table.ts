@@ -27,6 +27,7 @@ export const LAYERS: readonly string[] = [
   'train',
   'toy',
   'hosting',
+  'session',
   'rsi',
   'evaluate',
   'analyze',

@@ -4,6 +4,7 @@ import { evaluationConfig, parseRunConfig } from '../../src/config/run-config.js
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { evaluationPlan } from '../../src/evaluate/evaluation-plan.js';
 import { qwenSettings } from '../../src/harness/qwen-settings.js';
+import { loadSuite } from '../../src/tasks/load-suite.js';
 import { ModelRegistry } from '../../src/train/registry.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
@@ -40,7 +41,7 @@ describe('what an evaluation compares', () => {
       config: run,
       evaluation: evaluationConfig(run),
       registry,
-      suiteDir: DEMO_SUITE,
+      suite: await loadSuite(DEMO_SUITE),
     });
     expect(plan.models.map((model) => [model.name, model.endpoint.model, model.parent])).toEqual([
       ['L0', 'base', null],
@@ -73,18 +74,18 @@ describe('what an evaluation compares', () => {
       config: named,
       evaluation: evaluationConfig(named),
       registry,
-      suiteDir: DEMO_SUITE,
+      suite: await loadSuite(DEMO_SUITE),
     });
     expect(plan.comparisons).toEqual([{ candidate: 'tuned', baseline: 'base' }]);
     expect(plan.models[1]!.endpoint.baseUrl).toBe('http://b:1/v1');
 
-    const attempt = (evaluation: Record<string, unknown>) => {
+    const attempt = async (evaluation: Record<string, unknown>) => {
       const run = config(evaluation);
       return evaluationPlan({
         config: run,
         evaluation: evaluationConfig(run),
         registry,
-        suiteDir: DEMO_SUITE,
+        suite: await loadSuite(DEMO_SUITE),
       });
     };
     await expect(attempt({ tasks: ['demo-potency'], generations: ['L7'] })).rejects.toThrow(
@@ -101,13 +102,13 @@ describe('what an evaluation compares', () => {
   });
 
   it('comparisons: [] with a workflow transfer: no generation comparison, no test split, only the executors served', async () => {
-    const attempt = (evaluation: Record<string, unknown>) => {
+    const attempt = async (evaluation: Record<string, unknown>) => {
       const run = config(evaluation);
       return evaluationPlan({
         config: run,
         evaluation: evaluationConfig(run),
         registry,
-        suiteDir: DEMO_SUITE,
+        suite: await loadSuite(DEMO_SUITE),
       });
     };
     const transferOnly = await attempt({

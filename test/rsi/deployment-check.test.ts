@@ -9,6 +9,7 @@ import { UserError } from '../../src/errors.js';
 import { modelKind } from '../../src/hosting/model-kind.js';
 import { deploySetting } from '../../src/config/rsi-settings.js';
 import { runGenerations } from '../../src/rsi/run-generations.js';
+import { runSession } from '../../src/session/run-session.js';
 import { openRun } from '../../src/store/run-store.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { rejection } from '../train/support.js';
@@ -42,7 +43,7 @@ describe('deployment by runtime LoRA loading', () => {
       config,
     });
     try {
-      const error = await rejection(runGenerations({ run, suiteDir: DEMO_SUITE, rounds: 2 }));
+      const error = await rejection(runGenerations({ session: runSession(run, DEMO_SUITE), rounds: 2 }));
       expect(error).toBeInstanceOf(UserError);
       expect(error.message).toMatch(/rsi\.deploy\.kind lora can serve only the first trained generation, L1/);
       expect(error.message).toMatch(

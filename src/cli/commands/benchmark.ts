@@ -1,7 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
 
-import type { Command } from 'commander';
-
 import { BenchmarkAgent, usesModel } from '../../benchmark/benchmark-records.js';
 import {
   runBenchmarks,
@@ -10,11 +8,9 @@ import {
 } from '../../benchmark/benchmark-run.js';
 import { describeBenchmark } from '../../benchmark/describe-benchmark.js';
 import { describeInternet, type InternetPolicy } from '../../benchmark/task-environment.js';
-import { loadRunConfig, parseRunConfig } from '../../config/run-config.js';
-import { checkServersBeforeRun } from '../../doctor/pre-start.js';
 import { UserError } from '../../errors.js';
 import { parseAllowEntry } from '../../proxy/egress-allow-list.js';
-import { episodeBackendFor } from '../../queue/backend-from-config.js';
+import { openRunSession } from '../../session/run-session.js';
 import { isHarborTaskDir, loadHarborDataset } from '../../tasks/harbor-task.js';
 import { parsePositiveInteger } from '../duration.js';
 import { openEvaluatedRun } from './eval.js';
@@ -33,80 +29,44 @@ interface BenchmarkFlags {
   json?: boolean;
 }
 
-export function registerBenchmark(program: Command): void {
-  program
-    .command('benchmark')
-    .description(
-      "Runs public benchmarks in Harbor's task format on the run's generations: each trial's workspace verified by the task's tests/test.sh in a fresh sandbox; mean reward, output tokens and reward per 1,000 output tokens per generation (the paper's Figure 3)",
-    )
-    .requiredOption('--config <file>', 'the run configuration (its generations and model server)')
-    .requiredOption(
-      '--tasks <folders...>',
-      'Harbor task folders (with a task.toml), or dataset folders holding them; each dataset is one benchmark',
-    )
-    .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
-    .option('--generations <names>', 'comma-separated generations (default: every registered one)')
-    .option('--trials <n>', 'trials per task and generation, paired by sampling seed across generations', '1')
-    .option(
-      '--agent <agent>',
-      "team (the generation's model with the agent tool, no design), single-agent, or Harbor's reference agents oracle (runs solution/solve.sh) and nop (does nothing)",
-      'team',
-    )
-    .option(
-      '--internet <policy>',
-      "tasks that ask for the internet (allow_internet true or left out): public (the default: every public host through the trial's egress proxy, each request logged in egress.jsonl), allow:<host,…> (an allow-list, through the same proxy), offline (no network) or refuse (skip them); the agent, the oracle and the verifier get the same, and tasks with allow_internet = false none",
-      'public',
-    )
-    .option(
-      '--host-images <images>',
-      'comma-separated container images whose environment this host provides: tasks naming one run in bubblewrap',
-    )
-    .option(
-      '--container-engine <engine>',
-      "docker or podman: runs tasks that need their own image (a Dockerfile or docker_image) in a container of it, with the sandbox's mounts and the model reached only through the episode's proxy; without it they are skipped",
-    )
-    .option('--skip-doctor', 'skip the model server checks before the first episode')
-    .option('--json', 'print the summaries as JSON')
-    .action(async (flags: BenchmarkFlags) => {
-      const agent = parseAgent(flags.agent);
-      const trials = parsePositiveInteger(flags.trials, '--trials');
-      const internet = parseInternet(flags.internet);
-      const generations = list(flags.generations);
-      const containerEngine = parseEngine(flags.containerEngine);
-      const datasets = await datasetsOf(flags.tasks);
-      const config = parseRunConfig(await loadRunConfig(flags.config), flags.config);
-      if (usesModel(agent) && !flags.skipDoctor) {
-        await checkServersBeforeRun(config, {
-          command: 'mass benchmark',
-          listing: 'any-served',
-          runtimeLora: true,
-          evaluation: true,
-        });
-      }
-      const run = openEvaluatedRun(config, flags.runs);
-      const progress = progressLine();
-      const episodes = episodeBackendFor(run.config, run.directory);
-      let summaries;
-      try {
-        summaries = await runBenchmarks({
-          run,
-          datasets,
-          agent,
-          ...(generations ? { generations } : {}),
-          trials,
-          internet,
-          hostCompatibleImages: list(flags.hostImages) ?? [],
-          containerEngine,
-          episodes,
-          onProgress: progress,
-        });
-      } finally {
-        await episodes.close();
-        run.close();
-      }
-      if (flags.json) console.log(JSON.stringify(summaries, null, 2));
-      else console.log(summaries.map((summary) => describeBenchmark(summary)).join('\n\n'));
+export async function benchmarkAction(flags: BenchmarkFlags): Promise<void> {
+  const agent = parseAgent(flags.agent);
+  const trials = parsePositiveInteger(flags.trials, '--trials');
+  const internet = parseInternet(flags.internet);
+  const generations = list(flags.generations);
+  const containerEngine = parseEngine(flags.containerEngine);
+  const datasets = await datasetsOf(flags.tasks);
+  const session = await openRunSession({
+    configFile: flags.config,
+    runsDirectory: flags.runs,
+    command: 'mass benchmark',
+    serverChecks: {
+      skip: !usesModel(agent) || flags.skipDoctor,
+      listing: 'any-served',
+      runtimeLora: true,
+      evaluation: true,
+    },
+    open: openEvaluatedRun,
+  });
+  const progress = progressLine();
+  let summaries;
+  try {
+    summaries = await runBenchmarks({
+      session,
+      datasets,
+      agent,
+      ...(generations ? { generations } : {}),
+      trials,
+      internet,
+      hostCompatibleImages: list(flags.hostImages) ?? [],
+      containerEngine,
+      onProgress: progress,
     });
+  } finally {
+    await session.close();
+  }
+  if (flags.json) console.log(JSON.stringify(summaries, null, 2));
+  else console.log(summaries.map((summary) => describeBenchmark(summary)).join('\n\n'));
 }
 
 function list(value: string | undefined): string[] | undefined {

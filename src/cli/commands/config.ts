@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 
 import { isUnaddressed } from '../../config/endpoint.js';
 import { episodeSettings } from '../../config/episode-settings.js';
-import { modelKind } from '../../hosting/model-kind.js';
-import { loadRunConfig, roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
+import { roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
+import { loadConfiguredModel } from '../../session/run-session.js';
 import { recognisedProvider } from '../../model/create-model.js';
 import { judgeAndOptimizerSampling } from '../../search/search-config.js';
 
@@ -25,9 +25,8 @@ export function registerConfig(program: Command): void {
     .description('Validate a configuration file and print it with every default filled in')
     .argument('<file>', 'the YAML configuration')
     .action(async (file: string) => {
-      const loaded = await loadRunConfig(file);
       // The settings the model's kind cannot honour are refused here too, not only when a command starts.
-      modelKind(loaded, file);
+      const { config: loaded } = await loadConfiguredModel(file);
       const roles = roleEndpoints(loaded);
       console.log(JSON.stringify(loaded, null, 2));
       console.error(

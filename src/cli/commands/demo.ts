@@ -14,6 +14,7 @@ import { FAULT_KINDS, FaultPlan } from '../../config/fault-plan.js';
 import { loadToyWeights, TOY_BEHAVIOURS } from '../../toy/weights.js';
 import { writeReport } from '../../report/index.js';
 import { ModelRegistry } from '../../train/registry.js';
+import { runSession, type RunSession } from '../../session/run-session.js';
 import { evaluationProgressLine } from './eval.js';
 import { describeRsi, runRsi } from './rsi.js';
 
@@ -34,8 +35,12 @@ export function registerDemo(program: Command): void {
     .action(async (options: { out: string; json?: boolean; faults?: string }) => {
       const out = resolve(options.out);
       const faults = options.faults === undefined ? undefined : parseFaultRate(options.faults);
-      const summary = await runRsi(openDemoRun(out, faults), DEMO_SUITE, DEMO_ROUNDS, 'mass demo');
-      const evaluation = await evaluateDemo(openDemoRun(out, faults));
+      const summary = await runRsi(
+        runSession(openDemoRun(out, faults), DEMO_SUITE),
+        DEMO_ROUNDS,
+        'mass demo',
+      );
+      const evaluation = await evaluateDemo(runSession(openDemoRun(out, faults), DEMO_SUITE));
       const registry = await ModelRegistry.open(out);
       const weights = await Promise.all(
         registry.list().map(async (generation) => ({
@@ -112,18 +117,17 @@ function openDemoRun(out: string, faultRate?: number): Run<RunConfig> {
 }
 
 /** The demo's last stage: L0, L1 and L2 compared on the demo tasks by the toy judge and the oracle. */
-async function evaluateDemo(run: Run<RunConfig>): Promise<EvaluationSummary> {
+async function evaluateDemo(session: RunSession): Promise<EvaluationSummary> {
   const progress = evaluationProgressLine();
   try {
     process.stderr.write('mass demo: evaluating L0, L1 and L2 (the toy model judges: toy)\n');
     return await evaluateRun({
-      run,
-      suiteDir: DEMO_SUITE,
-      evaluation: evaluationConfig(run.config),
+      session,
+      evaluation: evaluationConfig(session.config),
       onProgress: progress.onEvent,
     });
   } finally {
     progress.stop();
-    run.close();
+    await session.close();
   }
 }

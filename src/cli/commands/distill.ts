@@ -4,17 +4,10 @@ import type { Command } from 'commander';
 
 import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
-import { episodeBackendFor } from '../../queue/backend-from-config.js';
-import type { EpisodeBackend } from '../../queue/episode-backend.js';
 import type { ServedGeneration } from '../../train/model-host.js';
-import { modelKind } from '../../hosting/model-kind.js';
-import { prepareStage } from '../../rsi/prepare-stage.js';
-import { dataSeeds } from '../../config/data-seeds.js';
-import { searchTaskDirs } from '../../search/search-config.js';
 import { TaskSearchRecord } from '../../search/search-records.js';
 import { searchResultPath } from '../../store/run-paths.js';
-import { ModelRegistry } from '../../train/registry.js';
-import { openConfiguredRun } from '../configured-run.js';
+import { openRunSession } from '../../session/run-session.js';
 import { RsiProgressDisplay } from '../rsi-progress-display.js';
 
 interface DistillFlags {
@@ -39,17 +32,16 @@ export function registerDistill(program: Command): void {
     )
     .option('--json', 'print the result as JSON')
     .action(async (flags: DistillFlags) => {
-      const { run, suiteDir } = await openConfiguredRun({
+      const session = await openRunSession({
         configFile: flags.config,
         runsDirectory: flags.runs,
         command: 'mass distill',
       });
+      const { run, config } = session;
       let served: ServedGeneration | undefined;
-      let episodes: EpisodeBackend | undefined;
       try {
-        const { config } = run;
         const winners = [];
-        for (const taskDir of await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config))) {
+        for (const taskDir of await session.taskDirs()) {
           const file = run.path(searchResultPath(flags.generation, basename(taskDir)));
           const result = await TaskSearchRecord.readIfPresent(file);
           if (!result) {
@@ -66,15 +58,11 @@ export function registerDistill(program: Command): void {
             `no search of generation ${flags.generation} beat its reference: there is nothing to distil`,
           );
         }
-        const kind = modelKind(config);
         // Refused before any episode when the training data's tokenizer cannot be the model's.
-        const stage = await prepareStage({
-          config,
-          kind,
-          registry: await ModelRegistry.open(run.directory),
+        const stage = await session.stage({
           generation: flags.generation,
           taskDirs: winners.map((winner) => winner.taskDir),
-          serve: () => kind.host.serveBase(),
+          serve: 'base',
           makesTrainingData: true,
         });
         served = stage.served;
@@ -90,7 +78,7 @@ export function registerDistill(program: Command): void {
           tokenCounter,
           ...tokenizer,
           hiddenDirectories: [run.directory],
-          episodes: (episodes = episodeBackendFor(config, run.directory)),
+          episodes: session.episodes,
           onProgress: (event) => display.onEvent({ kind: 'distill', generation: flags.generation, event }),
         });
         if (flags.json) {
@@ -107,9 +95,8 @@ export function registerDistill(program: Command): void {
           `Training data: ${result.dataset.path} (${train.total.windows} train windows, ${train.total.supervisedTokens} supervised tokens; ${validation.total.windows} validation windows)`,
         );
       } finally {
-        await episodes?.close();
         await served?.close();
-        run.close();
+        await session.close();
       }
     });
 }

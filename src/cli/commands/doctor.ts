@@ -1,14 +1,10 @@
 import type { Command } from 'commander';
 
-import { generationEndpoints, isUnaddressed, type Endpoint } from '../../config/endpoint.js';
-import { loadRunConfig, parseRunConfig } from '../../config/run-config.js';
 import { describeDoctorReport } from '../../doctor/doctor-table.js';
 import { doctorPlan } from '../../doctor/doctor-plan.js';
 import { doctorReport, runDoctor } from '../../doctor/run-doctor.js';
-import { modelKind } from '../../hosting/model-kind.js';
-import { startToyModel } from '../../toy/toy-model.js';
+import { loadConfiguredModel } from '../../session/run-session.js';
 import { durationMs } from '../../timer-duration.js';
-import { BASE_TOY_WEIGHTS } from '../../toy/weights.js';
 import { parseDurationSeconds } from '../duration.js';
 
 interface DoctorFlags {
@@ -30,23 +26,16 @@ export function registerDoctor(program: Command): void {
     .option('--json', 'print the report as JSON')
     .option('--timeout <seconds>', 'time limit of each probe request', '120')
     .action(async (flags: DoctorFlags) => {
-      const config = parseRunConfig(await loadRunConfig(flags.config), flags.config);
-      modelKind(config, flags.config);
+      const { config, kind } = await loadConfiguredModel(flags.config);
       const timeoutMs = durationMs(parseDurationSeconds(flags.timeout, '--timeout'), 's');
-      const toy =
-        config.model.kind === 'toy'
-          ? await startToyModel({
-              weights: BASE_TOY_WEIGHTS,
-              modelName: config.roles.executor.model,
-              seed: config.seed,
-            })
-          : null;
+      // The toy model is served by mass itself, on a loopback port, for the checks; a served model is where it is.
+      const served = await kind.serveForChecks();
+      const toy = kind.host.standIn !== null;
       try {
-        const place = (endpoint: Endpoint): Endpoint =>
-          toy && isUnaddressed(endpoint) ? { ...endpoint, baseUrl: toy.baseUrl } : endpoint;
         const plan = doctorPlan(config, {
-          roles: generationEndpoints(config, config.roles.executor.model, place),
+          roles: served.endpoints,
           evaluation: true,
+          runtimeLora: kind.runtimeLora,
         });
         const endpoints = await runDoctor({
           config,
@@ -65,7 +54,7 @@ export function registerDoctor(program: Command): void {
         console.log(flags.json ? JSON.stringify(report, null, 2) : describeDoctorReport(report));
         if (report.failed) process.exitCode = 2;
       } finally {
-        await toy?.close();
+        await served.close();
       }
     });
 }

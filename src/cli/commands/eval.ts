@@ -1,21 +1,14 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 import type { Command } from 'commander';
 
-import {
-  evaluationConfig,
-  loadRunConfig,
-  parseRunConfig,
-  RunConfig,
-  type EvaluationConfig,
-} from '../../config/run-config.js';
+import { evaluationConfig, RunConfig, type EvaluationConfig } from '../../config/run-config.js';
 import { JudgeOrders } from '../../config/evaluation-settings.js';
-import { checkServersBeforeRun } from '../../doctor/pre-start.js';
 import { UserError } from '../../errors.js';
 import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun, type EvaluationProgress } from '../../evaluate/evaluate-run.js';
-import { episodeBackendFor } from '../../queue/backend-from-config.js';
+import { openRunSession } from '../../session/run-session.js';
 import { readFrozenConfig } from '../../store/frozen-config.js';
 import { openRun, runFileNames, type Run } from '../../store/run-store.js';
 import { parsePositiveInteger } from '../duration.js';
@@ -63,38 +56,42 @@ export function registerEval(program: Command): void {
       const rollouts =
         flags.rollouts === undefined ? undefined : parsePositiveInteger(flags.rollouts, '--rollouts');
       const orders = flags.orders === undefined ? undefined : parseOrders(flags.orders);
-      const loaded = await loadRunConfig(flags.config);
-      const config = parseRunConfig(loaded, flags.config);
-      if (!flags.skipDoctor) {
+      // The evaluation is the file's section, whatever the frozen configuration's was.
+      let given: EvaluationConfig | undefined;
+      const session = await openRunSession({
+        configFile: flags.config,
+        runsDirectory: flags.runs,
+        command: 'mass eval',
         // Each generation is served by the evaluation itself: another one listed first is not a failure.
-        await checkServersBeforeRun(config, {
-          command: 'mass eval',
+        serverChecks: {
+          skip: flags.skipDoctor,
           listing: 'any-served',
           runtimeLora: true,
           evaluation: true,
-        });
-      }
+        },
+        open: (config, runsDirectory) => {
+          given = evaluationConfig(config);
+          return openEvaluatedRun(config, runsDirectory);
+        },
+      });
+      const { run } = session;
       const evaluation: EvaluationConfig = {
-        ...evaluationConfig(config),
+        ...given!,
         ...(generations ? { generations } : {}),
         ...(tasks ? { tasks } : {}),
         ...(rollouts === undefined ? {} : { rollouts }),
         ...(orders === undefined ? {} : { orders }),
       };
-      const run = openEvaluatedRun(config, flags.runs);
-      const suiteDir = resolve(dirname(resolve(flags.config)), run.config.suite);
       const progress = evaluationProgressLine();
       let summary: EvaluationSummary;
-      const episodes = episodeBackendFor(run.config, run.directory);
       try {
         process.stderr.write(
           `mass eval: evaluation "${evaluation.name}" of run ${run.directory}, ${evaluation.rollouts} rollout(s) per task, model and condition\n`,
         );
-        summary = await evaluateRun({ run, suiteDir, evaluation, onProgress: progress.onEvent, episodes });
+        summary = await evaluateRun({ session, evaluation, onProgress: progress.onEvent });
       } finally {
         progress.stop();
-        await episodes.close();
-        run.close();
+        await session.close();
       }
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
       else console.log(describeEvaluation(summary, run.directory));

@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
 
-import type { RunConfig } from '../../config/run-config.js';
 import { runGenerations } from '../../rsi/run-generations.js';
 import type { RsiSummary } from '../../rsi/rsi-records.js';
-import { dataSeeds } from '../../config/data-seeds.js';
-import { searchTaskDirs } from '../../search/search-config.js';
-import type { Run } from '../../store/run-store.js';
-import { openConfiguredRun } from '../configured-run.js';
+import { openRunSession, type RunSession } from '../../session/run-session.js';
 import { parsePositiveInteger } from '../duration.js';
 import { RsiProgressDisplay } from '../rsi-progress-display.js';
 
@@ -39,7 +35,7 @@ export function registerRsi(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (flags: RsiFlags) => {
       const rounds = parsePositiveInteger(flags.rounds, '--rounds');
-      const { run, suiteDir } = await openConfiguredRun({
+      const session = await openRunSession({
         configFile: flags.config,
         runsDirectory: flags.runs,
         overrideConfig: flags.overrideConfig,
@@ -47,30 +43,25 @@ export function registerRsi(program: Command): void {
         // A resumed loop serves the generation it is at itself, under its own name.
         serverChecks: { skip: flags.skipDoctor, listing: 'any-served', runtimeLora: true, evaluation: false },
       });
-      const summary = await runRsi(run, suiteDir, rounds);
+      const summary = await runRsi(session, rounds);
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
-      else console.log(describeRsi(summary, run.directory));
+      else console.log(describeRsi(summary, session.run.directory));
     });
 }
 
-/** Runs the loop with the live display, closing the run however it ends. */
-export async function runRsi(
-  run: Run<RunConfig>,
-  suiteDir: string,
-  rounds: number,
-  command = 'mass rsi',
-): Promise<RsiSummary> {
+/** Runs the loop with the live display, closing the session however it ends. */
+export async function runRsi(session: RunSession, rounds: number, command = 'mass rsi'): Promise<RsiSummary> {
   try {
-    const { config } = run;
-    const tasks = (await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config))).length;
+    const { config, run } = session;
+    const tasks = (await session.taskDirs()).length;
     const perRound = tasks * (config.search.iterations + 2 + config.distill.runs);
     const display = new RsiProgressDisplay(perRound * rounds);
     process.stderr.write(
       `${command}: ${rounds} generation(s), ${tasks} task(s), ${config.search.iterations} search iteration(s), ${config.distill.runs} champion runs per task; run ${run.directory}\n`,
     );
-    return await runGenerations({ run, suiteDir, rounds, onProgress: display.onEvent });
+    return await runGenerations({ session, rounds, onProgress: display.onEvent });
   } finally {
-    run.close();
+    await session.close();
   }
 }
 

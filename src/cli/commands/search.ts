@@ -2,14 +2,9 @@ import type { Command } from 'commander';
 
 import { SystemError } from '../../errors.js';
 import type { ServedGeneration } from '../../train/model-host.js';
-import { modelKind } from '../../hosting/model-kind.js';
-import { prepareStage } from '../../rsi/prepare-stage.js';
-import { dataSeeds } from '../../config/data-seeds.js';
-import { searchSettings, searchTaskDirs } from '../../search/search-config.js';
-import { episodeBackendFor } from '../../queue/backend-from-config.js';
+import { searchSettings } from '../../search/search-config.js';
 import { searchTasks, type SearchSummary } from '../../search/search-tasks.js';
-import { ModelRegistry } from '../../train/registry.js';
-import { openConfiguredRun } from '../configured-run.js';
+import { openRunSession } from '../../session/run-session.js';
 import { parsePositiveInteger } from '../duration.js';
 import { SearchProgressDisplay } from '../search-progress-display.js';
 
@@ -55,7 +50,7 @@ export function registerSearch(program: Command): void {
         ?.split(',')
         .map((id) => id.trim())
         .filter(Boolean);
-      const { run, suiteDir } = await openConfiguredRun({
+      const session = await openRunSession({
         configFile: flags.config,
         runsDirectory: flags.runs,
         overrideConfig: flags.overrideConfig,
@@ -73,22 +68,17 @@ export function registerSearch(program: Command): void {
           search: { ...config.search, ...(iterations === undefined ? {} : { iterations }) },
         }),
       });
+      const { run, config } = session;
       const display = new SearchProgressDisplay();
       let summary: SearchSummary;
       let served: ServedGeneration | undefined;
-      const episodes = episodeBackendFor(run.config, run.directory);
       try {
-        const { config } = run;
-        const taskDirs = await searchTaskDirs(suiteDir, config.tasks, dataSeeds(config));
-        const kind = modelKind(config);
+        const taskDirs = await session.taskDirs();
         // Budgets are counted with the model's own tokenizer, the one its training data is made with.
-        const stage = await prepareStage({
-          config,
-          kind,
-          registry: await ModelRegistry.open(run.directory),
+        const stage = await session.stage({
           generation: flags.generation,
           taskDirs,
-          serve: () => kind.host.serveBase(),
+          serve: 'base',
           makesTrainingData: false,
         });
         served = stage.served;
@@ -105,14 +95,13 @@ export function registerSearch(program: Command): void {
           settings: searchSettings(fitted),
           tokenCounter,
           hiddenDirectories: [run.directory],
-          episodes,
+          episodes: session.episodes,
           onProgress: display.onEvent,
         });
       } finally {
         display.stop();
         await served?.close();
-        await episodes.close();
-        run.close();
+        await session.close();
       }
       if (flags.json) console.log(JSON.stringify(summary, null, 2));
       else console.log(describeSummary(summary, run.directory, flags.generation));

@@ -7,7 +7,8 @@ import { parseRunConfig, RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { UserError } from '../../src/errors.js';
 import { runGenerations } from '../../src/rsi/run-generations.js';
-import { trainingTokenizer } from '../../src/rsi/training-tokenizer.js';
+import { runSession } from '../../src/session/run-session.js';
+import { trainingTokenizer } from '../../src/session/training-tokenizer.js';
 import { modelKind } from '../../src/hosting/model-kind.js';
 import { openRun } from '../../src/store/run-store.js';
 import { emptyMetrics } from '../../src/train/training-metrics.js';
@@ -91,7 +92,7 @@ describe('the tokenizer of a generation’s training data', () => {
       config,
     });
     try {
-      const error = await rejection(runGenerations({ run, suiteDir: DEMO_SUITE, rounds: 1 }));
+      const error = await rejection(runGenerations({ session: runSession(run, DEMO_SUITE), rounds: 1 }));
       expect(error).toBeInstanceOf(UserError);
       expect(error.message).toMatch(
         /Qwen3's tokenizer .*family qwen3\), is not that of the served model "Qwen\/Qwen3.6-27B" \(family qwen3.5\).*rsi\.modelDirectory.*rsi\.allowTokenizerMismatch/s,

@@ -1,0 +1,4 @@
+export * from './endpoint-pools.js';
+export * from './prepare-stage.js';
+export * from './run-session.js';
+export * from './training-tokenizer.js';
