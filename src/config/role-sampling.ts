@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 import { samplingProblems, type ChatProvider } from '../model/request-parameters.js';
-import { REASONING_EFFORTS, type SamplingParams } from '../model/types.js';
+import { REASONING_EFFORTS } from '../model/reasoning-effort.js';
+import type { SamplingParams } from '../model/types.js';
 
 /**
  * A role's own sampling block (`roles.<role>.sampling`). Every field is optional: a role on an OpenAI-compatible

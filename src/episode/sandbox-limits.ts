@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 
 import { durationMs, timerDelay } from '../timer-duration.js';
 
+import { DEFAULT_DISK_BYTES, DEFAULT_PROCESS_LIMIT, THREADS_PER_PROCESS } from './sandbox-defaults.js';
 import { diskUsage } from './sandbox-disk.js';
 import { readProcessTree, type ProcessSnapshot } from './sandbox-process-tree.js';
 
@@ -35,21 +36,7 @@ export interface SandboxLimits {
 
 export type SandboxLimitName = 'wall-clock' | 'cpu-time' | 'memory' | 'processes' | 'disk';
 
-/**
- * Agents install packages, train models on several cores and run data loaders with worker pools: a few hundred
- * processes at a time is real work. A thousand is not, and stops a fork bomb long before the host's pid table fills.
- */
-export const DEFAULT_PROCESS_LIMIT = 1024;
-/**
- * Room for datasets, model checkpoints and installed packages (a PyTorch wheel with its CUDA libraries is several
- * GiB), far below what would fill a host's disk when a few episodes run at once.
- */
-export const DEFAULT_DISK_BYTES = 32 * 1024 ** 3;
-/**
- * The kernel counts threads against RLIMIT_NPROC, and numeric libraries (OpenBLAS, PyTorch) start one per core in
- * every process; so the kernel's backstop allows this many threads per allowed process.
- */
-export const THREADS_PER_PROCESS = 8;
+export { DEFAULT_DISK_BYTES, DEFAULT_PROCESS_LIMIT, THREADS_PER_PROCESS };
 
 /**
  * The CPU limit a run gets with its wall-clock limit: half the machine's cores kept busy for the whole time. A run

@@ -13,6 +13,7 @@ import {
 } from './bundle-sections.js';
 import { renderDataSection } from './data-section.js';
 import { unwrapTaskCopies } from './delegation-ask.js';
+import { DEFAULT_BUNDLE_BUDGET } from './judge-defaults.js';
 import { fenced, shrinkToTokens } from './excerpt.js';
 import { hostPathRedactor, type RedactHostPaths } from './host-paths.js';
 import { balanceAgentTextMarks, countAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
@@ -59,21 +60,6 @@ export interface BundleBudget {
   processTokens: number;
 }
 
-export const DEFAULT_BUNDLE_BUDGET: Readonly<BundleBudget> = {
-  totalTokens: 32_000,
-  preflightTokens: 2_000,
-  integrityTokens: 2_000,
-  treeTokens: 2_000,
-  treeEntries: 150,
-  dataTokens: 1_500,
-  dataFileTokens: 600,
-  reportTokens: 8_000,
-  resultsTokens: 6_000,
-  resultFileTokens: 2_500,
-  codeTokens: 7_000,
-  codeFileTokens: 3_500,
-  processTokens: 4_000,
-};
 
 export const BundleSection = z.object({
   name: z.string(),

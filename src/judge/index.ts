@@ -2,7 +2,6 @@ export {
   buildWorkspaceBundle,
   BundleSection,
   BundleSummary,
-  DEFAULT_BUNDLE_BUDGET,
   type BuildBundleOptions,
   type BundleBudget,
   type WorkspaceBundle,
@@ -42,9 +41,8 @@ export {
   SingleJudgment,
   type PairwiseJudgment,
 } from './judgment-record.js';
+export { DEFAULT_BUNDLE_BUDGET, DEFAULT_JUDGE_SAMPLING, DEFAULT_MAX_REPAIR_ATTEMPTS } from './judge-defaults.js';
 export {
-  DEFAULT_JUDGE_SAMPLING,
-  DEFAULT_MAX_REPAIR_ATTEMPTS,
   judgePair,
   randomOrder,
   type JudgePairOptions,

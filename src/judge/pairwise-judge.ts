@@ -5,6 +5,7 @@ import type { ChatMessage, ChatModel, SamplingParams, TokenUsage } from '../mode
 import type { LoadedTask } from '../tasks/load-task.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import type { WorkspaceBundle } from './bundle.js';
+import { DEFAULT_JUDGE_SAMPLING, DEFAULT_MAX_REPAIR_ATTEMPTS } from './judge-defaults.js';
 import { judgeSystemPrompt, judgeUserPrompt, repairPrompt } from './judge-prompt.js';
 import {
   PairwiseJudgmentRecord,
@@ -19,16 +20,6 @@ import {
 import { renderSharedFiles, shareFiles, workspaceNames, type SharedFiles } from './shared-files.js';
 import { parseVerdict } from './verdict.js';
 
-/** The official judge settings: the episode's sampling with a larger output budget (MASS.md §2). */
-export const DEFAULT_JUDGE_SAMPLING: Readonly<SamplingParams> = {
-  temperature: 0.6,
-  topP: 0.95,
-  topK: 20,
-  maxTokens: 49_152,
-  enableThinking: true,
-};
-
-export const DEFAULT_MAX_REPAIR_ATTEMPTS = 2;
 
 export interface JudgedWorkspace {
   /** How the caller names it in the record (an episode id, a path); never shown to the judge. */

@@ -1,4 +1,5 @@
 export * from './types.js';
+export { REASONING_EFFORTS, type ReasoningEffort } from './reasoning-effort.js';
 export * from './anthropic.js';
 export * from './openai-compatible.js';
 export * from './create-model.js';

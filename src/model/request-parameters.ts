@@ -1,5 +1,6 @@
 import { UserError } from '../errors.js';
-import type { ReasoningEffort, SamplingParams } from './types.js';
+import type { ReasoningEffort } from './reasoning-effort.js';
+import type { SamplingParams } from './types.js';
 
 /**
  * What each provider's API accepts of the sampling parameters, and how it names them. The paper's settings (Qwen's

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import type { ReasoningEffort } from './reasoning-effort.js';
+
 /**
  * Chat-completions types in the OpenAI wire format. Messages keep the protocol's own field names
  * (`reasoning_content`, `tool_calls`, `tool_call_id`) because they are also the trajectories we record and train on.
@@ -76,8 +78,6 @@ export interface SamplingParams {
   extra?: Record<string, unknown>;
 }
 
-export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 export type AnthropicThinking = 'adaptive' | 'disabled' | { budgetTokens: number };
 
 export interface ChatRequest {

@@ -11,4 +11,5 @@ export * from './materialize.js';
 export * from './grade.js';
 export * from './python.js';
 export * from './json-schema.js';
+export { TASK_MANIFEST_SCHEMA_FILE } from './manifest-schema-file.js';
 export * from './entry-point-rerun.js';

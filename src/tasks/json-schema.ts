@@ -2,9 +2,6 @@ import { z } from 'zod';
 
 import { TaskManifest } from './manifest.js';
 
-/** File name of the committed JSON Schema for task.yaml, kept in `suites/`. */
-export const TASK_MANIFEST_SCHEMA_FILE = 'task-manifest.schema.json';
-
 /** The JSON Schema editors use for task.yaml, generated from the zod schema (input shape: defaults are optional). */
 export function taskManifestJsonSchema(): string {
   const schema = z.toJSONSchema(TaskManifest, { io: 'input', target: 'draft-2020-12' });

@@ -1,17 +1,103 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
+import { lazyAction } from '../../src/cli/declarations/lazy-action.js';
 import { buildProgram } from '../../src/cli/main.js';
 
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** The modules a file loads as soon as it is imported: its imports and re-exports that are not type-only, not import(). */
+function staticImports(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  return source.statements.flatMap((statement) => {
+    if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly)
+      return [(statement.moduleSpecifier as ts.StringLiteral).text];
+    if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly)
+      return [(statement.moduleSpecifier as ts.StringLiteral).text];
+    return [];
+  });
+}
+
+/** Every module `start` loads before any of its code runs: source files under src/, and packages by name. */
+function loadedModules(start: string): { files: string[]; packages: string[] } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const specifier of staticImports(file)) {
+      if (specifier.startsWith('.')) {
+        const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts');
+        if (!existsSync(target)) throw new Error(`${file} imports ${specifier}, which is not there`);
+        visit(target);
+      } else if (!specifier.startsWith('node:')) packages.add(specifier);
+    }
+  };
+  visit(start);
+  return { files: [...files].map((file) => path.relative(SRC, file)).sort(), packages: [...packages].sort() };
+}
+
 describe('the mass program', () => {
-  it('registers only the command it runs, and every command for help or an unknown name', async () => {
-    const names = async (...args: string[]) =>
-      (await buildProgram(['node', 'mass', ...args])).commands.map((command) => command.name());
-    expect(await names('episode', '--task', 't')).toEqual(['episode']);
-    expect(await names('report', '--help')).toEqual(['report']);
-    const every = await names('--help');
-    for (const name of ['demo', 'episode', 'search', 'eval', 'report', 'view', 'tasks'])
-      expect(every).toContain(name);
-    expect(await names('nonsense')).toEqual(every);
-    expect(await names()).toEqual(every);
+  it('declares every command, whatever it is asked', async () => {
+    const names = (await buildProgram()).commands.map((command) => command.name());
+    expect(names).toEqual([
+      'demo',
+      'episode',
+      'proxy',
+      'log',
+      'models',
+      'doctor',
+      'tasks',
+      'rank',
+      'data',
+      'judge',
+      'search',
+      'distill',
+      'rsi',
+      'train',
+      'eval',
+      'benchmark',
+      'report',
+      'compare',
+      'analyze',
+      'students',
+      'config',
+      'view',
+      'worker',
+      'queue',
+    ]);
+  });
+
+  it('loads no command’s work to declare them: only commander and small modules of defaults', () => {
+    const { files, packages } = loadedModules(path.join(SRC, 'cli/main.ts'));
+    expect(packages, 'a package imported while declaring the commands: make its import lazy').toEqual([
+      'commander',
+    ]);
+    expect(
+      files.filter((file) => file.startsWith('cli/commands/')),
+      'a command module imported while declaring the commands: import it in its action (lazyAction)',
+    ).toEqual([]);
+    expect(files).toContain('cli/declarations/episode.ts');
+  });
+});
+
+describe('lazyAction', () => {
+  it('loads the action only when it runs, and passes it what commander gives', async () => {
+    const calls: unknown[][] = [];
+    let loads = 0;
+    const action = lazyAction(async () => {
+      loads++;
+      return async (name: string, flags: { json?: boolean }) => {
+        calls.push([name, flags]);
+      };
+    });
+    expect(loads).toBe(0);
+    await action('a', { json: true });
+    expect(loads).toBe(1);
+    expect(calls).toEqual([['a', { json: true }]]);
   });
 });

@@ -14,7 +14,7 @@ import {
   type DistillProgressEvent,
 } from '../../src/distill/index.js';
 import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
-import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/pairwise-judge.js';
+import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/judge-defaults.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { TASK_MANIFEST_SCHEMA_FILE, taskManifestJsonSchema } from '../../src/tasks/json-schema.js';
+import { taskManifestJsonSchema } from '../../src/tasks/json-schema.js';
+import { TASK_MANIFEST_SCHEMA_FILE } from '../../src/tasks/manifest-schema-file.js';
 
 describe('the JSON Schema of task.yaml', () => {
   // Compared as data: `npm run format` rewraps the committed file. To regenerate it:

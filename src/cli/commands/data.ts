@@ -1,10 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import type { Command } from 'commander';
-
 import {
-  DEFAULT_WINDOW_LIMITS,
   readWindowSummaries,
   sampleWindows,
   TrainingDataStats,
@@ -40,148 +37,88 @@ interface SampleOptions {
   json?: boolean;
 }
 
-export function registerData(program: Command): void {
-  const data = program
-    .command('data')
-    .description('Training data from selected episodes: build the windows, plan the sampler');
+export async function dataBuildAction(options: BuildOptions): Promise<void> {
+  const episodes = [
+    ...(options.episodes ?? []).map((dir) => ({ dir, split: 'train' as const })),
+    ...(options.validation ?? []).map((dir) => ({ dir, split: 'validation' as const })),
+  ];
+  if (episodes.length === 0) {
+    throw new UserError('no episodes: pass episode directories with --episodes (and --validation)');
+  }
+  const stats = await writeTrainingData({
+    episodes,
+    outDir: options.out,
+    taskDirectories: options.taskDir,
+    modelDirectory: options.modelDir,
+    allowTokenizerMismatch: options.allowTokenizerMismatch,
+    limits: {
+      windowTokens: parseCount('--window', options.window, 1),
+      maxContextTokens: parseCount('--max-context', options.maxContext, 0),
+      maxHeaderFraction: parseShare('--header-fraction', options.headerFraction),
+    },
+    mode: options.singleAgent ? 'single-agent' : 'team',
+    verify: options.verifyEveryTurn ? 'every-turn' : 'final-turn',
+    allowFailed: options.allowFailed,
+    onEpisode: options.json
+      ? undefined
+      : (dir, index, total) => console.error(`episode ${index + 1}/${total}: ${dir}`),
+  });
+  if (options.json) {
+    process.stdout.write(TrainingDataStats.serialize(stats));
+    return;
+  }
+  console.log(describeStats(stats, options.out));
+}
 
-  data
-    .command('build')
-    .description(
-      'Render the episodes’ conversations with the model’s chat template into windows labelled on its own outputs',
-    )
-    .option('--episodes <dir...>', 'episode directories for the training split')
-    .option('--validation <dir...>', 'episode directories for the validation split')
-    .option(
-      '--task-dir <dir...>',
-      'task folders or suites where tasks are found by id (default: the folder each episode recorded)',
-    )
-    .option(
-      '--model-dir <dir>',
-      'the served model’s directory: tokenizer.json, tokenizer_config.json, its chat template (default: Qwen3’s files)',
-    )
-    .option(
-      '--allow-tokenizer-mismatch',
-      'build even when the model directory’s family is not the served model’s (they share one vocabulary)',
-    )
-    .requiredOption('--out <dir>', 'output directory')
-    .option('--window <tokens>', 'tokens per window', String(DEFAULT_WINDOW_LIMITS.windowTokens))
-    .option(
-      '--max-context <tokens>',
-      'masked context tokens before a window’s first trained turn',
-      String(DEFAULT_WINDOW_LIMITS.maxContextTokens),
-    )
-    .option(
-      '--header-fraction <share>',
-      'the largest share of a window the system prompt and first user message may take',
-      String(DEFAULT_WINDOW_LIMITS.maxHeaderFraction),
-    )
-    .option(
-      '--single-agent',
-      'baseline data from bare-task episodes: the orchestrator thread only (the single-agent comparison)',
-    )
-    .option('--allow-failed', 'use episodes that did not succeed too')
-    .option(
-      '--verify-every-turn',
-      'prove the template split on every trained turn (slower: one render per turn)',
-    )
-    .option('--json', 'print the statistics as JSON')
-    .action(async (options: BuildOptions) => {
-      const episodes = [
-        ...(options.episodes ?? []).map((dir) => ({ dir, split: 'train' as const })),
-        ...(options.validation ?? []).map((dir) => ({ dir, split: 'validation' as const })),
-      ];
-      if (episodes.length === 0) {
-        throw new UserError('no episodes: pass episode directories with --episodes (and --validation)');
-      }
-      const stats = await writeTrainingData({
-        episodes,
-        outDir: options.out,
-        taskDirectories: options.taskDir,
-        modelDirectory: options.modelDir,
-        allowTokenizerMismatch: options.allowTokenizerMismatch,
-        limits: {
-          windowTokens: parseCount('--window', options.window, 1),
-          maxContextTokens: parseCount('--max-context', options.maxContext, 0),
-          maxHeaderFraction: parseShare('--header-fraction', options.headerFraction),
-        },
-        mode: options.singleAgent ? 'single-agent' : 'team',
-        verify: options.verifyEveryTurn ? 'every-turn' : 'final-turn',
-        allowFailed: options.allowFailed,
-        onEpisode: options.json
-          ? undefined
-          : (dir, index, total) => console.error(`episode ${index + 1}/${total}: ${dir}`),
-      });
-      if (options.json) {
-        process.stdout.write(TrainingDataStats.serialize(stats));
-        return;
-      }
-      console.log(describeStats(stats, options.out));
-    });
-
-  data
-    .command('sample')
-    .description(
-      'The training sampler (task uniformly, orchestrator with a probability, a window; with replacement): exact processed supervised tokens',
-    )
-    .requiredOption('--data <dir>', 'a directory written by mass data build')
-    .option('--split <split>', 'train or validation', 'train')
-    .requiredOption('--steps <n>', 'training steps')
-    .requiredOption('--batch-size <n>', 'windows per step')
-    .option('--seed <n>', 'sampler seed', '0')
-    .option('--orchestrator-probability <p>', 'chance of drawing the task’s orchestrator windows', '1/3')
-    .option('--plan <file>', 'write the drawn window ids, one JSON line per step')
-    .option('--json', 'print JSON')
-    .action(async (options: SampleOptions) => {
-      if (options.split !== 'train' && options.split !== 'validation') {
-        throw new UserError(`--split "${options.split}": use train or validation`);
-      }
-      const windows = await readWindowSummaries(options.data, options.split);
-      const steps = parseCount('--steps', options.steps, 1);
-      const batchSize = parseCount('--batch-size', options.batchSize, 1);
-      const orchestratorProbability = parseShare(
-        '--orchestrator-probability',
-        options.orchestratorProbability,
-        true,
+export async function dataSampleAction(options: SampleOptions): Promise<void> {
+  if (options.split !== 'train' && options.split !== 'validation') {
+    throw new UserError(`--split "${options.split}": use train or validation`);
+  }
+  const windows = await readWindowSummaries(options.data, options.split);
+  const steps = parseCount('--steps', options.steps, 1);
+  const batchSize = parseCount('--batch-size', options.batchSize, 1);
+  const orchestratorProbability = parseShare(
+    '--orchestrator-probability',
+    options.orchestratorProbability,
+    true,
+  );
+  const plan = sampleWindows(windows, {
+    steps,
+    batchSize,
+    seed: parseCount('--seed', options.seed, 0),
+    orchestratorProbability,
+  });
+  if (options.plan) {
+    const lines: string[] = [];
+    for (let step = 0; step < steps; step++) {
+      const ids = [...plan.draws.subarray(step * batchSize, (step + 1) * batchSize)].map(
+        (index) => windows[index]!.id,
       );
-      const plan = sampleWindows(windows, {
-        steps,
-        batchSize,
-        seed: parseCount('--seed', options.seed, 0),
-        orchestratorProbability,
-      });
-      if (options.plan) {
-        const lines: string[] = [];
-        for (let step = 0; step < steps; step++) {
-          const ids = [...plan.draws.subarray(step * batchSize, (step + 1) * batchSize)].map(
-            (index) => windows[index]!.id,
-          );
-          lines.push(`${JSON.stringify({ step, windows: ids })}\n`);
-        }
-        await writeFile(options.plan, lines.join(''));
-      }
-      const summary = {
-        windows: windows.length,
-        steps,
-        batchSize,
-        orchestratorProbability,
-        storedSupervisedTokens: plan.storedSupervisedTokens,
-        expectedProcessedSupervisedTokens: plan.expectedProcessedSupervisedTokens,
-        processedSupervisedTokens: plan.processedSupervisedTokens,
-      };
-      if (options.json) {
-        console.log(JSON.stringify(summary, null, 2));
-        return;
-      }
-      console.log(
-        [
-          `${windows.length} windows, ${formatTokens(plan.storedSupervisedTokens)} supervised tokens stored`,
-          `${steps} steps × ${batchSize} windows, orchestrator probability ${orchestratorProbability}:`,
-          `  expected ${formatTokens(plan.expectedProcessedSupervisedTokens)} supervised tokens processed`,
-          `  this seed ${formatTokens(plan.processedSupervisedTokens)}`,
-        ].join('\n'),
-      );
-    });
+      lines.push(`${JSON.stringify({ step, windows: ids })}\n`);
+    }
+    await writeFile(options.plan, lines.join(''));
+  }
+  const summary = {
+    windows: windows.length,
+    steps,
+    batchSize,
+    orchestratorProbability,
+    storedSupervisedTokens: plan.storedSupervisedTokens,
+    expectedProcessedSupervisedTokens: plan.expectedProcessedSupervisedTokens,
+    processedSupervisedTokens: plan.processedSupervisedTokens,
+  };
+  if (options.json) {
+    console.log(JSON.stringify(summary, null, 2));
+    return;
+  }
+  console.log(
+    [
+      `${windows.length} windows, ${formatTokens(plan.storedSupervisedTokens)} supervised tokens stored`,
+      `${steps} steps × ${batchSize} windows, orchestrator probability ${orchestratorProbability}:`,
+      `  expected ${formatTokens(plan.expectedProcessedSupervisedTokens)} supervised tokens processed`,
+      `  this seed ${formatTokens(plan.processedSupervisedTokens)}`,
+    ].join('\n'),
+  );
 }
 
 function parseCount(flag: string, value: string, minimum: number): number {

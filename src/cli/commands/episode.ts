@@ -1,21 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-import type { Command } from 'commander';
-
 import { checkedBaseUrlFlag } from '../../config/base-url.js';
-import { harnessWindow, servedContextLength } from '../../config/context-fit.js';
+import { harnessWindow } from '../../harness/context-window.js';
+import { servedContextLength } from '../../session/context-fit.js';
 import { assertEpisodeDirectory } from '../../episode/episode-directory.js';
 import { runEpisode } from '../../episode/run-episode.js';
-import {
-  DEFAULT_DISK_BYTES,
-  DEFAULT_PROCESS_LIMIT,
-  THREADS_PER_PROCESS,
-} from '../../episode/sandbox-limits.js';
+import {} from '../../episode/sandbox-limits.js';
 import { UserError } from '../../errors.js';
 import {
   DEFAULT_CONTEXT_WINDOW,
-  DEFAULT_HARNESS_PROFILE,
   DEFAULT_SAMPLING,
   HARNESS_PROFILES,
   type HarnessProfile,
@@ -52,145 +46,77 @@ interface EpisodeFlags {
   json?: boolean;
 }
 
-export function registerEpisode(program: Command): void {
-  program
-    .command('episode')
-    .description('Run one episode: the team (qwen-code) on a task, sandboxed, every model call recorded')
-    .requiredOption('--task <dir>', 'the task folder (with task.yaml)')
-    .option(
-      '--workflow <file>',
-      'a team workflow (YAML or JSON), or "initial" for the task\'s own v0; default: the bare task',
-    )
-    .option('--teacher', 'append the teacher directive (for collecting training data)')
-    .option(
-      '--single-agent',
-      'the harness without its agent tool: one agent works alone (the single-agent condition; no --workflow)',
-    )
-    .requiredOption('--model <name>', 'the model name the server serves')
-    .requiredOption('--base-url <url>', 'the model server, OpenAI style, ending in /v1')
-    .option(
-      '--api-key-env <variable>',
-      'environment variable holding the API key (kept by the proxy, never shown to agents)',
-    )
-    .requiredOption('--seed <n>', "the sampling seed: the model's seed on every call")
-    .option(
-      '--data-seed <n>',
-      "the data seed: the task's generated data (grading needs it); default: the sampling seed",
-    )
-    .requiredOption('--out <dir>', 'the episode directory (re-running a finished one does nothing)')
-    .option('--timeout <duration>', 'wall-clock limit, e.g. 90s, 30m, 2h', '60m')
-    .option('--max-output-tokens <n>', 'completion tokens per model call', '32768')
-    .option(
-      '--output-budget <n>',
-      'completion tokens for the whole episode; past it, model calls are refused',
-    )
-    .option(
-      '--cpu-time <duration>',
-      "CPU time of the team's whole process tree, e.g. 2h; default: the timeout times half the machine's cores",
-    )
-    .option(
-      '--max-processes <n>',
-      `processes of the team's tree at once (the kernel allows ${THREADS_PER_PROCESS} threads each)`,
-      String(DEFAULT_PROCESS_LIMIT),
-    )
-    .option(
-      '--disk-limit <size>',
-      'what the workspace and home may take on disk, e.g. 32G, 500M',
-      `${DEFAULT_DISK_BYTES / 1024 ** 3}G`,
-    )
-    .option(
-      '--no-sandbox',
-      'run without bubblewrap (nothing is isolated: only for machines that cannot have it)',
-    )
-    .option(
-      '--harness-profile <profile>',
-      "qwen-code's tools and skills: lean (without those that cannot work in the sandbox or research does not need) or stock (qwen-code's defaults)",
-      DEFAULT_HARNESS_PROFILE,
-    )
-    .option(
-      '--private-destination <entry>',
-      'a destination whose loopback, private or link-local address the agents may reach if the task lists it (host, host:port or *.suffix; repeat for more); a task alone never opens one',
-      (entry: string, entries: string[]) => [...entries, entry],
-      [] as string[],
-    )
-    .option('--json', 'print the episode record as JSON')
-    .action(async (flags: EpisodeFlags) => {
-      checkedBaseUrlFlag(flags.baseUrl, '--base-url', 'team');
-      const harnessProfile = parseHarnessProfile(flags.harnessProfile);
-      const timeoutSeconds = parseDurationSeconds(flags.timeout, '--timeout');
-      // Before anything else: a folder that is not an episode's is refused, never emptied.
-      await assertEpisodeDirectory(resolve(flags.out));
-      if (flags.singleAgent && flags.workflow !== undefined)
-        throw new UserError(
-          '--single-agent runs the bare task: a team design (--workflow) needs the agent tool',
-        );
-      const workflow = await readWorkflow(flags.workflow, flags.task);
-      for (const entry of flags.privateDestination) {
-        const parsed = parseAllowEntry(entry);
-        if (!parsed.ok) throw new UserError(`--private-destination: ${parsed.error}`);
-      }
-      const maxOutputTokens = flags.maxOutputTokens
-        ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
-        : undefined;
-      // The harness compacts its history in time for what the server serves (vLLM's max_model_len), when it says.
-      const served = await servedContextLength({
-        provider: 'openai-compatible',
-        baseUrl: flags.baseUrl,
-        model: flags.model,
-        apiKeyEnv: flags.apiKeyEnv,
-      });
-      const { record, ran } = await runEpisode({
-        taskDir: flags.task,
-        workflow,
-        teacher: flags.teacher ?? false,
-        singleAgent: flags.singleAgent ?? false,
-        model: flags.model,
-        baseUrl: flags.baseUrl,
-        apiKey: apiKeyFrom(flags.apiKeyEnv),
-        seed: parsePositiveInteger(flags.seed, '--seed'),
-        dataSeed:
-          flags.dataSeed === undefined ? undefined : parsePositiveInteger(flags.dataSeed, '--data-seed'),
-        outDir: flags.out,
-        timeoutSeconds,
-        maxOutputTokens,
-        contextWindowSize:
-          served === null
-            ? undefined
-            : harnessWindow(
-                Math.min(DEFAULT_CONTEXT_WINDOW, served),
-                maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
-              ),
-        outputBudget: flags.outputBudget
-          ? parsePositiveInteger(flags.outputBudget, '--output-budget')
-          : undefined,
-        cpuSeconds:
-          flags.cpuTime === undefined ? undefined : parseDurationSeconds(flags.cpuTime, '--cpu-time'),
-        processLimit: flags.maxProcesses === undefined ? undefined : parseProcessLimit(flags.maxProcesses),
-        diskBytes:
-          flags.diskLimit === undefined ? undefined : parseSizeBytes(flags.diskLimit, '--disk-limit'),
-        sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
-        harnessProfile,
-        privateDestinations: flags.privateDestination,
-        log: flags.json ? undefined : (message) => console.error(`mass: ${message}`),
-      });
-      if (flags.json) {
-        console.log(JSON.stringify(record, null, 2));
-      } else {
-        const out = resolve(flags.out);
-        console.log(
-          `${ran ? 'episode' : 'episode (already finished, nothing ran)'} ${record.episodeId}: ${record.status}`,
-        );
-        if (record.failure) console.log(`  failure: ${record.failure.kind}: ${record.failure.detail}`);
-        console.log(
-          `  ${record.modelCalls} model calls, ${record.delegations} delegations, ${record.usage.total.completionTokens} completion tokens`,
-        );
-        if (record.integrity.tampered)
-          console.log(`  protected files changed: ${record.integrity.tamperedPaths.join(', ')}`);
-        const { workspace, proxyLog, threads, harnessEvents, record: recordFile } = episodeFiles;
-        console.log(`  ${out}/ ${workspace}/, ${proxyLog}, ${threads}, ${harnessEvents}, ${recordFile}`);
-      }
-      if (record.status === 'failure') process.exitCode = 1;
-    });
+export async function episodeAction(flags: EpisodeFlags): Promise<void> {
+  checkedBaseUrlFlag(flags.baseUrl, '--base-url', 'team');
+  const harnessProfile = parseHarnessProfile(flags.harnessProfile);
+  const timeoutSeconds = parseDurationSeconds(flags.timeout, '--timeout');
+  // Before anything else: a folder that is not an episode's is refused, never emptied.
+  await assertEpisodeDirectory(resolve(flags.out));
+  if (flags.singleAgent && flags.workflow !== undefined)
+    throw new UserError('--single-agent runs the bare task: a team design (--workflow) needs the agent tool');
+  const workflow = await readWorkflow(flags.workflow, flags.task);
+  for (const entry of flags.privateDestination) {
+    const parsed = parseAllowEntry(entry);
+    if (!parsed.ok) throw new UserError(`--private-destination: ${parsed.error}`);
+  }
+  const maxOutputTokens = flags.maxOutputTokens
+    ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
+    : undefined;
+  // The harness compacts its history in time for what the server serves (vLLM's max_model_len), when it says.
+  const served = await servedContextLength({
+    provider: 'openai-compatible',
+    baseUrl: flags.baseUrl,
+    model: flags.model,
+    apiKeyEnv: flags.apiKeyEnv,
+  });
+  const { record, ran } = await runEpisode({
+    taskDir: flags.task,
+    workflow,
+    teacher: flags.teacher ?? false,
+    singleAgent: flags.singleAgent ?? false,
+    model: flags.model,
+    baseUrl: flags.baseUrl,
+    apiKey: apiKeyFrom(flags.apiKeyEnv),
+    seed: parsePositiveInteger(flags.seed, '--seed'),
+    dataSeed: flags.dataSeed === undefined ? undefined : parsePositiveInteger(flags.dataSeed, '--data-seed'),
+    outDir: flags.out,
+    timeoutSeconds,
+    maxOutputTokens,
+    contextWindowSize:
+      served === null
+        ? undefined
+        : harnessWindow(
+            Math.min(DEFAULT_CONTEXT_WINDOW, served),
+            maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
+          ),
+    outputBudget: flags.outputBudget
+      ? parsePositiveInteger(flags.outputBudget, '--output-budget')
+      : undefined,
+    cpuSeconds: flags.cpuTime === undefined ? undefined : parseDurationSeconds(flags.cpuTime, '--cpu-time'),
+    processLimit: flags.maxProcesses === undefined ? undefined : parseProcessLimit(flags.maxProcesses),
+    diskBytes: flags.diskLimit === undefined ? undefined : parseSizeBytes(flags.diskLimit, '--disk-limit'),
+    sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
+    harnessProfile,
+    privateDestinations: flags.privateDestination,
+    log: flags.json ? undefined : (message) => console.error(`mass: ${message}`),
+  });
+  if (flags.json) {
+    console.log(JSON.stringify(record, null, 2));
+  } else {
+    const out = resolve(flags.out);
+    console.log(
+      `${ran ? 'episode' : 'episode (already finished, nothing ran)'} ${record.episodeId}: ${record.status}`,
+    );
+    if (record.failure) console.log(`  failure: ${record.failure.kind}: ${record.failure.detail}`);
+    console.log(
+      `  ${record.modelCalls} model calls, ${record.delegations} delegations, ${record.usage.total.completionTokens} completion tokens`,
+    );
+    if (record.integrity.tampered)
+      console.log(`  protected files changed: ${record.integrity.tamperedPaths.join(', ')}`);
+    const { workspace, proxyLog, threads, harnessEvents, record: recordFile } = episodeFiles;
+    console.log(`  ${out}/ ${workspace}/, ${proxyLog}, ${threads}, ${harnessEvents}, ${recordFile}`);
+  }
+  if (record.status === 'failure') process.exitCode = 1;
 }
 
 function parseProcessLimit(text: string): number {

@@ -1,13 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 
-import type { Command } from 'commander';
-
 import { ModelBehaviourError, UserError } from '../../errors.js';
 import {
   buildWorkspaceBundle,
-  DEFAULT_BUNDLE_BUDGET,
   DEFAULT_JUDGE_SAMPLING,
-  DEFAULT_MAX_REPAIR_ATTEMPTS,
   judgePair,
   locateWorkspace,
   PairwiseJudgmentRecord,
@@ -18,7 +14,8 @@ import {
 import { createChatModel, recognisedProvider } from '../../model/create-model.js';
 import { samplingProblems, type ChatProvider } from '../../model/request-parameters.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
-import { REASONING_EFFORTS, type ReasoningEffort, type SamplingParams } from '../../model/types.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../../model/reasoning-effort.js';
+import type { SamplingParams } from '../../model/types.js';
 import { loadTask } from '../../tasks/load-task.js';
 import { parsePositiveInteger } from '../duration.js';
 
@@ -42,98 +39,50 @@ interface JudgeFlags {
   json?: boolean;
 }
 
-export function registerJudge(program: Command): void {
-  program
-    .command('judge')
-    .description('Compare two workspaces of one task with the pairwise judge: A, B or tie, and why')
-    .argument('<workspaceA>', 'an episode directory (episode.json, workspace/) or a workspace folder')
-    .argument('<workspaceB>', 'the other one')
-    .requiredOption('--task <dir>', 'the task folder (with task.yaml)')
-    .requiredOption('--model <name>', 'the judge model, as the server names it')
-    .option(
-      '--provider <provider>',
-      "openai-compatible (vLLM and the like), openai (OpenAI's API) or anthropic (Anthropic's API)",
-      'openai-compatible',
-    )
-    .option(
-      '--base-url <url>',
-      'the model server, OpenAI style, ending in /v1 (openai and anthropic: default their own API)',
-    )
-    .option('--api-key-env <variable>', 'environment variable holding the API key')
-    .option(
-      '--mode <mode>',
-      'random: one judgment, A/B order drawn from the seed (official); both: both orders, disagreement is a tie',
-      'random',
-    )
-    .option('--seed <n>', 'draws the A/B order in random mode', '0')
-    .option(
-      '--repairs <n>',
-      'repair requests after an unusable reply before the judgment fails',
-      String(DEFAULT_MAX_REPAIR_ATTEMPTS),
-    )
-    .option('--max-tokens <n>', 'completion tokens per judge call', String(DEFAULT_JUDGE_SAMPLING.maxTokens))
-    .option(
-      '--temperature <t>',
-      `sampling temperature (openai-compatible: default ${DEFAULT_JUDGE_SAMPLING.temperature}; openai: sent only when given; anthropic: none)`,
-    )
-    .option(
-      '--no-thinking',
-      'ask for no thinking (openai-compatible: chat_template_kwargs.enable_thinking false; anthropic: thinking disabled)',
-    )
-    .option('--thinking-budget <tokens>', "anthropic: thinking tokens (at least 1024), or 'adaptive'")
-    .option('--reasoning-effort <level>', `openai, anthropic: ${REASONING_EFFORTS.join(', ')}`)
-    .option('--budget <tokens>', 'tokens per workspace bundle', String(DEFAULT_BUNDLE_BUDGET.totalTokens))
-    .option(
-      '--tokenizer <dir>',
-      'model directory with tokenizer.json and tokenizer_config.json (default: Qwen3)',
-    )
-    .option('--out <file>', 'also write the judgment record (JSON) to this file')
-    .option('--json', 'print the judgment record as JSON')
-    .action(async (workspaceA: string, workspaceB: string, flags: JudgeFlags) => {
-      if (flags.mode !== 'random' && flags.mode !== 'both') {
-        throw new UserError(`--mode "${flags.mode}": use random or both`);
-      }
-      const seed = parsePositiveInteger(flags.seed, '--seed');
-      const maxRepairAttempts = parsePositiveInteger(flags.repairs, '--repairs');
-      const maxTokens = parsePositiveInteger(flags.maxTokens, '--max-tokens');
-      const totalTokens = parsePositiveInteger(flags.budget, '--budget');
-      const provider = parseProvider(flags.provider, flags.baseUrl);
-      const sampling = judgeSampling(provider, flags, maxTokens);
-      const problems = samplingProblems(provider, sampling);
-      if (problems.length > 0) throw new UserError(`${problems.join('; ')}: change the flags`);
+export async function judgeAction(workspaceA: string, workspaceB: string, flags: JudgeFlags): Promise<void> {
+  if (flags.mode !== 'random' && flags.mode !== 'both') {
+    throw new UserError(`--mode "${flags.mode}": use random or both`);
+  }
+  const seed = parsePositiveInteger(flags.seed, '--seed');
+  const maxRepairAttempts = parsePositiveInteger(flags.repairs, '--repairs');
+  const maxTokens = parsePositiveInteger(flags.maxTokens, '--max-tokens');
+  const totalTokens = parsePositiveInteger(flags.budget, '--budget');
+  const provider = parseProvider(flags.provider, flags.baseUrl);
+  const sampling = judgeSampling(provider, flags, maxTokens);
+  const problems = samplingProblems(provider, sampling);
+  if (problems.length > 0) throw new UserError(`${problems.join('; ')}: change the flags`);
 
-      const task = await loadTask(flags.task);
-      // Find both workspaces before the tokenizer takes its second or two to load.
-      const locationA = await locateWorkspace(workspaceA);
-      const locationB = await locateWorkspace(workspaceB);
-      const tokenCounter = await loadTokenCounter(flags.tokenizer);
-      const bundle = (location: WorkspaceSource) =>
-        buildWorkspaceBundle({ task, location, tokenCounter, budget: { totalTokens } });
-      const [bundleA, bundleB] = await Promise.all([bundle(locationA), bundle(locationB)]);
+  const task = await loadTask(flags.task);
+  // Find both workspaces before the tokenizer takes its second or two to load.
+  const locationA = await locateWorkspace(workspaceA);
+  const locationB = await locateWorkspace(workspaceB);
+  const tokenCounter = await loadTokenCounter(flags.tokenizer);
+  const bundle = (location: WorkspaceSource) =>
+    buildWorkspaceBundle({ task, location, tokenCounter, budget: { totalTokens } });
+  const [bundleA, bundleB] = await Promise.all([bundle(locationA), bundle(locationB)]);
 
-      const model = createChatModel({ provider, baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv });
-      const judgment = await judgePair({
-        task,
-        x: { label: workspaceA, bundle: bundleA },
-        y: { label: workspaceB, bundle: bundleB },
-        model,
-        modelName: flags.model,
-        mode: flags.mode,
-        seed,
-        maxRepairAttempts,
-        sampling,
-      });
+  const model = createChatModel({ provider, baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv });
+  const judgment = await judgePair({
+    task,
+    x: { label: workspaceA, bundle: bundleA },
+    y: { label: workspaceB, bundle: bundleB },
+    model,
+    modelName: flags.model,
+    mode: flags.mode,
+    seed,
+    maxRepairAttempts,
+    sampling,
+  });
 
-      const record = PairwiseJudgmentRecord.serialize(judgment);
-      if (flags.out) await writeFile(flags.out, record);
-      if (flags.json) process.stdout.write(record);
-      else console.log(describeJudgment(judgment, bundleA, bundleB));
-      if (judgment.status === 'failed') {
-        const error = new ModelBehaviourError(`the judge gave no valid verdict: ${judgment.failure}`);
-        console.error(`mass: ${error.message}`);
-        process.exitCode = error.exitCode;
-      }
-    });
+  const record = PairwiseJudgmentRecord.serialize(judgment);
+  if (flags.out) await writeFile(flags.out, record);
+  if (flags.json) process.stdout.write(record);
+  else console.log(describeJudgment(judgment, bundleA, bundleB));
+  if (judgment.status === 'failed') {
+    const error = new ModelBehaviourError(`the judge gave no valid verdict: ${judgment.failure}`);
+    console.error(`mass: ${error.message}`);
+    process.exitCode = error.exitCode;
+  }
 }
 
 function parseProvider(text: string, baseUrl: string | undefined): ChatProvider {

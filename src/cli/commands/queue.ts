@@ -1,19 +1,12 @@
-import type { Command } from 'commander';
-
 import { queueStatus, type QueueStatus } from '../../queue/queue-status.js';
 
-export function registerQueue(program: Command): void {
-  const queue = program.command('queue').description('The episode queue of `execution: { backend: queue }`');
-  queue
-    .command('status')
-    .description('Jobs waiting, active, completed and failed, per model endpoint and per worker')
-    .requiredOption('--redis <url>', 'redis://host:port (no password in it)')
-    .option('--redis-password-env <VAR>', 'the environment variable holding the Redis password')
-    .option('--json', 'print the status as JSON')
-    .action(async (flags: { redis: string; redisPasswordEnv?: string; json?: boolean }) => {
-      const status = await queueStatus({ url: flags.redis, passwordEnv: flags.redisPasswordEnv });
-      console.log(flags.json ? JSON.stringify(status, null, 2) : describeStatus(status));
-    });
+export async function queueStatusAction(flags: {
+  redis: string;
+  redisPasswordEnv?: string;
+  json?: boolean;
+}): Promise<void> {
+  const status = await queueStatus({ url: flags.redis, passwordEnv: flags.redisPasswordEnv });
+  console.log(flags.json ? JSON.stringify(status, null, 2) : describeStatus(status));
 }
 
 function describeStatus(status: QueueStatus): string {

@@ -1,5 +1,3 @@
-import type { Command } from 'commander';
-
 import { UserError } from '../../errors.js';
 import {
   fitBradleyTerry,
@@ -16,35 +14,16 @@ interface RankOptions {
   json?: boolean;
 }
 
-export function registerRank(program: Command): void {
-  program
-    .command('rank')
-    .description('Rank players (episodes) from pairwise judgments with a Bradley–Terry fit')
-    .requiredOption(
-      '--matches <file>',
-      'JSONL, one judgment a line: {"a": id, "b": id, "winner": "a"|"b"|"tie"}',
-    )
-    .option(
-      '--prior <wins>',
-      'virtual wins and, as many, losses per player against a strength-1 player; 0 for plain maximum likelihood',
-      '0.5',
-    )
-    .option(
-      '--official',
-      'official-code compatibility: its update (prior wins over half the virtual games, strengths rescaled to mean 1 each step), not the true fit of the prior',
-    )
-    .option('--json', 'print JSON: {scores, stderr, ranking, iterations, converged, …}')
-    .action(async (options: RankOptions) => {
-      const prior = parsePrior(options.prior);
-      const matches = await readMatches(options.matches);
-      const fit = fitBradleyTerry(matches, { prior, mode: options.official ? 'official' : 'map' });
-      if (options.json) {
-        console.log(JSON.stringify(fit, null, 2));
-        return;
-      }
-      console.log(describeFit(fit, matches.length));
-      console.log(formatTable(fit, tallyRecords(matches)));
-    });
+export async function rankAction(options: RankOptions): Promise<void> {
+  const prior = parsePrior(options.prior);
+  const matches = await readMatches(options.matches);
+  const fit = fitBradleyTerry(matches, { prior, mode: options.official ? 'official' : 'map' });
+  if (options.json) {
+    console.log(JSON.stringify(fit, null, 2));
+    return;
+  }
+  console.log(describeFit(fit, matches.length));
+  console.log(formatTable(fit, tallyRecords(matches)));
 }
 
 function parsePrior(value: string): number {

@@ -3,8 +3,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import type { Command } from 'commander';
-
 import { UserError } from '../../errors.js';
 import type { OfficialImport } from '../../tasks/official/import-official.js';
 import { networkAllowProblems } from '../../tasks/task-network.js';
@@ -18,7 +16,6 @@ import {
   materializeWorkspace,
   renderTaskPrompt,
   TASK_FILE,
-  TASK_MANIFEST_SCHEMA_FILE,
   taskManifestJsonSchema,
   type Grade,
   type LoadedTask,
@@ -37,156 +34,115 @@ function parseSeed(value: string): number {
   return seed;
 }
 
-export function registerTasks(program: Command): void {
-  const tasks = program
-    .command('tasks')
-    .description('Research tasks: list, inspect and validate suites, build workspaces, grade finished ones');
+export async function tasksListAction(suiteDir: string, options: { json?: boolean }): Promise<void> {
+  const suite = await loadSuite(suiteDir);
+  const rows = suite.tasks.map(({ manifest }) => ({
+    id: manifest.id,
+    domain: manifest.domain,
+    split: manifest.split,
+    title: manifest.title,
+  }));
+  if (options.json) return print(JSON.stringify({ suite: suite.name, tasks: rows }, null, 2));
+  const width = Math.max(...rows.map((row) => row.id.length));
+  print(`${suite.name}: ${rows.length} tasks`);
+  for (const row of rows) {
+    print(`${row.id.padEnd(width)}  ${row.domain.padEnd(9)} ${row.split.padEnd(5)}  ${row.title}`);
+  }
+}
 
-  tasks
-    .command('list')
-    .description('List the tasks of a suite')
-    .argument('<suite>', 'suite folder, e.g. suites/research-12')
-    .option('--json', 'print JSON')
-    .action(async (suiteDir: string, options: { json?: boolean }) => {
-      const suite = await loadSuite(suiteDir);
-      const rows = suite.tasks.map(({ manifest }) => ({
-        id: manifest.id,
-        domain: manifest.domain,
-        split: manifest.split,
-        title: manifest.title,
-      }));
-      if (options.json) return print(JSON.stringify({ suite: suite.name, tasks: rows }, null, 2));
-      const width = Math.max(...rows.map((row) => row.id.length));
-      print(`${suite.name}: ${rows.length} tasks`);
-      for (const row of rows) {
-        print(`${row.id.padEnd(width)}  ${row.domain.padEnd(9)} ${row.split.padEnd(5)}  ${row.title}`);
+export async function tasksShowAction(
+  taskDir: string,
+  options: { prompt?: boolean; json?: boolean },
+): Promise<void> {
+  const task = await loadTask(taskDir);
+  if (options.prompt) return print(renderTaskPrompt(task));
+  if (options.json) return print(JSON.stringify({ ...task.manifest, judge: task.judge }, null, 2));
+  print(describeTask(task));
+}
+
+export async function tasksValidateAction(
+  dir: string,
+  options: { generators?: boolean; seed: string },
+): Promise<void> {
+  const seed = parseSeed(options.seed);
+  const single = await isFile(path.join(dir, TASK_FILE));
+  const check = single ? undefined : await checkSuite(dir);
+  const outcomes = single
+    ? [await loadTask(dir).then((task) => ({ ok: true as const, dir, task }))]
+    : check!.outcomes;
+  const problems = [...(check?.suiteProblems ?? [])];
+  for (const problem of problems) print(`✗ ${problem}`);
+  for (const outcome of outcomes) {
+    if (!outcome.ok) {
+      problems.push(outcome.error);
+      print(`✗ ${path.basename(outcome.dir)}\n${indent(outcome.error)}`);
+      continue;
+    }
+    const network = networkAllowProblems(outcome.task.manifest.environment.network).map(
+      (problem) => `${path.join(outcome.task.dir, TASK_FILE)}: ${problem}`,
+    );
+    if (network.length > 0) {
+      problems.push(...network);
+      print(`✗ ${outcome.task.manifest.id}\n${indent(network.join('\n'))}`);
+      continue;
+    }
+    let note = '';
+    if (options.generators && outcome.task.manifest.inputs.generator) {
+      const determinism = await checkGeneratorDeterminism(outcome.task, seed);
+      if (!determinism.same) {
+        problems.push(`${outcome.task.manifest.id}: generator is not deterministic`);
+        print(`✗ ${outcome.task.manifest.id}: two runs with seed ${seed} wrote different files`);
+        continue;
       }
-    });
+      note = ` (generator deterministic, ${determinism.files} file${determinism.files === 1 ? '' : 's'}, ${determinism.seconds.toFixed(1)} s per run)`;
+    }
+    print(`✓ ${outcome.task.manifest.id}${note}`);
+  }
+  if (problems.length > 0) {
+    throw new UserError(`${problems.length} problem${problems.length === 1 ? '' : 's'} found in ${dir}`);
+  }
+  if (!single) print(`${check!.name}: ${outcomes.length} tasks valid`);
+}
 
-  tasks
-    .command('show')
-    .description('Show one task: deliverables, inputs, protected files, judge and initial workflow')
-    .argument('<task>', 'task folder (holding task.yaml)')
-    .option('--prompt', 'print only the task prompt exactly as the team sees it')
-    .option('--json', 'print the validated manifest and resolved judge as JSON')
-    .action(async (taskDir: string, options: { prompt?: boolean; json?: boolean }) => {
-      const task = await loadTask(taskDir);
-      if (options.prompt) return print(renderTaskPrompt(task));
-      if (options.json) return print(JSON.stringify({ ...task.manifest, judge: task.judge }, null, 2));
-      print(describeTask(task));
-    });
+export async function tasksMaterializeAction(
+  taskDir: string,
+  workspaceDir: string,
+  options: { seed: string; json?: boolean },
+): Promise<void> {
+  const task = await loadTask(taskDir);
+  const workspace = await materializeWorkspace(task, { seed: parseSeed(options.seed), workspaceDir });
+  if (options.json) return print(JSON.stringify(workspace, null, 2));
+  print(
+    `${workspace.workspaceDir}: ${workspace.files.length} files for ${task.manifest.id}, seed ${workspace.seed}`,
+  );
+  for (const asset of workspace.protectedAssets) print(`protected ${asset.path} sha256 ${asset.sha256}`);
+}
 
-  tasks
-    .command('validate')
-    .description('Validate a task folder or every task of a suite; exits with 2 if any is invalid')
-    .argument('<dir>', 'suite folder or task folder')
-    .option('--generators', 'also run every generator twice with one seed: it must be deterministic')
-    .option('--seed <n>', 'seed for --generators', '1')
-    .action(async (dir: string, options: { generators?: boolean; seed: string }) => {
-      const seed = parseSeed(options.seed);
-      const single = await isFile(path.join(dir, TASK_FILE));
-      const check = single ? undefined : await checkSuite(dir);
-      const outcomes = single
-        ? [await loadTask(dir).then((task) => ({ ok: true as const, dir, task }))]
-        : check!.outcomes;
-      const problems = [...(check?.suiteProblems ?? [])];
-      for (const problem of problems) print(`✗ ${problem}`);
-      for (const outcome of outcomes) {
-        if (!outcome.ok) {
-          problems.push(outcome.error);
-          print(`✗ ${path.basename(outcome.dir)}\n${indent(outcome.error)}`);
-          continue;
-        }
-        const network = networkAllowProblems(outcome.task.manifest.environment.network).map(
-          (problem) => `${path.join(outcome.task.dir, TASK_FILE)}: ${problem}`,
-        );
-        if (network.length > 0) {
-          problems.push(...network);
-          print(`✗ ${outcome.task.manifest.id}\n${indent(network.join('\n'))}`);
-          continue;
-        }
-        let note = '';
-        if (options.generators && outcome.task.manifest.inputs.generator) {
-          const determinism = await checkGeneratorDeterminism(outcome.task, seed);
-          if (!determinism.same) {
-            problems.push(`${outcome.task.manifest.id}: generator is not deterministic`);
-            print(`✗ ${outcome.task.manifest.id}: two runs with seed ${seed} wrote different files`);
-            continue;
-          }
-          note = ` (generator deterministic, ${determinism.files} file${determinism.files === 1 ? '' : 's'}, ${determinism.seconds.toFixed(1)} s per run)`;
-        }
-        print(`✓ ${outcome.task.manifest.id}${note}`);
-      }
-      if (problems.length > 0) {
-        throw new UserError(`${problems.length} problem${problems.length === 1 ? '' : 's'} found in ${dir}`);
-      }
-      if (!single) print(`${check!.name}: ${outcomes.length} tasks valid`);
-    });
+export async function tasksGradeAction(
+  taskDir: string,
+  workspaceDir: string,
+  options: { seed: string; json?: boolean },
+): Promise<void> {
+  const task = await loadTask(taskDir);
+  const grade = await gradeWorkspace(task, { workspaceDir, seed: parseSeed(options.seed) });
+  print(options.json ? JSON.stringify(grade, null, 2) : describeGrade(grade));
+}
 
-  tasks
-    .command('materialize')
-    .description(
-      "Create a task's starting workspace for a data seed (input files and generated data; never the oracle)",
-    )
-    .argument('<task>', 'task folder')
-    .argument('<workspace>', 'new or empty folder')
-    .requiredOption('--seed <n>', 'the data seed of the generated data (grading needs the same seed)')
-    .option('--json', 'print JSON')
-    .action(async (taskDir: string, workspaceDir: string, options: { seed: string; json?: boolean }) => {
-      const task = await loadTask(taskDir);
-      const workspace = await materializeWorkspace(task, { seed: parseSeed(options.seed), workspaceDir });
-      if (options.json) return print(JSON.stringify(workspace, null, 2));
-      print(
-        `${workspace.workspaceDir}: ${workspace.files.length} files for ${task.manifest.id}, seed ${workspace.seed}`,
-      );
-      for (const asset of workspace.protectedAssets) print(`protected ${asset.path} sha256 ${asset.sha256}`);
-    });
+export async function tasksImportOfficialAction(
+  checkout: string,
+  options: { out: string; json?: boolean },
+): Promise<void> {
+  const { importOfficialTasks } = await import('../../tasks/official/import-official.js');
+  const imported = await importOfficialTasks(checkout, options.out);
+  if (options.json) return print(JSON.stringify(imported, null, 2));
+  print(describeImport(imported));
+}
 
-  tasks
-    .command('grade')
-    .description(
-      "Grade a finished workspace with the task's withheld grader (outside measure; never shown to any role)",
-    )
-    .argument('<task>', 'task folder')
-    .argument('<workspace>', 'workspace folder')
-    .requiredOption(
-      '--seed <n>',
-      "the data seed the workspace was materialised with (an episode's: dataSeed in its episode.json)",
-    )
-    .option('--json', 'print the grade as JSON')
-    .action(async (taskDir: string, workspaceDir: string, options: { seed: string; json?: boolean }) => {
-      const task = await loadTask(taskDir);
-      const grade = await gradeWorkspace(task, { workspaceDir, seed: parseSeed(options.seed) });
-      print(options.json ? JSON.stringify(grade, null, 2) : describeGrade(grade));
-    });
-
-  tasks
-    .command('import-official')
-    .description(
-      'Build a suite from a checkout of the official MASS repository: its bare queries, free-text initial teams, splits and teacher directive (network allowed for the hosts each task names; no graders)',
-    )
-    .argument('<checkout>', 'the root of a checkout of the official repository (holding tasks/splits.json)')
-    .requiredOption('--out <dir>', 'a new or empty folder for the suite')
-    .option('--json', 'print JSON')
-    .action(async (checkout: string, options: { out: string; json?: boolean }) => {
-      const { importOfficialTasks } = await import('../../tasks/official/import-official.js');
-      const imported = await importOfficialTasks(checkout, options.out);
-      if (options.json) return print(JSON.stringify(imported, null, 2));
-      print(describeImport(imported));
-    });
-
-  tasks
-    .command('schema')
-    .description(
-      `Print the JSON Schema of task.yaml, or write it (the committed copy is suites/${TASK_MANIFEST_SCHEMA_FILE})`,
-    )
-    .option('--write <file>', 'write the schema to this file instead of printing it')
-    .action(async (options: { write?: string }) => {
-      const schema = taskManifestJsonSchema();
-      if (!options.write) return print(schema);
-      await writeFile(options.write, schema);
-      print(`wrote ${options.write}`);
-    });
+export async function tasksSchemaAction(options: { write?: string }): Promise<void> {
+  const schema = taskManifestJsonSchema();
+  if (!options.write) return print(schema);
+  await writeFile(options.write, schema);
+  print(`wrote ${options.write}`);
 }
 
 function describeTask(task: LoadedTask): string {

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import type { Command } from 'commander';
-
 import { loadRunConfig } from '../../config/run-config.js';
 import { trainerSetting, type TrainerSetting } from '../../config/rsi-settings.js';
 import { TrainLaunch, type TrainLaunchInput } from '../../config/train-launch.js';
@@ -37,90 +35,55 @@ interface TrainFlags {
   json?: boolean;
 }
 
-export function registerTrain(program: Command): void {
-  program
-    .command('train')
-    .description(
-      'Trains one LoRA outside a loop, with the trainer and the records of `mass rsi` (config.json, plan.json, train.log, report.json in --out)',
-    )
-    .requiredOption(
-      '--data <dir>',
-      'the training data: `mass data build --out`, or a run’s distill/<generation>/dataset',
-    )
-    .requiredOption('--base <model>', 'the full weights the LoRA goes over: a model directory or a hub id')
-    .requiredOption('--out <dir>', 'where the checkpoints, the adapter, the merged model and the records go')
-    .option('--config <file>', 'a run configuration: its rsi.trainer and rsi.hyperparameters are used')
-    .option('--steps <n>', 'optimizer steps, in place of the recipe’s (the paper’s: 1624)')
-    .option('--seed <n>', 'the seed of the sampler and of the LoRA’s initialisation', '0')
-    .option('--init-adapter <dir>', 'start from this PEFT adapter instead of a fresh LoRA')
-    .option('--resume', 'continue the interrupted training in --out from its last resume state')
-    .option('--processes <n>', 'training processes on this machine (torchrun --nproc_per_node)')
-    .option('--gpus-per-replica <n>', 'GPUs each data-parallel replica spans')
-    .option(
-      '--sharding <kind>',
-      'ddp (each replica holds the model) or fsdp (the model sharded over the processes)',
-    )
-    .option(
-      '--plan',
-      'check the data, resolve the launch and estimate its memory (needs torch); train nothing',
-    )
-    .option('--dry-run', 'check the data and plan the steps, without torch (no launch, no memory estimate)')
-    .option('--json', 'print the result with the report (with --plan: the plan) as JSON')
-    .addHelpText(
-      'after',
-      '\nExit status: 0 trained (or planned), 2 a problem to fix (the data, a flag, a launch that does not fit), ' +
-        '3 the trainer failed (its log is named).',
-    )
-    .action(async (flags: TrainFlags) => {
-      const outDir = path.resolve(flags.out);
-      const { setting, hyperparameters } = await trainSettings(flags);
-      const train: TrainOptions = {
-        dataset: checkDataDirectory(flags.data),
-        parent: standaloneBase(flags.base),
-        outDir,
-        seed: parsePositiveInteger(flags.seed, '--seed'),
-        hyper: {
-          ...hyperparameters,
-          ...(flags.steps === undefined ? {} : { steps: positive(flags.steps, '--steps') }),
-        },
-        initAdapter:
-          flags.initAdapter === undefined
-            ? undefined
-            : await checkInitAdapter(flags.initAdapter, '--init-adapter'),
-        resume: flags.resume === true,
-      };
-      const trainer = trainerFromSetting(setting);
-      if (flags.plan || flags.dryRun) {
-        const mode = flags.plan ? '--plan' : '--dry-run';
-        if (flags.plan && flags.dryRun) throw new UserError('--plan and --dry-run: give one of them');
-        if (flags.resume)
-          throw new UserError(`${mode} trains nothing, so there is nothing to --resume: leave one out`);
-        if (setting.kind !== 'python') {
-          throw new UserError(`${mode} needs the python trainer; ${flags.config}'s rsi.trainer is a command`);
-        }
-        const python = trainer as PythonTrainer;
-        const plan = await (flags.plan ? python.plan(train) : python.dryRun(train));
-        console.log(flags.json ? JSON.stringify({ out: outDir, plan }, null, 2) : describePlan(plan, outDir));
-        return;
-      }
-      if (flags.resume && !trainer.resumes) {
-        throw new UserError(`--resume needs the python trainer; ${flags.config}'s rsi.trainer is a command`);
-      }
-      process.stderr.write(
-        `mass train: ${trainer.kind} trainer over ${train.parent.mergedPath} on ${train.dataset}; ` +
-          `${flags.resume ? 'resuming ' : ''}into ${outDir} (log: ${logFileOf(setting, outDir)})\n`,
-      );
-      const result = await trainer.train(train);
-      const report =
-        setting.kind === 'python'
-          ? await PythonTrainingReport.read(path.join(outDir, PYTHON_TRAINER_FILES.report))
-          : null;
-      if (flags.json) {
-        console.log(JSON.stringify({ out: outDir, trainer: trainer.kind, ...result, report }, null, 2));
-      } else {
-        console.log(describeTraining(result, report, outDir));
-      }
-    });
+export async function trainAction(flags: TrainFlags): Promise<void> {
+  const outDir = path.resolve(flags.out);
+  const { setting, hyperparameters } = await trainSettings(flags);
+  const train: TrainOptions = {
+    dataset: checkDataDirectory(flags.data),
+    parent: standaloneBase(flags.base),
+    outDir,
+    seed: parsePositiveInteger(flags.seed, '--seed'),
+    hyper: {
+      ...hyperparameters,
+      ...(flags.steps === undefined ? {} : { steps: positive(flags.steps, '--steps') }),
+    },
+    initAdapter:
+      flags.initAdapter === undefined
+        ? undefined
+        : await checkInitAdapter(flags.initAdapter, '--init-adapter'),
+    resume: flags.resume === true,
+  };
+  const trainer = trainerFromSetting(setting);
+  if (flags.plan || flags.dryRun) {
+    const mode = flags.plan ? '--plan' : '--dry-run';
+    if (flags.plan && flags.dryRun) throw new UserError('--plan and --dry-run: give one of them');
+    if (flags.resume)
+      throw new UserError(`${mode} trains nothing, so there is nothing to --resume: leave one out`);
+    if (setting.kind !== 'python') {
+      throw new UserError(`${mode} needs the python trainer; ${flags.config}'s rsi.trainer is a command`);
+    }
+    const python = trainer as PythonTrainer;
+    const plan = await (flags.plan ? python.plan(train) : python.dryRun(train));
+    console.log(flags.json ? JSON.stringify({ out: outDir, plan }, null, 2) : describePlan(plan, outDir));
+    return;
+  }
+  if (flags.resume && !trainer.resumes) {
+    throw new UserError(`--resume needs the python trainer; ${flags.config}'s rsi.trainer is a command`);
+  }
+  process.stderr.write(
+    `mass train: ${trainer.kind} trainer over ${train.parent.mergedPath} on ${train.dataset}; ` +
+      `${flags.resume ? 'resuming ' : ''}into ${outDir} (log: ${logFileOf(setting, outDir)})\n`,
+  );
+  const result = await trainer.train(train);
+  const report =
+    setting.kind === 'python'
+      ? await PythonTrainingReport.read(path.join(outDir, PYTHON_TRAINER_FILES.report))
+      : null;
+  if (flags.json) {
+    console.log(JSON.stringify({ out: outDir, trainer: trainer.kind, ...result, report }, null, 2));
+  } else {
+    console.log(describeTraining(result, report, outDir));
+  }
 }
 
 /** The trainer and recipe: the configuration's (`--config`), else the python trainer and the paper's recipe. */
