@@ -60,7 +60,6 @@ export interface BundleBudget {
   processTokens: number;
 }
 
-
 export const BundleSection = z.object({
   name: z.string(),
   tokens: z.number().int(),

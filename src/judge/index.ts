@@ -41,10 +41,9 @@ export {
   SingleJudgment,
   type PairwiseJudgment,
 } from './judgment-record.js';
-export { DEFAULT_BUNDLE_BUDGET, DEFAULT_JUDGE_SAMPLING, DEFAULT_MAX_REPAIR_ATTEMPTS } from './judge-defaults.js';
 export {
-  judgePair,
-  randomOrder,
-  type JudgePairOptions,
-  type JudgedWorkspace,
-} from './pairwise-judge.js';
+  DEFAULT_BUNDLE_BUDGET,
+  DEFAULT_JUDGE_SAMPLING,
+  DEFAULT_MAX_REPAIR_ATTEMPTS,
+} from './judge-defaults.js';
+export { judgePair, randomOrder, type JudgePairOptions, type JudgedWorkspace } from './pairwise-judge.js';

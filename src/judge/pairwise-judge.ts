@@ -20,7 +20,6 @@ import {
 import { renderSharedFiles, shareFiles, workspaceNames, type SharedFiles } from './shared-files.js';
 import { parseVerdict } from './verdict.js';
 
-
 export interface JudgedWorkspace {
   /** How the caller names it in the record (an episode id, a path); never shown to the judge. */
   label: string;
