@@ -1,6 +1,7 @@
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import { sandboxedEntryPointRunner } from '../../src/episode/entry-point-sandbox.js';
 import { gradeWorkspaces, materializeWorkspace, type Grade, type LoadedTask } from '../../src/tasks/index.js';
 import { limitConcurrency, loadResearchTask, runReferenceSolution, scratchDir } from './support.js';
 
@@ -25,6 +26,7 @@ export type Variant =
   | 'empty'
   | 'junk'
   | 'protected-edit'
+  | 'reference-rerun'
   | `trap-${string}`;
 
 export interface GradedVariants {
@@ -35,7 +37,7 @@ export interface GradedVariants {
 
 /**
  * Builds one task's workspaces and grades them: the reference solution, a careless solution that falls into the
- * task's traps, one solution per listed trap, the reference without its main result, with NaN results, with (where relevant) an edited protected
+ * task's traps, one solution per listed trap (and then the reference again, its run.py rerun), the reference without its main result, with NaN results, with (where relevant) an edited protected
  * simulator, and two garbage workspaces (empty, junk). All graded in one grader process.
  */
 export async function gradeVariants(testCase: GradingCase): Promise<GradedVariants> {
@@ -80,6 +82,17 @@ export async function gradeVariants(testCase: GradingCase): Promise<GradedVarian
   const graded = await gradeWorkspaces(task, { workspaceDirs: variants.map(workspace), seed });
   const grades: Partial<Record<Variant, Grade>> = {};
   variants.forEach((variant, index) => (grades[variant] = graded[index]));
+  if (traps.length > 0) {
+    // The careful reference as an episode's grading sees it: run.py rerun in a fresh sandboxed copy. The variants
+    // above are graded without a rerun (every reproducibility part 0 alike), so a trap's cost compares like with like.
+    const runner = sandboxedEntryPointRunner({ mode: 'bubblewrap' });
+    const [rerun] = await gradeWorkspaces(task, {
+      workspaceDirs: [workspace('reference')],
+      seed,
+      rerun: { runner },
+    });
+    grades['reference-rerun'] = rerun;
+  }
   return { grades, root };
 }
 

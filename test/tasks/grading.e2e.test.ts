@@ -14,15 +14,31 @@ import { limitConcurrency, suiteDir } from './support.js';
  */
 const SEED = 7;
 const CASES: GradingCase[] = [
-  { taskId: 'finance-signal-timing', seed: SEED, mainResult: 'results/strategy.json' },
-  { taskId: 'finance-garch-volatility', seed: SEED, mainResult: 'results/garch_params.json' },
+  {
+    taskId: 'finance-signal-timing',
+    seed: SEED,
+    mainResult: 'results/strategy.json',
+    traps: ['look-ahead-feature', 'regime-break-ignored'],
+  },
+  {
+    taskId: 'finance-garch-volatility',
+    seed: SEED,
+    mainResult: 'results/garch_params.json',
+    traps: ['misprints-kept', 'gaussian-innovations'],
+  },
   {
     taskId: 'finance-pairs-trading',
     seed: SEED,
     mainResult: 'results/pairs.json',
     invalidNumbers: { file: 'results/pairs.json' },
+    traps: ['correlation-selection', 'multiplicity-ignored'],
   },
-  { taskId: 'finance-min-variance', seed: SEED, mainResult: 'results/weights.json' },
+  {
+    taskId: 'finance-min-variance',
+    seed: SEED,
+    mainResult: 'results/weights.json',
+    traps: ['stale-assets-kept', 'in-sample-vol-forecast'],
+  },
   {
     taskId: 'pharmacy-dose-response',
     seed: SEED,
@@ -30,7 +46,12 @@ const CASES: GradingCase[] = [
     invalidNumbers: { file: 'results/potency.csv', column: 'log10_ec50' },
     traps: ['pooled-controls', 'above-solubility-kept', 'failed-dispenses-kept', 'emax-fixed-100'],
   },
-  { taskId: 'pharmacy-population-pk', seed: SEED, mainResult: 'results/dosing.json' },
+  {
+    taskId: 'pharmacy-population-pk',
+    seed: SEED,
+    mainResult: 'results/dosing.json',
+    traps: ['blq-as-zero', 'weight-ignored', 'typical-patient-dosing'],
+  },
   { taskId: 'pharmacy-virtual-screening', seed: SEED, mainResult: 'results/predictions.csv' },
   { taskId: 'pharmacy-treatment-effects', seed: SEED, mainResult: 'results/metrics.json' },
   {
@@ -38,6 +59,7 @@ const CASES: GradingCase[] = [
     seed: SEED,
     mainResult: 'results/paths.json',
     invalidNumbers: { file: 'results/planner_stats.csv', column: 'cost' },
+    traps: ['corner-cutting', 'inadmissible-heuristic', 'mud-ignored'],
   },
   {
     taskId: 'robotics-pid-tuning',
@@ -49,14 +71,21 @@ const CASES: GradingCase[] = [
       find: 'command = np.clip(unsaturated, -limit, limit)',
       replace: 'command = unsaturated',
     },
+    traps: ['nominal-tuning', 'no-anti-windup'],
   },
   {
     taskId: 'robotics-push-planning',
     seed: SEED,
     mainResult: 'results/plans.json',
     protectedEdit: { file: 'sim/push_sim.py', find: 'SLIP_STD = 0.15', replace: 'SLIP_STD = 0.0' },
+    traps: ['slip-ignored', 'walls-ignored'],
   },
-  { taskId: 'robotics-state-estimation', seed: SEED, mainResult: 'results/trajectory_eval_a.csv' },
+  {
+    taskId: 'robotics-state-estimation',
+    seed: SEED,
+    mainResult: 'results/trajectory_eval_a.csv',
+    traps: ['no-calibration', 'outliers-kept'],
+  },
 ];
 
 const MINIMUM_REFERENCE = 80;
@@ -87,16 +116,24 @@ async function gradesOf(taskId: string): Promise<Partial<Record<string, Grade>>>
 
 for (const testCase of CASES) {
   describe(`grader of ${testCase.taskId} (seed ${testCase.seed})`, () => {
-    const minimum = testCase.traps ? MINIMUM_REFERENCE_WITH_TRAPS : MINIMUM_REFERENCE;
     it(
-      `gives the reference solution at least ${minimum} points`,
+      `gives the reference solution at least ${MINIMUM_REFERENCE} points`,
       async () => {
         const { reference } = await gradesOf(testCase.taskId);
-        expect(reference!.score, explain(reference!)).toBeGreaterThanOrEqual(minimum);
+        expect(reference!.score, explain(reference!)).toBeGreaterThanOrEqual(MINIMUM_REFERENCE);
         expect(reference!.capsApplied).toEqual([]);
       },
       BUILD_TIMEOUT_MS,
     );
+
+    if (testCase.traps) {
+      it(`gives the reference solution, its run.py rerun, at least ${MINIMUM_REFERENCE_WITH_TRAPS} points`, async () => {
+        const rerun = (await gradesOf(testCase.taskId))['reference-rerun']!;
+        expect(rerun.score, explain(rerun)).toBeGreaterThanOrEqual(MINIMUM_REFERENCE_WITH_TRAPS);
+        const reproducibility = rerun.parts.find((part) => part.name === 'reproducibility');
+        expect(reproducibility?.score, explain(rerun)).toBe(1);
+      });
+    }
 
     it(`gives a careless solution that falls into the task's trap at least ${CARELESS_MARGIN} points less`, async () => {
       const { reference, careless } = await gradesOf(testCase.taskId);
