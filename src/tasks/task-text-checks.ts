@@ -46,7 +46,7 @@ export async function taskTextProblems(task: LoadedTask, options: TaskTextCheckO
   }
   if (!options.images) {
     const texts: NamedText[] = [
-      ...(task.harbor ? [] : [{ name: task.manifest.prompt.file, text: task.prompt }]),
+      ...(task.harbor ? [] : [{ name: promptName(task), text: task.prompt }]),
       ...readmes,
       ...(isFreeTextDesign(workflow)
         ? [{ name: 'the workflow text', text: workflow.text }]
@@ -91,6 +91,12 @@ async function markdownInputs(task: LoadedTask): Promise<NamedText[]> {
       text: await readFile(path.join(task.dir, file.from), 'utf8'),
     })),
   );
+}
+
+/** Where the task's own text is: its prompt file, or task.yaml when the text is inline. */
+function promptName(task: LoadedTask): string {
+  const { prompt } = task.manifest;
+  return typeof prompt === 'string' ? 'the prompt in task.yaml' : prompt.file;
 }
 
 function agentText(agent: WorkflowAgent): string {
