@@ -1,7 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
 
-import type { Command } from 'commander';
-
 import { evaluationConfig, RunConfig } from '../../config/run-config.js';
 import { UserError } from '../../errors.js';
 import { ConfigMismatchError } from '../../store/frozen-config.js';
@@ -20,66 +18,45 @@ import { describeRsi, runRsi } from './rsi.js';
 
 const DEMO_ROUNDS = 2;
 
-export function registerDemo(program: Command): void {
-  program
-    .command('demo')
-    .description(
-      'The whole loop on the built-in toy model: two generations of search, tournament, training data and training, then an evaluation of the generations',
-    )
-    .option('--out <dir>', 'the run directory', 'runs/demo')
-    .option('--json', 'print the summary as JSON')
-    .option(
-      '--faults <rate>',
-      'the toy model answers this share of requests with a fault (503, 429, reset, hang, a stream cut mid-way…), to see the loop ride them out',
-    )
-    .action(async (options: { out: string; json?: boolean; faults?: string }) => {
-      const out = resolve(options.out);
-      const faults = options.faults === undefined ? undefined : parseFaultRate(options.faults);
-      const summary = await runRsi(
-        runSession(openDemoRun(out, faults), DEMO_SUITE),
-        DEMO_ROUNDS,
-        'mass demo',
-      );
-      const evaluation = await evaluateDemo(runSession(openDemoRun(out, faults), DEMO_SUITE));
-      const registry = await ModelRegistry.open(out);
-      const weights = await Promise.all(
-        registry.list().map(async (generation) => ({
-          generation: generation.name,
-          weights: await loadToyWeights(generation.mergedPath!),
-        })),
-      );
-      const report = await writeReport(out);
-      if (options.json) {
-        console.log(
-          JSON.stringify(
-            { directory: out, ...summary, toyWeights: weights, evaluation, report: report.file },
-            null,
-            2,
-          ),
-        );
-        return;
-      }
-      console.log(
-        'mass demo: the toy model (rule-based, no GPU; everything it writes is marked "toy output")',
-      );
-      console.log(describeRsi(summary, out));
-      console.log('The toy model’s behaviour, generation by generation (what toy training changed):');
-      console.log(
-        `  ${'behaviour'.padEnd(22)}${weights.map((entry) => entry.generation.padStart(8)).join('')}`,
-      );
-      for (const behaviour of TOY_BEHAVIOURS) {
-        const values = weights.map((entry) => entry.weights[behaviour].toFixed(3).padStart(8)).join('');
-        console.log(`  ${behaviour.padEnd(22)}${values}`);
-      }
-      console.log('');
-      console.log(
-        'Did the trained generations do better? Evaluated on the demo tasks themselves (the demo suite has no test ' +
-          'split), the toy model standing in as the external judge (toy):',
-      );
-      console.log(describeEvaluation(evaluation, out));
-      console.log(`The report (one HTML file, open it in a browser): ${report.file}`);
-      console.log('Run it again: finished steps are skipped. Delete the run directory to start over.');
-    });
+export async function demoAction(options: { out: string; json?: boolean; faults?: string }): Promise<void> {
+  const out = resolve(options.out);
+  const faults = options.faults === undefined ? undefined : parseFaultRate(options.faults);
+  const summary = await runRsi(runSession(openDemoRun(out, faults), DEMO_SUITE), DEMO_ROUNDS, 'mass demo');
+  const evaluation = await evaluateDemo(runSession(openDemoRun(out, faults), DEMO_SUITE));
+  const registry = await ModelRegistry.open(out);
+  const weights = await Promise.all(
+    registry.list().map(async (generation) => ({
+      generation: generation.name,
+      weights: await loadToyWeights(generation.mergedPath!),
+    })),
+  );
+  const report = await writeReport(out);
+  if (options.json) {
+    console.log(
+      JSON.stringify(
+        { directory: out, ...summary, toyWeights: weights, evaluation, report: report.file },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  console.log('mass demo: the toy model (rule-based, no GPU; everything it writes is marked "toy output")');
+  console.log(describeRsi(summary, out));
+  console.log('The toy model’s behaviour, generation by generation (what toy training changed):');
+  console.log(`  ${'behaviour'.padEnd(22)}${weights.map((entry) => entry.generation.padStart(8)).join('')}`);
+  for (const behaviour of TOY_BEHAVIOURS) {
+    const values = weights.map((entry) => entry.weights[behaviour].toFixed(3).padStart(8)).join('');
+    console.log(`  ${behaviour.padEnd(22)}${values}`);
+  }
+  console.log('');
+  console.log(
+    'Did the trained generations do better? Evaluated on the demo tasks themselves (the demo suite has no test ' +
+      'split), the toy model standing in as the external judge (toy):',
+  );
+  console.log(describeEvaluation(evaluation, out));
+  console.log(`The report (one HTML file, open it in a browser): ${report.file}`);
+  console.log('Run it again: finished steps are skipped. Delete the run directory to start over.');
 }
 
 /** `--faults`: a share of requests between 0 and 1. */

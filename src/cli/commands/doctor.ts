@@ -1,5 +1,3 @@
-import type { Command } from 'commander';
-
 import { describeDoctorReport } from '../../doctor/doctor-table.js';
 import { doctorPlan } from '../../doctor/doctor-plan.js';
 import { doctorReport, runDoctor } from '../../doctor/run-doctor.js';
@@ -16,45 +14,35 @@ interface DoctorFlags {
 const TOY_NOTE =
   'model.kind toy: the built-in toy model, served by mass itself on a loopback port for these checks. There are no server flags to set; the checks show that mass’s own server answers as a well-configured vLLM does.';
 
-export function registerDoctor(program: Command): void {
-  program
-    .command('doctor')
-    .description(
-      'Check every model server of a run configuration: the model served and its context, tool calls structured, reasoning apart from the content, usage in streams, the seed, runtime LoRA routes and throughput; each failure names the server flag that fixes it',
-    )
-    .requiredOption('--config <file>', 'the run configuration (YAML; schema: `mass config schema`)')
-    .option('--json', 'print the report as JSON')
-    .option('--timeout <seconds>', 'time limit of each probe request', '120')
-    .action(async (flags: DoctorFlags) => {
-      const { config, kind } = await loadConfiguredModel(flags.config);
-      const timeoutMs = durationMs(parseDurationSeconds(flags.timeout, '--timeout'), 's');
-      // The toy model is served by mass itself, on a loopback port, for the checks; a served model is where it is.
-      const served = await kind.serveForChecks();
-      const toy = kind.host.standIn !== null;
-      try {
-        const plan = doctorPlan(config, {
-          roles: served.endpoints,
-          evaluation: true,
-          runtimeLora: kind.runtimeLora,
-        });
-        const endpoints = await runDoctor({
-          config,
-          plan,
-          depth: 'full',
-          listing: 'required',
-          runtimeLora: true,
-          timeoutMs,
-        });
-        const report = doctorReport({
-          kind: toy ? 'toy' : 'served',
-          note: toy ? TOY_NOTE : null,
-          endpoints,
-          plan,
-        });
-        console.log(flags.json ? JSON.stringify(report, null, 2) : describeDoctorReport(report));
-        if (report.failed) process.exitCode = 2;
-      } finally {
-        await served.close();
-      }
+export async function doctorAction(flags: DoctorFlags): Promise<void> {
+  const { config, kind } = await loadConfiguredModel(flags.config);
+  const timeoutMs = durationMs(parseDurationSeconds(flags.timeout, '--timeout'), 's');
+  // The toy model is served by mass itself, on a loopback port, for the checks; a served model is where it is.
+  const served = await kind.serveForChecks();
+  const toy = kind.host.standIn !== null;
+  try {
+    const plan = doctorPlan(config, {
+      roles: served.endpoints,
+      evaluation: true,
+      runtimeLora: kind.runtimeLora,
     });
+    const endpoints = await runDoctor({
+      config,
+      plan,
+      depth: 'full',
+      listing: 'required',
+      runtimeLora: true,
+      timeoutMs,
+    });
+    const report = doctorReport({
+      kind: toy ? 'toy' : 'served',
+      note: toy ? TOY_NOTE : null,
+      endpoints,
+      plan,
+    });
+    console.log(flags.json ? JSON.stringify(report, null, 2) : describeDoctorReport(report));
+    if (report.failed) process.exitCode = 2;
+  } finally {
+    await served.close();
+  }
 }

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Command } from 'commander';
-
 import { evaluationConfig, RunConfig, type EvaluationConfig } from '../../config/run-config.js';
 import { JudgeOrders } from '../../config/evaluation-settings.js';
 import { UserError } from '../../errors.js';
@@ -25,77 +23,56 @@ interface EvalFlags {
   json?: boolean;
 }
 
-export function registerEval(program: Command): void {
-  program
-    .command('eval')
-    .description(
-      "Measures whether the generations got better: episodes on held-out tasks judged by external judges (in both A/B orders, or one drawn per pair) and graded by the tasks' withheld graders; workflow transfers (evaluation.transfer) likewise",
-    )
-    .requiredOption('--config <file>', 'the run configuration with its evaluation section')
-    .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
-    .option('--generations <names>', 'comma-separated generations to compare (default: every registered one)')
-    .option('--tasks <ids>', 'comma-separated task ids (default: the suite’s test split)')
-    .option('--rollouts <n>', 'episodes per task, model and condition (default 10)')
-    .option(
-      '--orders <orders>',
-      'both: every pair judged in both A/B orders (the default); random: in one order drawn per pair, judge and seed',
-    )
-    .option(
-      '--skip-doctor',
-      'skip the model server checks before the first episode (the quick ones of `mass doctor`)',
-    )
-    .option('--json', 'print summary.json')
-    .action(async (flags: EvalFlags) => {
-      const list = (value: string | undefined) =>
-        value
-          ?.split(',')
-          .map((item) => item.trim())
-          .filter(Boolean);
-      const generations = list(flags.generations);
-      const tasks = list(flags.tasks);
-      const rollouts =
-        flags.rollouts === undefined ? undefined : parsePositiveInteger(flags.rollouts, '--rollouts');
-      const orders = flags.orders === undefined ? undefined : parseOrders(flags.orders);
-      // The evaluation is the file's section, whatever the frozen configuration's was.
-      let given: EvaluationConfig | undefined;
-      const session = await openRunSession({
-        configFile: flags.config,
-        runsDirectory: flags.runs,
-        command: 'mass eval',
-        // Each generation is served by the evaluation itself: another one listed first is not a failure.
-        serverChecks: {
-          skip: flags.skipDoctor,
-          listing: 'any-served',
-          runtimeLora: true,
-          evaluation: true,
-        },
-        open: (config, runsDirectory) => {
-          given = evaluationConfig(config);
-          return openEvaluatedRun(config, runsDirectory);
-        },
-      });
-      const { run } = session;
-      const evaluation: EvaluationConfig = {
-        ...given!,
-        ...(generations ? { generations } : {}),
-        ...(tasks ? { tasks } : {}),
-        ...(rollouts === undefined ? {} : { rollouts }),
-        ...(orders === undefined ? {} : { orders }),
-      };
-      const progress = evaluationProgressLine();
-      let summary: EvaluationSummary;
-      try {
-        process.stderr.write(
-          `mass eval: evaluation "${evaluation.name}" of run ${run.directory}, ${evaluation.rollouts} rollout(s) per task, model and condition\n`,
-        );
-        summary = await evaluateRun({ session, evaluation, onProgress: progress.onEvent });
-      } finally {
-        progress.stop();
-        await session.close();
-      }
-      if (flags.json) console.log(JSON.stringify(summary, null, 2));
-      else console.log(describeEvaluation(summary, run.directory));
-    });
+export async function evalAction(flags: EvalFlags): Promise<void> {
+  const list = (value: string | undefined) =>
+    value
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  const generations = list(flags.generations);
+  const tasks = list(flags.tasks);
+  const rollouts =
+    flags.rollouts === undefined ? undefined : parsePositiveInteger(flags.rollouts, '--rollouts');
+  const orders = flags.orders === undefined ? undefined : parseOrders(flags.orders);
+  // The evaluation is the file's section, whatever the frozen configuration's was.
+  let given: EvaluationConfig | undefined;
+  const session = await openRunSession({
+    configFile: flags.config,
+    runsDirectory: flags.runs,
+    command: 'mass eval',
+    // Each generation is served by the evaluation itself: another one listed first is not a failure.
+    serverChecks: {
+      skip: flags.skipDoctor,
+      listing: 'any-served',
+      runtimeLora: true,
+      evaluation: true,
+    },
+    open: (config, runsDirectory) => {
+      given = evaluationConfig(config);
+      return openEvaluatedRun(config, runsDirectory);
+    },
+  });
+  const { run } = session;
+  const evaluation: EvaluationConfig = {
+    ...given!,
+    ...(generations ? { generations } : {}),
+    ...(tasks ? { tasks } : {}),
+    ...(rollouts === undefined ? {} : { rollouts }),
+    ...(orders === undefined ? {} : { orders }),
+  };
+  const progress = evaluationProgressLine();
+  let summary: EvaluationSummary;
+  try {
+    process.stderr.write(
+      `mass eval: evaluation "${evaluation.name}" of run ${run.directory}, ${evaluation.rollouts} rollout(s) per task, model and condition\n`,
+    );
+    summary = await evaluateRun({ session, evaluation, onProgress: progress.onEvent });
+  } finally {
+    progress.stop();
+    await session.close();
+  }
+  if (flags.json) console.log(JSON.stringify(summary, null, 2));
+  else console.log(describeEvaluation(summary, run.directory));
 }
 
 function parseOrders(value: string): JudgeOrders {

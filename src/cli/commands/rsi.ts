@@ -1,5 +1,3 @@
-import type { Command } from 'commander';
-
 import { runGenerations } from '../../rsi/run-generations.js';
 import type { RsiSummary } from '../../rsi/rsi-records.js';
 import { openRunSession, type RunSession } from '../../session/run-session.js';
@@ -15,38 +13,19 @@ interface RsiFlags {
   json?: boolean;
 }
 
-export function registerRsi(program: Command): void {
-  program
-    .command('rsi')
-    .description(
-      'The whole loop, generation after generation: search → collect → rank → select → build data → train → deploy',
-    )
-    .requiredOption('--config <file>', 'the run configuration (YAML; schema: `mass config schema`)')
-    .option('--rounds <r>', 'generations to train (L0 plays first; the run ends with L<r>)', '1')
-    .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
-    .option(
-      '--override-config',
-      'continue a run whose frozen configuration differs; the old one is kept beside it',
-    )
-    .option(
-      '--skip-doctor',
-      'skip the model server checks before the first episode (the quick ones of `mass doctor`)',
-    )
-    .option('--json', 'print the summary as JSON')
-    .action(async (flags: RsiFlags) => {
-      const rounds = parsePositiveInteger(flags.rounds, '--rounds');
-      const session = await openRunSession({
-        configFile: flags.config,
-        runsDirectory: flags.runs,
-        overrideConfig: flags.overrideConfig,
-        command: 'mass rsi',
-        // A resumed loop serves the generation it is at itself, under its own name.
-        serverChecks: { skip: flags.skipDoctor, listing: 'any-served', runtimeLora: true, evaluation: false },
-      });
-      const summary = await runRsi(session, rounds);
-      if (flags.json) console.log(JSON.stringify(summary, null, 2));
-      else console.log(describeRsi(summary, session.run.directory));
-    });
+export async function rsiAction(flags: RsiFlags): Promise<void> {
+  const rounds = parsePositiveInteger(flags.rounds, '--rounds');
+  const session = await openRunSession({
+    configFile: flags.config,
+    runsDirectory: flags.runs,
+    overrideConfig: flags.overrideConfig,
+    command: 'mass rsi',
+    // A resumed loop serves the generation it is at itself, under its own name.
+    serverChecks: { skip: flags.skipDoctor, listing: 'any-served', runtimeLora: true, evaluation: false },
+  });
+  const summary = await runRsi(session, rounds);
+  if (flags.json) console.log(JSON.stringify(summary, null, 2));
+  else console.log(describeRsi(summary, session.run.directory));
 }
 
 /** Runs the loop with the live display, closing the session however it ends. */

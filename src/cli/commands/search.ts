@@ -1,5 +1,3 @@
-import type { Command } from 'commander';
-
 import { SystemError } from '../../errors.js';
 import type { ServedGeneration } from '../../train/model-host.js';
 import { searchSettings } from '../../search/search-config.js';
@@ -19,101 +17,76 @@ interface SearchFlags {
   json?: boolean;
 }
 
-export function registerSearch(program: Command): void {
-  program
-    .command('search')
-    .description(
-      'The inner loop: per task, a bare reference run, the task’s own workflow (v0), then optimizer → episode → judge iterations keeping a champion',
-    )
-    .requiredOption('--config <file>', 'the run configuration (YAML; schema: `mass config schema`)')
-    .option('--runs <dir>', 'the folder holding run directories; the run is <dir>/<name>/', 'runs')
-    .option('--tasks <ids>', 'comma-separated task ids (default: the configuration’s, else every train task)')
-    .option('--iterations <n>', 'optimizer iterations after v0 (default: the configuration’s, 11)')
-    .option(
-      '--generation <label>',
-      'the generation playing every role, part of every step and episode id',
-      'L0',
-    )
-    .option(
-      '--override-config',
-      'continue a run whose frozen configuration differs (e.g. more iterations); the old one is kept beside it',
-    )
-    .option(
-      '--skip-doctor',
-      'skip the model server checks before the first episode (the quick ones of `mass doctor`)',
-    )
-    .option('--json', 'print the results as JSON')
-    .action(async (flags: SearchFlags) => {
-      const iterations =
-        flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, '--iterations');
-      const tasks = flags.tasks
-        ?.split(',')
-        .map((id) => id.trim())
-        .filter(Boolean);
-      const session = await openRunSession({
-        configFile: flags.config,
-        runsDirectory: flags.runs,
-        overrideConfig: flags.overrideConfig,
-        command: 'mass search',
-        // Another generation than L0 may be served under a name of its own.
-        serverChecks: {
-          skip: flags.skipDoctor,
-          listing: flags.generation === 'L0' ? 'required' : 'any-served',
-          runtimeLora: false,
-          evaluation: false,
-        },
-        adjust: (config) => ({
-          ...config,
-          ...(tasks ? { tasks } : {}),
-          search: { ...config.search, ...(iterations === undefined ? {} : { iterations }) },
-        }),
-      });
-      const { run, config } = session;
-      const display = new SearchProgressDisplay();
-      let summary: SearchSummary;
-      let served: ServedGeneration | undefined;
-      try {
-        const taskDirs = await session.taskDirs();
-        // Budgets are counted with the model's own tokenizer, the one its training data is made with.
-        const stage = await session.stage({
-          generation: flags.generation,
-          taskDirs,
-          serve: 'base',
-          makesTrainingData: false,
-        });
-        served = stage.served;
-        const { fitted, tokenCounter } = stage;
-        process.stderr.write(
-          `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
-        );
-        summary = await searchTasks({
-          run,
-          generation: flags.generation,
-          taskDirs,
-          concurrency: config.concurrency,
-          ...stage.roles,
-          settings: searchSettings(fitted),
-          tokenCounter,
-          hiddenDirectories: [run.directory],
-          episodes: session.episodes,
-          onProgress: display.onEvent,
-        });
-      } finally {
-        display.stop();
-        await served?.close();
-        await session.close();
-      }
-      if (flags.json) console.log(JSON.stringify(summary, null, 2));
-      else console.log(describeSummary(summary, run.directory, flags.generation));
-      if (summary.outage) throw new SystemError(`mass search stopped: ${summary.outage}`);
-      if (summary.failures.length > 0) {
-        throw new SystemError(
-          `${summary.failures.length} task search(es) stopped: ${summary.failures
-            .map((failure) => `${failure.taskDir}: ${failure.error}`)
-            .join('; ')}. Run the same command again to resume; finished steps are kept.`,
-        );
-      }
+export async function searchAction(flags: SearchFlags): Promise<void> {
+  const iterations =
+    flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, '--iterations');
+  const tasks = flags.tasks
+    ?.split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  const session = await openRunSession({
+    configFile: flags.config,
+    runsDirectory: flags.runs,
+    overrideConfig: flags.overrideConfig,
+    command: 'mass search',
+    // Another generation than L0 may be served under a name of its own.
+    serverChecks: {
+      skip: flags.skipDoctor,
+      listing: flags.generation === 'L0' ? 'required' : 'any-served',
+      runtimeLora: false,
+      evaluation: false,
+    },
+    adjust: (config) => ({
+      ...config,
+      ...(tasks ? { tasks } : {}),
+      search: { ...config.search, ...(iterations === undefined ? {} : { iterations }) },
+    }),
+  });
+  const { run, config } = session;
+  const display = new SearchProgressDisplay();
+  let summary: SearchSummary;
+  let served: ServedGeneration | undefined;
+  try {
+    const taskDirs = await session.taskDirs();
+    // Budgets are counted with the model's own tokenizer, the one its training data is made with.
+    const stage = await session.stage({
+      generation: flags.generation,
+      taskDirs,
+      serve: 'base',
+      makesTrainingData: false,
     });
+    served = stage.served;
+    const { fitted, tokenCounter } = stage;
+    process.stderr.write(
+      `mass search: ${taskDirs.length} task(s) × ${config.search.iterations} iterations, ${config.search.championRule} rule, judge ${config.search.judgeMode}; run ${run.directory}\n`,
+    );
+    summary = await searchTasks({
+      run,
+      generation: flags.generation,
+      taskDirs,
+      concurrency: config.concurrency,
+      ...stage.roles,
+      settings: searchSettings(fitted),
+      tokenCounter,
+      hiddenDirectories: [run.directory],
+      episodes: session.episodes,
+      onProgress: display.onEvent,
+    });
+  } finally {
+    display.stop();
+    await served?.close();
+    await session.close();
+  }
+  if (flags.json) console.log(JSON.stringify(summary, null, 2));
+  else console.log(describeSummary(summary, run.directory, flags.generation));
+  if (summary.outage) throw new SystemError(`mass search stopped: ${summary.outage}`);
+  if (summary.failures.length > 0) {
+    throw new SystemError(
+      `${summary.failures.length} task search(es) stopped: ${summary.failures
+        .map((failure) => `${failure.taskDir}: ${failure.error}`)
+        .join('; ')}. Run the same command again to resume; finished steps are kept.`,
+    );
+  }
 }
 
 function describeSummary(summary: SearchSummary, runDirectory: string, generation: string): string {

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 
 import { declareAnalyze } from './analyze.js';
+import { declareDemo } from './demo.js';
+import { declareDoctor } from './doctor.js';
+import { declareSearch } from './search.js';
+import { declareDistill } from './distill.js';
+import { declareRsi } from './rsi.js';
+import { declareEval } from './eval.js';
 import { declareBenchmark } from './benchmark.js';
 import { declareCompare } from './compare.js';
 import { declareData } from './data.js';
@@ -28,21 +34,21 @@ type Entry = Declare | { load: () => Promise<Declare> };
  * of this folder, which loads nothing but commander; its work, in `../commands/`, is imported when it runs.
  */
 const COMMANDS: readonly Entry[] = [
-  { load: async () => (await import('../commands/demo.js')).registerDemo },
+  declareDemo,
   declareEpisode,
   declareProxy,
   declareLog,
   declareModels,
-  { load: async () => (await import('../commands/doctor.js')).registerDoctor },
+  declareDoctor,
   declareTasks,
   declareRank,
   declareData,
   declareJudge,
-  { load: async () => (await import('../commands/search.js')).registerSearch },
-  { load: async () => (await import('../commands/distill.js')).registerDistill },
-  { load: async () => (await import('../commands/rsi.js')).registerRsi },
+  declareSearch,
+  declareDistill,
+  declareRsi,
   declareTrain,
-  { load: async () => (await import('../commands/eval.js')).registerEval },
+  declareEval,
   declareBenchmark,
   declareReport,
   declareCompare,

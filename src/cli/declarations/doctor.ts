@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+
+import { lazyAction } from './lazy-action.js';
+
+export function declareDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description(
+      'Check every model server of a run configuration: the model served and its context, tool calls structured, reasoning apart from the content, usage in streams, the seed, runtime LoRA routes and throughput; each failure names the server flag that fixes it',
+    )
+    .requiredOption('--config <file>', 'the run configuration (YAML; schema: `mass config schema`)')
+    .option('--json', 'print the report as JSON')
+    .option('--timeout <seconds>', 'time limit of each probe request', '120')
+    .action(lazyAction(async () => (await import('../commands/doctor.js')).doctorAction));
+}
