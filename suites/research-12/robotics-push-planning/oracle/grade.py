@@ -15,7 +15,7 @@ sys.path[:0] = [str(HERE.parent / "generator"), str(HERE.parents[1] / "_lib")]
 import numpy as np  # noqa: E402
 
 import world  # noqa: E402
-from gradelib import Fail, Grader, linear, number_at  # noqa: E402
+from gradelib import Fail, Grader, finite_number, linear, number_at, report_numbers  # noqa: E402
 
 grader = Grader("robotics-push-planning")
 ws = grader.workspace
@@ -44,14 +44,19 @@ def replays():
     return grader.cache["replays"]
 
 
-grader.deliverables(0.15)
+def success_rate():
+    return sum(r["success"] for r in replays().values()) / len(scenarios)
+
+
+grader.deliverables(0.1)
 grader.protected_assets(0.0, cap=20)
+grader.reproducibility(0.1, ["results/plans.json", "results/metrics.json", "results/ablation.json"])
 
 
-@grader.part("replayed_success_rate", 0.5)
+@grader.part("replayed_success_rate", 0.45)
 def _():
     results = replays()
-    rate = sum(r["success"] for r in results.values()) / len(scenarios)
+    rate = success_rate()
     walls = [s["id"] for s in scenarios if s["obstacles"]]
     wall_rate = sum(results[i]["success"] for i in walls) / max(1, len(walls))
     return linear(rate, 0.9, 0.2), f"{100 * rate:.0f} % of scenarios succeed in the original simulator ({100 * wall_rate:.0f} % of those with a wall)"
@@ -63,13 +68,44 @@ def _():
     return linear(mean, 0.05, 0.5), f"mean final puck-target distance {mean:.3f} m"
 
 
-@grader.part("reported_success_replayed", 0.25)
+@grader.part("reported_metrics_replayed", 0.15)
 def _():
-    reported = number_at(ws.json_object("results/metrics.json"), "success_rate", "results/metrics.json")
-    rate = sum(r["success"] for r in replays().values()) / len(scenarios)
+    metrics = ws.json_object("results/metrics.json")
+    reported = number_at(metrics, "success_rate", "results/metrics.json")
     if not 0 <= reported <= 1:
-        raise Fail("success_rate must be between 0 and 1")
-    return linear(abs(reported - rate), 0.03, 0.3), f"reported success rate {reported:.2f}, replayed {rate:.2f} in the original simulator"
+        raise Fail("results/metrics.json success_rate must be between 0 and 1")
+    distance = number_at(metrics, "mean_final_distance_m", "results/metrics.json")
+    steps = number_at(metrics, "mean_steps", "results/metrics.json")
+    results = replays().values()
+    replayed_distance = float(np.mean([r["final_distance"] for r in results]))
+    replayed_steps = float(np.mean([r["steps"] for r in results]))
+    score = (
+        0.5 * linear(abs(reported - success_rate()), 0.03, 0.3)
+        + 0.25 * linear(abs(distance - replayed_distance), 0.005 + 0.02 * replayed_distance, 0.1 + 0.5 * replayed_distance)
+        + 0.25 * linear(abs(steps - replayed_steps), 1.0, 50.0)
+    )
+    return score, (
+        f"reported vs replayed in the original simulator: success rate {reported:.2f} vs {success_rate():.2f}, "
+        f"mean final distance {distance:.3f} vs {replayed_distance:.3f} m, mean steps {steps:.1f} vs {replayed_steps:.1f}"
+    )
+
+
+@grader.part("ablation_format", 0.05)
+def _():
+    ablation = ws.json_object("results/ablation.json")
+    measured = [
+        finite_number(entry["success_rate"], f"results/ablation.json {name}.success_rate")
+        for name, entry in ablation.items()
+        if isinstance(entry, dict) and "success_rate" in entry
+    ]
+    if len(measured) < 2:
+        raise Fail(f"results/ablation.json has {len(measured)} strategy(ies) with a success_rate (need 2)")
+    return 1.0, f"{len(measured)} strategies with a success_rate"
+
+
+@grader.part("report_numbers", 0.05)
+def _():
+    return report_numbers(ws, "research_report.md", "results/metrics.json", ["success_rate", "mean_final_distance_m"])
 
 
 grader.emit()
