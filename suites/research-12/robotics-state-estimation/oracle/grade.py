@@ -10,7 +10,7 @@ sys.path[:0] = [str(HERE.parent / "generator"), str(HERE.parents[1] / "_lib")]
 import numpy as np  # noqa: E402
 
 import world  # noqa: E402
-from gradelib import Fail, Grader, linear, number_at  # noqa: E402
+from gradelib import Fail, Grader, finite_number, linear, number_at, report_numbers  # noqa: E402
 
 grader = Grader("robotics-state-estimation")
 ws = grader.workspace
@@ -49,10 +49,14 @@ def eval_errors():
     return np.concatenate([trajectory_errors("eval_a"), trajectory_errors("eval_b")])
 
 
-grader.deliverables(0.15)
+grader.deliverables(0.1)
+grader.reproducibility(0.1, [
+    "results/calibration.json", "results/metrics.json", "results/ablation.json", "results/trajectory_calibration.csv",
+    "results/trajectory_eval_a.csv", "results/trajectory_eval_b.csv",
+])
 
 
-@grader.part("evaluation_rmse", 0.4)
+@grader.part("evaluation_rmse", 0.3)
 def _():
     rmse = float(np.sqrt(np.mean(eval_errors() ** 2)))
     ratio = rmse / oracle_rmse
@@ -64,9 +68,20 @@ def _():
     calibration = ws.json_object("results/calibration.json")
     scale = number_at(calibration, "velocity_scale", "results/calibration.json")
     bias = number_at(calibration, "gyro_bias", "results/calibration.json")
+    range_std = number_at(calibration, "range_std", "results/calibration.json")
+    if range_std <= 0:
+        raise Fail("results/calibration.json range_std must be positive")
     scale_error, bias_error = abs(scale - truth["velocity_scale"]), abs(bias - truth["gyro_bias"])
-    score = 0.5 * linear(scale_error, 0.005, 0.03) + 0.5 * linear(bias_error, 0.002, 0.015)
-    return score, f"velocity scale error {scale_error:.4f}, gyro bias error {bias_error:.4f} rad/s"
+    range_ratio = range_std / truth["range_std"]
+    score = (
+        0.4 * linear(scale_error, 0.005, 0.03)
+        + 0.4 * linear(bias_error, 0.002, 0.015)
+        + 0.2 * linear(abs(np.log(range_ratio)), np.log(1.3), np.log(3.0))
+    )
+    return score, (
+        f"velocity scale error {scale_error:.4f}, gyro bias error {bias_error:.4f} rad/s, "
+        f"range noise {range_std:.3f} m against {truth['range_std']:.3f} m planted for the regular readings"
+    )
 
 
 @grader.part("outlier_robustness", 0.15)
@@ -78,13 +93,31 @@ def _():
     return score, f"95th-percentile error {p95:.3f} m (true-parameter EKF {oracle_p95:.3f} m); outlier share {reported:.3f} reported vs {truth['outlier_rate']:.3f} planted"
 
 
-@grader.part("reported_calibration_rmse", 0.15)
+@grader.part("reported_calibration_rmse", 0.1)
 def _():
     reported = number_at(ws.json_object("results/metrics.json"), "calibration_rmse_m", "results/metrics.json")
     actual = float(np.sqrt(np.mean(trajectory_errors("calibration") ** 2)))
     if reported <= 0:
         raise Fail("calibration_rmse_m must be positive")
     return linear(abs(np.log(reported / actual)), 0.1, 0.5), f"reported calibration-run RMSE {reported:.3f} m, recomputed {actual:.3f} m"
+
+
+@grader.part("ablation_format", 0.05)
+def _():
+    ablation = ws.json_object("results/ablation.json")
+    measured = [
+        finite_number(entry["calibration_rmse_m"], f"results/ablation.json {name}.calibration_rmse_m")
+        for name, entry in ablation.items()
+        if isinstance(entry, dict) and "calibration_rmse_m" in entry
+    ]
+    if len(measured) < 2:
+        raise Fail(f"results/ablation.json has {len(measured)} variant(s) with a calibration_rmse_m (need 2)")
+    return 1.0, f"{len(measured)} estimator variants with a calibration_rmse_m"
+
+
+@grader.part("report_numbers", 0.05)
+def _():
+    return report_numbers(ws, "research_report.md", "results/metrics.json", ["calibration_rmse_m", "outlier_fraction"])
 
 
 grader.emit()
