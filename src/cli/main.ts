@@ -4,19 +4,19 @@ import { MassError } from '../errors.js';
 import { declareCommands } from './declarations/index.js';
 
 /** The `mass` program with every command declared; a command's own modules load only when it runs. */
-export async function buildProgram(): Promise<Command> {
+export function buildProgram(): Command {
   const program = new Command('mass')
     .description(
       'MASS: one model as agent team, judge and workflow optimizer, fine-tuned on its own best team runs',
     )
     .showHelpAfterError()
     .exitOverride();
-  await declareCommands(program);
+  declareCommands(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = await buildProgram();
+  const program = buildProgram();
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -42,8 +42,8 @@ function loadedModules(start: string): { files: string[]; packages: string[] } {
 }
 
 describe('the mass program', () => {
-  it('declares every command, whatever it is asked', async () => {
-    const names = (await buildProgram()).commands.map((command) => command.name());
+  it('declares every command', () => {
+    const names = buildProgram().commands.map((command) => command.name());
     expect(names).toEqual([
       'demo',
       'episode',
