@@ -28,6 +28,12 @@ export const Endpoint = z
       .optional()
       .describe('the environment variable holding the key; never the key'),
     maxConcurrency: z.number().int().positive().default(64),
+    images: z
+      .boolean()
+      .optional()
+      .describe(
+        "the model takes image input: the harness is told so and its read_file returns images (plots) to it; default false (the executor's; text only)",
+      ),
     sampling: RoleSampling.optional().describe(
       "this role's own sampling; on openai-compatible servers unset fields come from the run's sampling, on openai and anthropic only what is set here is sent",
     ),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
 import { CapturedOutput } from '../harness/captured-output.js';
+import { HarnessTexts } from '../harness/harness-texts.js';
 import { EgressCounts } from '../proxy/egress-log.js';
 import { EpisodeFailure } from './outcome.js';
 
@@ -125,6 +126,8 @@ export const EpisodeRecord = defineRecord({
       nodeVersion: z.string().optional(),
       /** Its tool and skill profile (`lean`, `stock`); absent in older records (`stock`, then). */
       profile: z.enum(['lean', 'stock']).optional(),
+      /** Which of its texts were in force (system prompt, sandbox marker, shell limits, tools); absent in older records. */
+      texts: HarnessTexts.optional(),
     }),
   }),
 });

@@ -13,13 +13,18 @@ import {
 import { MAX_EVENT_LINE_BYTES, MAX_EVENT_LOG_BYTES } from './harness-events.js';
 import { harnessNode, type HarnessNode } from './harness-node.js';
 import { packageDirectories } from './package-directories.js';
+import type { HarnessTexts } from './harness-texts.js';
 import { DELEGATION_TOOL } from './qwen-code.js';
 import {
   DEFAULT_SAMPLING,
+  LEAN_DECLARED_TOOLS,
+  SHELL_TIMEOUTS,
+  harnessDisabledTools,
   qwenSettings,
   type HarnessProfile,
   type QwenSamplingSettings,
 } from './qwen-settings.js';
+import { massSystemPrompt, sha256Text } from './system-prompt.js';
 import { episodePath } from '../store/run-paths.js';
 import { durationMs } from '../timer-duration.js';
 
@@ -35,6 +40,10 @@ const HARNESS_KEY_VARIABLE = 'MASS_PROXY_KEY';
 const HARNESS_KEY_PLACEHOLDER = 'mass-episode-proxy';
 /** The harness's standard error: diagnostics only, kept short. */
 const STDERR_LIMITS = { maxLineBytes: 64 * 1024, maxFileBytes: 16 * 1024 ** 2 };
+/** qwen-code's marker of a run inside a sandbox (any value but `bwrap` and `sandbox-exec`, which name its own). */
+const SANDBOX_MARKER = 'mass';
+/** The system prompt file in the harness's home (`QWEN_SYSTEM_MD`). */
+const SYSTEM_PROMPT_FILE = 'system.md';
 
 /** qwen-code ready to start: the Node it runs on and the executable it starts from. */
 export interface QwenCodeInstallation {
@@ -81,7 +90,10 @@ export interface HarnessPlace {
   homeInside: string;
   /** The episode's proxy as the harness reaches it, without `/v1`. */
   proxyBaseUrl: string;
-  /** The harness runs isolated (bubblewrap): only then is the read-only compile cache given. */
+  /**
+   * The harness runs isolated (bubblewrap, or a trial's container): only then is the read-only compile cache given,
+   * and the harness told it runs in a sandbox.
+   */
   isolated: boolean;
   /** A host folder the harness may read but not write, for the guard's preload (used when guarded). */
   guardDirectory: string;
@@ -102,22 +114,30 @@ export interface QwenCodeRunSettings {
   /** Without the delegation tool: the orchestrator cannot delegate. */
   singleAgent?: boolean;
   profile: HarnessProfile;
+  /** The served model takes image input (the executor endpoint's `images`); default false. */
+  images?: boolean;
 }
 
-/** What to start: the executable, its arguments and its whole environment. */
+/** What to start: the executable, its arguments and its whole environment; and the harness texts they put in force. */
 export interface QwenCodeCommand {
   command: string;
   args: string[];
   env: Record<string, string>;
+  texts: HarnessTexts;
 }
 
-/** Writes the harness's `settings.json` into its home and returns the command that starts it there. */
+/**
+ * Writes the harness's `settings.json` (and, for the lean profile, its `system.md`) into its home and returns the
+ * command that starts it there. Every text the model is sent is the harness's own: shaped by its settings and
+ * variables (`SANDBOX`, `QWEN_SYSTEM_MD`), never by rewriting its requests.
+ */
 export async function qwenCodeCommand(
   installation: QwenCodeInstallation,
   place: HarnessPlace,
   settings: QwenCodeRunSettings,
 ): Promise<QwenCodeCommand> {
   const { node, executable } = installation;
+  const disabledTools = settings.singleAgent ? [DELEGATION_TOOL] : [];
   const qwen = qwenSettings({
     model: settings.model,
     baseUrl: `${place.proxyBaseUrl}/v1`,
@@ -130,11 +150,21 @@ export async function qwenCodeCommand(
     },
     requestTimeoutMs: durationMs(settings.timeoutSeconds, 's'),
     contextWindowSize: settings.contextWindowSize ?? 262_144,
-    shellTimeoutMs: Math.min(600_000, settings.timeoutSeconds * 1000),
-    ...(settings.singleAgent ? { disabledTools: [DELEGATION_TOOL] } : {}),
+    shellTimeoutMs: SHELL_TIMEOUTS.defaultMs,
+    disabledTools,
     profile: settings.profile,
+    images: settings.images ?? false,
   });
   await writeFile(join(place.homeDirectory, 'settings.json'), `${JSON.stringify(qwen, null, 2)}\n`);
+  const systemPrompt =
+    settings.profile === 'lean'
+      ? await massSystemPrompt({
+          model: settings.model,
+          declaredTools: LEAN_DECLARED_TOOLS.filter((tool) => !disabledTools.includes(tool)),
+          sandboxed: place.isolated,
+        })
+      : null;
+  if (systemPrompt !== null) await writeFile(join(place.homeDirectory, SYSTEM_PROMPT_FILE), systemPrompt);
   return {
     command: executable.path,
     args: [
@@ -159,12 +189,21 @@ export async function qwenCodeCommand(
           )
         : {}),
       QWEN_HOME: place.homeInside,
+      ...(place.isolated ? { SANDBOX: SANDBOX_MARKER } : {}),
+      ...(systemPrompt === null ? {} : { QWEN_SYSTEM_MD: join(place.homeInside, SYSTEM_PROMPT_FILE) }),
       QWEN_TELEMETRY_ENABLED: 'false',
       QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
       // qwen-code otherwise starts a second copy of itself to raise the heap limit: a second start-up on every
       // episode. The watchdog bounds memory instead.
       QWEN_CODE_NO_RELAUNCH: 'true',
       [HARNESS_KEY_VARIABLE]: HARNESS_KEY_PLACEHOLDER,
+    },
+    texts: {
+      systemPromptSha256: systemPrompt === null ? null : sha256Text(systemPrompt),
+      sandboxMarker: place.isolated ? SANDBOX_MARKER : null,
+      shellTimeoutMs: { default: SHELL_TIMEOUTS.defaultMs, max: SHELL_TIMEOUTS.maxMs },
+      disabledTools: harnessDisabledTools(settings.profile, disabledTools),
+      images: settings.images ?? false,
     },
   };
 }

@@ -1,3 +1,5 @@
+import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES, type HarnessProfile } from '../config/harness-profile.js';
+
 /**
  * The settings qwen-code reads from `<QWEN_HOME>/settings.json`, built from an episode's configuration: one
  * OpenAI-compatible provider (the episode's recording proxy), the sampling parameters, the output bound, and the
@@ -26,21 +28,44 @@ export interface QwenSettingsOptions {
   /** Per model call, milliseconds. */
   requestTimeoutMs: number;
   contextWindowSize: number;
+  /** Foreground shell commands without a timeout of their own (`SHELL_TIMEOUTS.defaultMs` in episodes). */
   shellTimeoutMs: number;
+  /** The served model takes image input: the harness is told so (read_file returns images); default false. */
+  images?: boolean;
   /** Tools the harness does not register at all (the model is never offered them), e.g. \`agent\`. */
   disabledTools?: readonly string[];
   /** What of qwen-code's own tools and skills the agents are offered (`harnessProfileSettings`); absent: `stock`. */
   profile?: HarnessProfile;
 }
 
+/** The profiles are the configuration's (`src/config/harness-profile.ts`). */
+export { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES, type HarnessProfile };
+
 /**
- * `lean` (the default of episodes): qwen-code without the tools and skills that cannot work in the sandbox (no
- * network, no display, no git, no MCP server, no user to wait for) or that no research task needs, which every model
- * call would otherwise carry in its prompt. `stock`: qwen-code's defaults, for comparison with the official set-up.
+ * What the main session of `lean` declares to the model (qwen-code 0.24.4; `agent` gone when the orchestrator cannot
+ * delegate): qwen-code's prompt builder keeps only the guidance on these (`massSystemPrompt`). send_message and
+ * task_stop are deferred: reached through tool_search and tool_call, never declared.
  */
-export const HARNESS_PROFILES = ['lean', 'stock'] as const;
-export type HarnessProfile = (typeof HARNESS_PROFILES)[number];
-export const DEFAULT_HARNESS_PROFILE: HarnessProfile = 'lean';
+export const LEAN_DECLARED_TOOLS: readonly string[] = [
+  'agent',
+  'edit',
+  'glob',
+  'grep_search',
+  'list_agents',
+  'notebook_edit',
+  'read_file',
+  'run_shell_command',
+  'tool_call',
+  'tool_search',
+  'write_file',
+];
+
+/**
+ * The shell tool's limits as qwen-code 0.24.4's own description states them to the model ("If not specified, commands
+ * will timeout after 120000ms", "up to 600000ms"), which no setting changes: the harness is configured to match, so
+ * that what the model is told is what holds. The episode's wall clock bounds every command besides.
+ */
+export const SHELL_TIMEOUTS = { defaultMs: 120_000, maxMs: 600_000 } as const;
 
 /**
  * The tools `lean` does not register. Kept: files (read, write, edit, notebooks), shell, search (glob, grep),
@@ -77,6 +102,11 @@ export function harnessProfileSettings(profile: HarnessProfile): {
   return { disabledTools: LEAN_DISABLED_TOOLS, skills: { disabledLevels: ['bundled'] } };
 }
 
+/** The tools the harness does not register: its profile's and `extra`. */
+export function harnessDisabledTools(profile: HarnessProfile, extra: readonly string[]): string[] {
+  return [...new Set([...harnessProfileSettings(profile).disabledTools, ...extra])];
+}
+
 /** The context the harness assumes when nothing narrower is known: Qwen3.6's native 262,144 tokens. */
 export const DEFAULT_CONTEXT_WINDOW = 262_144;
 
@@ -91,7 +121,7 @@ export const DEFAULT_SAMPLING: Omit<QwenSamplingSettings, 'seed'> = {
 export function qwenSettings(options: QwenSettingsOptions): Record<string, unknown> {
   const { sampling } = options;
   const profile = harnessProfileSettings(options.profile ?? 'stock');
-  const disabledTools = [...new Set([...profile.disabledTools, ...(options.disabledTools ?? [])])];
+  const disabledTools = harnessDisabledTools(options.profile ?? 'stock', options.disabledTools ?? []);
   return {
     $version: 4,
     modelProviders: {
@@ -105,6 +135,8 @@ export function qwenSettings(options: QwenSettingsOptions): Record<string, unkno
             // Retries belong to the loop, which records them; a harness retrying silently would hide failures.
             maxRetries: 0,
             contextWindowSize: options.contextWindowSize,
+            // What the served model takes, as the run's configuration says (never guessed from its name).
+            modalities: options.images ? { image: true } : {},
             extra_body: { chat_template_kwargs: { enable_thinking: sampling.enableThinking } },
             samplingParams: {
               temperature: sampling.temperature,
