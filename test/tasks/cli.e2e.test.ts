@@ -41,6 +41,23 @@ describe('mass tasks', { timeout: CLI_TIMEOUT_MS }, () => {
     expect(bad.code).toBe(2);
     expect(bad.stdout).toContain(`${path.join(dir, 'task.yaml')}: field "deliverables[1].requiredKeys"`);
     expect(bad.stderr).toContain('1 problem found');
+
+    // What the task's texts must say: the grader's reads named, a review loop that finishes, no visual checks.
+    const unsaid = minimalManifest();
+    unsaid.oracle = { grader: 'oracle/grade.py', graded: { 'results/metrics.json': ['answer', 'interval'] } };
+    (unsaid.workflow as { hops: unknown[] }).hops.splice(4);
+    const unsaidDir = await writeToyTask(unsaid, {
+      'prompt.md': '# Toy\n\nFind the answer; look at the plot.\n',
+    });
+    const flagged = await runMass(['tasks', 'validate', unsaidDir]);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stdout).toContain('toy-task: the grader reads results/metrics.json field "interval"');
+    expect(flagged.stdout).toContain('toy-task: task.yaml workflow hop 4, reviewer → analyst');
+    expect(flagged.stdout).toContain('asks for a visual check ("look at the plot")');
+    expect(flagged.stderr).toContain('3 problems found');
+    expect((await runMass(['tasks', 'validate', unsaidDir, '--images'])).stderr).toContain(
+      '2 problems found',
+    );
   });
 
   it('checks that generators are deterministic', async () => {

@@ -54,6 +54,8 @@ export function minimalManifest(id = 'toy-task'): Record<string, unknown> {
         { from: 'analyst', to: 'orchestrator' },
         { from: 'orchestrator', to: 'reviewer' },
         { from: 'reviewer', to: 'analyst', condition: 'approved is false' },
+        { from: 'analyst', to: 'orchestrator' },
+        { from: 'orchestrator', to: 'reviewer' },
       ],
     },
     oracle: { grader: 'oracle/grade.py' },

@@ -5,7 +5,9 @@ import path from 'node:path';
 
 import { UserError } from '../../errors.js';
 import type { OfficialImport } from '../../tasks/official/import-official.js';
+import { sandboxedEntryPointRunner } from '../../episode/entry-point-sandbox.js';
 import { networkAllowProblems } from '../../tasks/task-network.js';
+import { taskTextProblems } from '../../tasks/task-text-checks.js';
 import {
   checkSuite,
   gradeWorkspace,
@@ -62,7 +64,7 @@ export async function tasksShowAction(
 
 export async function tasksValidateAction(
   dir: string,
-  options: { generators?: boolean; seed: string },
+  options: { generators?: boolean; seed: string; images?: boolean },
 ): Promise<void> {
   const seed = parseSeed(options.seed);
   const single = await isFile(path.join(dir, TASK_FILE));
@@ -78,12 +80,15 @@ export async function tasksValidateAction(
       print(`✗ ${path.basename(outcome.dir)}\n${indent(outcome.error)}`);
       continue;
     }
-    const network = networkAllowProblems(outcome.task.manifest.environment.network).map(
-      (problem) => `${path.join(outcome.task.dir, TASK_FILE)}: ${problem}`,
-    );
-    if (network.length > 0) {
-      problems.push(...network);
-      print(`✗ ${outcome.task.manifest.id}\n${indent(network.join('\n'))}`);
+    const found = [
+      ...networkAllowProblems(outcome.task.manifest.environment.network).map(
+        (problem) => `${path.join(outcome.task.dir, TASK_FILE)}: ${problem}`,
+      ),
+      ...(await taskTextProblems(outcome.task, { images: options.images ?? false })),
+    ];
+    if (found.length > 0) {
+      problems.push(...found);
+      print(`✗ ${outcome.task.manifest.id}\n${indent(found.join('\n'))}`);
       continue;
     }
     let note = '';
@@ -121,10 +126,15 @@ export async function tasksMaterializeAction(
 export async function tasksGradeAction(
   taskDir: string,
   workspaceDir: string,
-  options: { seed: string; json?: boolean },
+  options: { seed: string; json?: boolean; rerun: boolean; sandbox: boolean },
 ): Promise<void> {
   const task = await loadTask(taskDir);
-  const grade = await gradeWorkspace(task, { workspaceDir, seed: parseSeed(options.seed) });
+  const mode = options.sandbox ? 'bubblewrap' : 'unsandboxed';
+  const grade = await gradeWorkspace(task, {
+    workspaceDir,
+    seed: parseSeed(options.seed),
+    ...(options.rerun ? { rerun: { runner: sandboxedEntryPointRunner({ mode }) } } : {}),
+  });
   print(options.json ? JSON.stringify(grade, null, 2) : describeGrade(grade));
 }
 

@@ -29,6 +29,10 @@ export function declareTasks(program: Command): void {
     .argument('<dir>', 'suite folder or task folder')
     .option('--generators', 'also run every generator twice with one seed: it must be deterministic')
     .option('--seed <n>', 'seed for --generators', '1')
+    .option(
+      '--images',
+      'the served model reads images: designs and task texts may ask to look at plots (without it, such requests are problems)',
+    )
     .action(lazyAction(async () => (await import('../commands/tasks.js')).tasksValidateAction));
 
   tasks
@@ -54,6 +58,14 @@ export function declareTasks(program: Command): void {
       "the data seed the workspace was materialised with (an episode's: dataSeed in its episode.json)",
     )
     .option('--json', 'print the grade as JSON')
+    .option(
+      '--no-rerun',
+      "do not rerun the task's entry point (the grader's reproducibility part then scores 0)",
+    )
+    .option(
+      '--no-sandbox',
+      "rerun the entry point without bubblewrap (nothing isolates the team's code: only for machines that cannot have it)",
+    )
     .action(lazyAction(async () => (await import('../commands/tasks.js')).tasksGradeAction));
 
   tasks
