@@ -15,6 +15,7 @@ export type EpisodeSettings = Pick<
   | 'privateDestinations'
   | 'gpus'
   | 'harnessProfile'
+  | 'images'
   | 'cpuSeconds'
   | 'memoryBytes'
   | 'processLimit'
@@ -47,6 +48,7 @@ export function episodeSettings(config: RunConfig): EpisodeSettings {
       : {}),
     ...(config.sandboxGpus === undefined ? {} : { gpus: config.sandboxGpus }),
     harnessProfile: config.harnessProfile,
+    ...(config.roles.executor.images ? { images: true } : {}),
     retry: upstreamRetryPolicy(faultTolerance(config)),
   };
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
 import { summariseHarnessEvents } from '../harness/harness-events.js';
 import type { HarnessNode } from '../harness/harness-node.js';
+import type { HarnessTexts } from '../harness/harness-texts.js';
 import { captureQwenCodeOutput, prepareQwenCode, qwenCodeCommand } from '../harness/launch-qwen-code.js';
 import { QWEN_CODE_VERSION } from '../harness/qwen-code.js';
 import {
@@ -92,6 +93,8 @@ export interface EpisodeOptions {
   singleAgent?: boolean;
   /** Which of qwen-code's tools and skills the agents are offered (default `lean`; `stock`: qwen-code's defaults). */
   harnessProfile?: HarnessProfile;
+  /** The served model takes image input (the executor endpoint's `images`): the harness is told so. */
+  images?: boolean;
   /**
    * GPUs of the host the episode may use (the configuration's `sandboxGpus`): it takes one of them for itself from
    * `gpuPool` before its sandbox opens, waiting while all are taken, and gives it back when the sandbox closes.
@@ -208,6 +211,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     },
   });
   let harnessRun;
+  let harnessTexts: HarnessTexts | undefined;
   const sandboxMode = options.sandbox ?? 'bubblewrap';
   const qwenCode = await prepareQwenCode({
     node: options.harnessNode,
@@ -238,7 +242,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       gpu = await pool.acquire(options.gpus);
     }
     if (trialEnvironment !== null) {
-      harnessRun = await runInTrialEnvironment(trialEnvironment, {
+      ({ result: harnessRun, texts: harnessTexts } = await runInTrialEnvironment(trialEnvironment, {
         options,
         qwenCode,
         outDir,
@@ -247,7 +251,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         profile,
         output,
         signal: stopHarness.signal,
-      });
+      }));
       agentPaths = { workspacePath: trialEnvironment.workdir, homePath: HARNESS_HOME_INSIDE };
     } else {
       const sandbox = await Sandbox.open({
@@ -274,7 +278,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
       });
       try {
         agentPaths = { workspacePath: sandbox.workspaceInside, homePath: sandbox.homeInside };
-        const harness = await qwenCodeCommand(
+        const { texts, ...harness } = await qwenCodeCommand(
           qwenCode,
           {
             homeDirectory: sandbox.homeDirectory,
@@ -293,8 +297,10 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
             contextWindowSize: options.contextWindowSize,
             singleAgent: options.singleAgent,
             profile,
+            images: options.images,
           },
         );
+        harnessTexts = texts;
         options.log?.(`episode ${episodeId}: harness started (${sandbox.mode})`);
         harnessRun = await sandbox.run({
           ...harness,
@@ -438,7 +444,13 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
     ...(egress === null || network === false
       ? {}
       : { egress: { ...egressRecord(network), ...egress.counts() } }),
-    harness: { name: 'qwen-code', version: QWEN_CODE_VERSION, nodeVersion: qwenCode.node.version, profile },
+    harness: {
+      name: 'qwen-code',
+      version: QWEN_CODE_VERSION,
+      nodeVersion: qwenCode.node.version,
+      profile,
+      ...(harnessTexts === undefined ? {} : { texts: harnessTexts }),
+    },
   };
   await EpisodeRecord.write(recordPath, record);
   options.log?.(`episode ${episodeId}: ${record.status}${record.failure ? ` (${record.failure.kind})` : ''}`);
@@ -501,6 +513,7 @@ async function runInTrialEnvironment(
       contextWindowSize: options.contextWindowSize,
       singleAgent: options.singleAgent,
       profile: run.profile,
+      images: options.images,
     },
   );
   await environment.putFiles(home, HARNESS_HOME_INSIDE, options.environmentUser ?? null);
@@ -519,7 +532,7 @@ async function runInTrialEnvironment(
   await rm(staging, { recursive: true, force: true });
   const handed = await environment.getFiles(environment.workdir, staging);
   if (handed === null) await mkdir(staging, { recursive: true });
-  return result;
+  return { result, texts: harness.texts };
 }
 
 function dataSeed(options: EpisodeOptions): number {

@@ -117,6 +117,7 @@ export const EpisodeJobData = z
         // The run configuration's, signed with the rest: a task never opens a non-public destination.
         privateDestinations: z.array(NetworkAllowEntry).max(256).optional(),
         harnessProfile: z.enum(['lean', 'stock']).optional(),
+        images: z.boolean().optional(),
         // The worker's own GPUs by these numbers, shared by the episodes it runs at once.
         gpus: z.array(z.number().int().nonnegative().max(1023)).max(1024).optional(),
       })

@@ -8,7 +8,8 @@ import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js
 import { Thread } from '../../src/episode/threads.js';
 import { HARNESS_NODE_FOLDER } from '../../src/harness/harness-node.js';
 import { firstUserMessage, userPromptText, contentText } from '../../src/harness/qwen-code.js';
-import { LEAN_DISABLED_TOOLS } from '../../src/harness/qwen-settings.js';
+import { LEAN_DECLARED_TOOLS, LEAN_DISABLED_TOOLS, SHELL_TIMEOUTS } from '../../src/harness/qwen-settings.js';
+import { SANDBOX_SECTION, sha256Text } from '../../src/harness/system-prompt.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { readEgressLog } from '../../src/proxy/egress-log.js';
 import { loadTask } from '../../src/tasks/load-task.js';
@@ -219,6 +220,57 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       expect(existsSync(join(cache, 'tampered'))).toBe(false);
     }
     expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);
+  });
+
+  it('tells the model the truth: a sandbox, no skill, a valid schema for every tool, the shell limits that hold', () => {
+    interface OfferedTool {
+      function: { name: string; description: string; parameters?: Record<string, unknown> };
+    }
+    const [first] = readProxyLog(join(outDir, 'requests.jsonl')).map(
+      (row) => row.request as { messages: ChatMessage[]; tools: OfferedTool[] },
+    );
+    const system = contentText(first!.messages[0]!.content);
+    expect(system).toMatch(/^You are Qwen Code/);
+    expect(system).not.toContain('Outside of Sandbox');
+    expect(system).toContain(SANDBOX_SECTION);
+    expect(system).not.toMatch(/skill/i);
+    // qwen-code's own QWEN_SYSTEM_MD, as episode.json records it.
+    const file = readFileSync(join(outDir, 'home', 'system.md'), 'utf8');
+    expect(system.startsWith(file)).toBe(true);
+    expect(result.record.harness.texts).toMatchObject({
+      systemPromptSha256: sha256Text(file),
+      sandboxMarker: 'mass',
+      shellTimeoutMs: { default: SHELL_TIMEOUTS.defaultMs, max: SHELL_TIMEOUTS.maxMs },
+      images: false,
+    });
+
+    const tools = new Map(first!.tools.map((tool) => [tool.function.name, tool.function]));
+    // What the prompt was built for is what the harness declared.
+    expect([...tools.keys()].sort()).toEqual([...LEAN_DECLARED_TOOLS].sort());
+    for (const tool of tools.values()) {
+      expect(tool.description.length).toBeGreaterThan(0);
+      // A JSON schema of an object whose required names are its properties; none at all is OpenAI's empty argument
+      // list (qwen-code sends list_agents so).
+      if (tool.parameters === undefined) continue;
+      expect(tool.parameters.type).toBe('object');
+      const properties = tool.parameters.properties as Record<string, unknown>;
+      expect(typeof properties).toBe('object');
+      for (const name of (tool.parameters.required as string[] | undefined) ?? [])
+        expect(Object.keys(properties)).toContain(name);
+    }
+    // The shell's limits as its description states them hold: its default is configured to match.
+    const shell = tools.get('run_shell_command')!;
+    expect(shell.description).toContain(`up to ${SHELL_TIMEOUTS.maxMs}ms`);
+    expect(shell.description).toContain(`commands will timeout after ${SHELL_TIMEOUTS.defaultMs}ms`);
+    expect((shell.parameters!.properties as { timeout: { maximum: number } }).timeout.maximum).toBe(
+      SHELL_TIMEOUTS.maxMs,
+    );
+    const settings = JSON.parse(readFileSync(join(outDir, 'home', 'settings.json'), 'utf8')) as {
+      tools: { shell: { defaultTimeoutMs: number } };
+    };
+    expect(settings.tools.shell.defaultTimeoutMs).toBe(SHELL_TIMEOUTS.defaultMs);
+    // The subagent type the team uses is offered.
+    expect(tools.get('agent')!.description).toContain('- **general-purpose**:');
   });
 
   it('lets the agents reach the task’s allowed host through the egress proxy, logged and counted in episode.json', async () => {
