@@ -6,7 +6,8 @@ import { join, posix } from 'node:path';
 import { UserError } from '../errors.js';
 import { handBackFiles, type HandBackReport } from './hand-back-files.js';
 import type { SandboxResult } from './sandbox-run.js';
-import { Sandbox, SANDBOX_WORKSPACE, type SandboxMode } from './sandbox.js';
+import { SANDBOX_STATE, SANDBOX_WORKSPACE } from './sandbox-layout.js';
+import { Sandbox, type SandboxMode } from './sandbox.js';
 import {
   TRIAL_EGRESS_PORT,
   TRIAL_EGRESS_SOCKET,
@@ -15,9 +16,6 @@ import {
   type TrialCommand,
   type TrialEnvironment,
 } from './trial-environment.js';
-
-/** Where the bubblewrap sandbox shows its own files (see `sandbox.ts`). */
-const SANDBOX_STATE_INSIDE = '/run/mass-sandbox';
 
 export interface BubblewrapTrialOptions {
   mode: SandboxMode;
@@ -52,8 +50,8 @@ export function statePathFolder(root: string, inside: string): string {
 export class BubblewrapTrialEnvironment implements TrialEnvironment {
   readonly kind = 'bubblewrap';
   readonly workdir = SANDBOX_WORKSPACE;
-  readonly proxyUrl = `http://127.0.0.1:${TRIAL_PROXY_PORT}`;
-  readonly egressUrl = `http://127.0.0.1:${TRIAL_EGRESS_PORT}`;
+  readonly proxyBaseUrl = `http://127.0.0.1:${TRIAL_PROXY_PORT}`;
+  readonly egressProxyUrl = `http://127.0.0.1:${TRIAL_EGRESS_PORT}`;
   /** Inside path → host folder, for every folder bound besides the workspace. */
   private readonly folders = new Map<string, string>();
 
@@ -83,7 +81,7 @@ export class BubblewrapTrialEnvironment implements TrialEnvironment {
   }
 
   get sharedDirectory(): { host: string; inside: string } {
-    return { host: join(this.root, 'sandbox'), inside: SANDBOX_STATE_INSIDE };
+    return { host: join(this.root, 'sandbox'), inside: SANDBOX_STATE };
   }
 
   async exec(command: TrialCommand): Promise<SandboxResult> {

@@ -10,7 +10,7 @@ import { writeForwarder } from './forwarder.js';
 import { handBackFiles, type HandBackReport } from './hand-back-files.js';
 import { DEFAULT_PROCESS_LIMIT, withDefaultLimits } from './sandbox-limits.js';
 import { runProcessTree, type SandboxResult } from './sandbox-run.js';
-import { egressEnvironment, RUN_MARKER_VARIABLE } from './sandbox.js';
+import { egressEnvironment, RUN_MARKER_VARIABLE } from './sandbox-layout.js';
 import {
   TRIAL_EGRESS_PORT,
   TRIAL_EGRESS_SOCKET,
@@ -75,8 +75,8 @@ export interface ContainerTrialOptions {
  */
 export class ContainerTrialEnvironment implements TrialEnvironment {
   readonly kind = 'container';
-  readonly proxyUrl = `http://127.0.0.1:${TRIAL_PROXY_PORT}`;
-  readonly egressUrl = `http://127.0.0.1:${TRIAL_EGRESS_PORT}`;
+  readonly proxyBaseUrl = `http://127.0.0.1:${TRIAL_PROXY_PORT}`;
+  readonly egressProxyUrl = `http://127.0.0.1:${TRIAL_EGRESS_PORT}`;
   /** Whether a command ran since the container last (re)started: its leftovers may still run. */
   private dirty = false;
   private running = true;
@@ -167,7 +167,7 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
     this.dirty = true;
     const marker = { name: RUN_MARKER_VARIABLE, value: randomUUID() };
     const egress = existsSync(join(this.socketDirectory, TRIAL_EGRESS_SOCKET))
-      ? egressEnvironment(this.egressUrl)
+      ? egressEnvironment(this.egressProxyUrl)
       : {};
     const args = [
       'exec',

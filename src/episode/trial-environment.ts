@@ -1,6 +1,5 @@
 import type { HandBackReport } from './hand-back-files.js';
-import type { SandboxLimits } from './sandbox-limits.js';
-import type { OutputSink, SandboxResult } from './sandbox-run.js';
+import type { IsolatedCommand, Isolation } from './isolation.js';
 
 /** Where code inside reaches the episode's model proxy and egress proxy (the forwarder's ports on its loopback). */
 export const TRIAL_PROXY_PORT = 18080;
@@ -10,43 +9,28 @@ export const TRIAL_PROXY_SOCKET = 'proxy.sock';
 export const TRIAL_EGRESS_SOCKET = 'egress.sock';
 
 /** One command in a trial's environment. */
-export interface TrialCommand {
-  command: string[];
-  /** Fed on standard input, then closed (a harness's prompt). */
-  stdin?: string;
-  /** Who runs it, as the task names it (`[agent] user`, `[verifier] user`); default: the environment's own user. */
-  user?: string | null;
-  /** Where it starts; default: the environment's working folder (`workdir`). */
-  cwd?: string;
-  /** Variables set on top of the environment's own (its image's PATH, and HOME for the user, are kept). */
-  env?: Record<string, string>;
-  stdout?: OutputSink;
-  stderr?: OutputSink;
-  limits?: SandboxLimits;
-  signal?: AbortSignal;
-}
+export type TrialCommand = IsolatedCommand;
 
 /**
  * One environment for one trial, Harbor's way: made once, then the agent's commands, the files put in for the
  * verifier (or the oracle), the verifier's commands and the files read back all happen in it, and it is removed at the
- * end. Code inside reaches the model only through `proxyUrl` (the forwarder to the proxy socket the caller starts in
- * `socketDirectory`), and the internet only through `egressUrl` when the caller starts an egress proxy there.
+ * end. Code inside reaches the model only through `proxyBaseUrl` (the forwarder to the proxy socket the caller starts in
+ * `socketDirectory`), and the internet only through `egressProxyUrl` when the caller starts an egress proxy there.
  * Implementations: a container of the task's image (`trial-environment-container.ts`) and a bubblewrap sandbox over
- * folders the trial owns (`trial-environment-bubblewrap.ts`).
+ * folders the trial owns (`trial-environment-bubblewrap.ts`). Both are an `Isolation`, as an episode's own sandbox is.
  */
-export interface TrialEnvironment {
+export interface TrialEnvironment extends Isolation {
   readonly kind: 'container' | 'bubblewrap';
   /** Where commands start: the image's WORKDIR in a container, `/workspace` in bubblewrap. */
   readonly workdir: string;
   /** A host folder for the proxies' sockets (`TRIAL_PROXY_SOCKET`, `TRIAL_EGRESS_SOCKET`); short, of its own. */
   readonly socketDirectory: string;
   /** The model proxy as code inside reaches it (no `/v1`). */
-  readonly proxyUrl: string;
+  readonly proxyBaseUrl: string;
   /** The egress proxy as code inside reaches it, when the caller listens on `TRIAL_EGRESS_SOCKET`. */
-  readonly egressUrl: string;
+  readonly egressProxyUrl: string;
   /** A host folder shown read-only inside, for files the host writes for a command (a harness's guard). */
   readonly sharedDirectory: { host: string; inside: string };
-  exec(command: TrialCommand): Promise<SandboxResult>;
   /** Copies a host folder's contents to `inside` (an absolute folder, made when missing), readable by `user`. */
   putFiles(hostFolder: string, inside: string, user?: string | null): Promise<void>;
   /**

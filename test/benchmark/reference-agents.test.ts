@@ -25,8 +25,8 @@ function scriptedEnvironment(printed: string, exitCode: number): TrialEnvironmen
     kind: 'bubblewrap',
     workdir: '/workspace',
     socketDirectory: '/tmp/sockets',
-    proxyUrl: 'http://127.0.0.1:18080',
-    egressUrl: 'http://127.0.0.1:18081',
+    proxyBaseUrl: 'http://127.0.0.1:18080',
+    egressProxyUrl: 'http://127.0.0.1:18081',
     sharedDirectory: { host: '/tmp/shared', inside: '/shared' },
     exec: async (command: TrialCommand) => {
       if (printed !== '' && command.stdout && 'onData' in command.stdout)
