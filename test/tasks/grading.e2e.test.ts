@@ -52,7 +52,12 @@ const CASES: GradingCase[] = [
     mainResult: 'results/dosing.json',
     traps: ['blq-as-zero', 'weight-ignored', 'typical-patient-dosing'],
   },
-  { taskId: 'pharmacy-virtual-screening', seed: SEED, mainResult: 'results/predictions.csv' },
+  {
+    taskId: 'pharmacy-virtual-screening',
+    seed: SEED,
+    mainResult: 'results/predictions.csv',
+    traps: ['outcome-leak-used', 'random-cv'],
+  },
   { taskId: 'pharmacy-treatment-effects', seed: SEED, mainResult: 'results/metrics.json' },
   {
     taskId: 'robotics-grid-planning',
