@@ -1,10 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runMass } from '../support/cli.js';
-import { suiteDir } from './support.js';
+import { repositoryRoot, suiteDir } from './support.js';
 import { minimalManifest, removeScratch, scratch, writeToyTask } from './toy-task.js';
 
 afterAll(removeScratch);
@@ -55,9 +55,12 @@ describe('mass tasks', { timeout: CLI_TIMEOUT_MS }, () => {
     expect(flagged.stdout).toContain('toy-task: task.yaml workflow hop 4, reviewer → analyst');
     expect(flagged.stdout).toContain('asks for a visual check ("look at the plot")');
     expect(flagged.stderr).toContain('3 problems found');
-    expect((await runMass(['tasks', 'validate', unsaidDir, '--images'])).stderr).toContain(
-      '2 problems found',
-    );
+    // A served model that reads images (its run configuration says so) may be asked to look at a plot.
+    const example = await readFile(path.join(repositoryRoot, 'examples', 'search.yaml'), 'utf8');
+    const config = path.join(await scratch(), 'images.yaml');
+    await writeFile(config, example.replace('executor: {', 'executor: { images: true,'));
+    const withImages = await runMass(['tasks', 'validate', unsaidDir, '--config', config]);
+    expect(withImages.stderr).toContain('2 problems found');
   });
 
   it('checks that generators are deterministic', async () => {

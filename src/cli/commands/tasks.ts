@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import { loadRunConfig } from '../../config/run-config.js';
 import { UserError } from '../../errors.js';
 import type { OfficialImport } from '../../tasks/official/import-official.js';
 import { sandboxedEntryPointRunner } from '../../episode/entry-point-sandbox.js';
@@ -64,9 +65,12 @@ export async function tasksShowAction(
 
 export async function tasksValidateAction(
   dir: string,
-  options: { generators?: boolean; seed: string; images?: boolean },
+  options: { generators?: boolean; seed: string; images?: boolean; config?: string },
 ): Promise<void> {
   const seed = parseSeed(options.seed);
+  const images =
+    options.images ??
+    (options.config ? (await loadRunConfig(options.config)).roles.executor.images === true : false);
   const single = await isFile(path.join(dir, TASK_FILE));
   const check = single ? undefined : await checkSuite(dir);
   const outcomes = single
@@ -84,7 +88,7 @@ export async function tasksValidateAction(
       ...networkAllowProblems(outcome.task.manifest.environment.network).map(
         (problem) => `${path.join(outcome.task.dir, TASK_FILE)}: ${problem}`,
       ),
-      ...(await taskTextProblems(outcome.task, { images: options.images ?? false })),
+      ...(await taskTextProblems(outcome.task, { images })),
     ];
     if (found.length > 0) {
       problems.push(...found);

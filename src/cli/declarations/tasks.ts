@@ -33,6 +33,7 @@ export function declareTasks(program: Command): void {
       '--images',
       'the served model reads images: designs and task texts may ask to look at plots (without it, such requests are problems)',
     )
+    .option('--config <file>', "a run configuration: --images when its executor's endpoint sets images: true")
     .action(lazyAction(async () => (await import('../commands/tasks.js')).tasksValidateAction));
 
   tasks
