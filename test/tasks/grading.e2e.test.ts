@@ -58,7 +58,12 @@ const CASES: GradingCase[] = [
     mainResult: 'results/predictions.csv',
     traps: ['outcome-leak-used', 'random-cv'],
   },
-  { taskId: 'pharmacy-treatment-effects', seed: SEED, mainResult: 'results/metrics.json' },
+  {
+    taskId: 'pharmacy-treatment-effects',
+    seed: SEED,
+    mainResult: 'results/metrics.json',
+    traps: ['post-treatment-adjusted', 'naive-subgroups'],
+  },
   {
     taskId: 'robotics-grid-planning',
     seed: SEED,

@@ -1,6 +1,7 @@
-"""Reference solution for pharmacy-treatment-effects. `python3 run.py` (careful) or `python3 run.py --careless`."""
-
-import sys
+"""Reference solution for pharmacy-treatment-effects: `python3 run.py` (careful), `--careless` (every trap) or
+`--trap <name>`: post-treatment-adjusted (the week-4 change, measured after treatment started, is in the adjustment
+set), naive-subgroups (each candidate judged by the raw treated-minus-untreated difference inside and outside its
+subgroup, confounded, and claimed at p < 0.05 without a multiplicity correction)."""
 
 import numpy as np
 import pandas as pd
@@ -8,7 +9,7 @@ from scipy import stats
 
 import refkit
 
-CARELESS = "--careless" in sys.argv
+TRAPS = refkit.fallen_traps({"post-treatment-adjusted", "naive-subgroups"})
 MARKERS = [f"m{i:02d}" for i in range(1, 11)]
 CANDIDATES = ["ckd", "diabetes", "female", "age_ge_75", "bmi_ge_30", *MARKERS]
 BASE = ["age", "female", "bmi", "ckd", "diabetes", "severity", "baseline_sbp", *MARKERS]
@@ -40,11 +41,11 @@ def main():
     y = d.sbp_change_12w.to_numpy()
     naive = float(y[d.treated == 1].mean() - y[d.treated == 0].mean())
     confounders = BASE + ["age_ge_75"] + sites
-    adjustment = confounders + (["week4_sbp_change"] if CARELESS else [])
+    adjustment = confounders + (["week4_sbp_change"] if "post-treatment-adjusted" in TRAPS else [])
 
     rows, p_values = [], {}
     for c in CANDIDATES:
-        if CARELESS:
+        if "naive-subgroups" in TRAPS:
             inside = d[d[c] == 1]
             outside = d[d[c] == 0]
             e_in = inside.sbp_change_12w[inside.treated == 1].mean() - inside.sbp_change_12w[inside.treated == 0].mean()
@@ -58,7 +59,7 @@ def main():
             e_out, e_in = beta["treated"], beta["treated"] + beta["treated_x"]
         p_values[c] = p
         rows.append([c, float(e_in), float(e_out), p])
-    threshold = 0.05 if CARELESS else 0.05 / len(CANDIDATES)
+    threshold = 0.05 if "naive-subgroups" in TRAPS else 0.05 / len(CANDIDATES)
     selected = [c for c in CANDIDATES if p_values[c] < threshold]
 
     design = d.copy()
@@ -73,11 +74,11 @@ def main():
         contrast[names.index(f"t_{c}")] = d[c].mean()
     ate = float(beta["treated"] + sum(beta[f"t_{c}"] * d[c].mean() for c in selected))
     se = float(np.sqrt(contrast @ cov @ contrast))
-    if not CARELESS:
+    if "naive-subgroups" not in TRAPS:
         # Subgroup effects from the final model: the average individual effect of the members of each subgroup.
         individual = beta["treated"] + sum(beta[f"t_{c}"] * d[c].to_numpy() for c in selected)
         rows = [[c, float(individual[d[c] == 1].mean()), float(individual[d[c] == 0].mean()), r[3]] for c, r in zip(CANDIDATES, rows)]
-    cate = np.full(len(new), ate) if CARELESS else beta["treated"] + sum(beta[f"t_{c}"] * new[c].to_numpy() for c in selected)
+    cate = beta["treated"] + sum(beta[f"t_{c}"] * new[c].to_numpy() for c in selected)
 
     pd.DataFrame(rows, columns=["subgroup", "effect_in_subgroup", "effect_outside", "interaction_p_value"]).assign(
         selected=lambda t: t.subgroup.isin(selected).astype(int)).to_csv("results/subgroups.csv", index=False, float_format="%.4f")
@@ -85,12 +86,14 @@ def main():
     refkit.save_json("metrics.json", {"ate": ate, "ate_ci_low": ate - 1.96 * se, "ate_ci_high": ate + 1.96 * se,
                                       "naive_difference": naive, "adjustment_set": adjustment, "selected_modifiers": selected})
     unadjusted_for_week4 = ols(d, y, ["treated", *confounders, "week4_sbp_change"])[0]["treated"]
-    refkit.save_json("ablation.json", {
-        "naive_difference": {"ate": naive},
-        "adjusted_no_interactions": {"ate": float(ols(d, y, ["treated", *confounders])[0]["treated"])},
-        "adjusted_including_week4": {"ate": float(unadjusted_for_week4)},
-        "chosen": {"ate": ate},
-    })
+    refkit.save_json("ablation.json", {"variants": [
+        {"name": "chosen", "description": "outcome regression with the selected interactions", "ate": ate},
+        {"name": "naive_difference", "description": "treated minus untreated, no adjustment", "ate": naive},
+        {"name": "adjusted_no_interactions", "description": "the same confounders, no interactions",
+         "ate": float(ols(d, y, ["treated", *confounders])[0]["treated"])},
+        {"name": "adjusted_including_week4", "description": "also adjusted for the week-4 change (post-treatment)",
+         "ate": float(unadjusted_for_week4)},
+    ]})
     fig, ax = refkit.figure("Treatment effect by subgroup", "effect (mmHg)", "")
     ax.errorbar([r[1] for r in rows], range(len(rows)), fmt="o", label="in subgroup")
     ax.plot([r[2] for r in rows], range(len(rows)), "x", label="outside")
