@@ -12,6 +12,7 @@ import { renderTaskPrompt } from './render-prompt.js';
  *
  * - every file and field the grader declares it reads (`oracle.graded` in task.yaml) is named, as a whole word, in the
  *   prompt as the team sees it (prompt.md with the deliverables appended) or in a Markdown input (the data README);
+ *   and every workspace path the grader's source names as a string literal (`"results/potency.csv"`) is declared;
  * - the v0 design has no review loop it cannot finish (`workflow/review-loops.ts`);
  * - where the served model takes no images, neither the design nor the task's texts ask for a visual check
  *   (`workflow/visual-checks.ts`).
@@ -31,10 +32,10 @@ interface NamedText {
 export async function taskTextProblems(task: LoadedTask, options: TaskTextCheckOptions): Promise<string[]> {
   const id = task.manifest.id;
   const readmes = await markdownInputs(task);
-  const problems = gradedFieldProblems(task, [
-    { name: 'the prompt', text: renderTaskPrompt(task) },
-    ...readmes,
-  ]);
+  const problems = [
+    ...(await undeclaredReads(task)),
+    ...gradedFieldProblems(task, [{ name: 'the prompt', text: renderTaskPrompt(task) }, ...readmes]),
+  ];
   const workflow = task.manifest.workflow;
   if (!isFreeTextDesign(workflow)) {
     const reportPaths = task.manifest.deliverables
@@ -80,6 +81,29 @@ function gradedFieldProblems(task: LoadedTask, texts: NamedText[]): string[] {
     }
   }
   return problems;
+}
+
+/** A workspace path the grader's source names as a literal: `"results/potency.csv"`. */
+const GRADER_PATH_LITERAL = /["']((?:[\w-]+\/)+[\w.-]+\.(?:json|csv|txt|md|png))["']/g;
+
+/** Workspace paths the grader's source names that `oracle.graded` does not declare (read statically, never run). */
+async function undeclaredReads(task: LoadedTask): Promise<string[]> {
+  const oracle = task.manifest.oracle;
+  if (!oracle) return [];
+  let source: string;
+  try {
+    source = await readFile(path.join(task.dir, oracle.grader), 'utf8');
+  } catch {
+    return []; // a missing grader is the manifest's problem, reported by loadTask
+  }
+  const declared = new Set(Object.keys(oracle.graded));
+  const named = new Set([...source.matchAll(GRADER_PATH_LITERAL)].map((match) => match[1]!));
+  return [...named]
+    .filter((file) => !declared.has(file))
+    .map(
+      (file) =>
+        `${task.manifest.id}: ${oracle.grader} reads ${file}, which oracle.graded does not declare: list it with the fields the grader checks`,
+    );
 }
 
 /** The Markdown inputs the team reads beside the prompt (the data README), named by their workspace path. */

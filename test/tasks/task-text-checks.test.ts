@@ -45,6 +45,18 @@ describe('mass tasks validate: what the task texts must say', () => {
     ]);
   });
 
+  it("names the paths the grader's source reads that task.yaml does not declare", async () => {
+    const grader =
+      'import json\nmetrics = json.load(open(root / "results/metrics.json"))\nrows = open(root / \'results/extra.csv\')\n';
+    const problems = await problemsOf(
+      { 'results/metrics.json': [] },
+      { 'oracle/grade.py': grader, 'prompt.md': '# Toy\n\nWrite `results/extra.csv` too.\n' },
+    );
+    expect(problems).toEqual([
+      'toy-task: oracle/grade.py reads results/extra.csv, which oracle.graded does not declare: list it with the fields the grader checks',
+    ]);
+  });
+
   it('counts a field as named only as a whole word', async () => {
     const problems = await problemsOf(
       { 'results/metrics.json': ['low'] },
