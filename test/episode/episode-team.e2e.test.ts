@@ -25,6 +25,9 @@ const keyDirectory = fileURLToPath(
   new URL(`../../node_modules/.cache/mass-episode-key-${process.pid}`, import.meta.url),
 );
 const keyFile = join(keyDirectory, 'credentials');
+/** A 16×16 PNG: what a subagent looks at when the model takes images. */
+const PLOT_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAHUlEQVR42mP4z/AfK2LAhUY10EgDdoQTjGqghQYAMAL/AU4av8gAAAAASUVORK5CYII=';
 
 describe('an episode: real qwen-code, sandboxed, a scripted team delegating to two subagents', () => {
   const directory = temporaryDirectory();
@@ -103,9 +106,13 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
           task: 'CHECK:',
           steps: [
             step.toolCall('run_shell_command', {
-              command: `python3 -c "import json; assert json.load(open('results/metrics.json'))['total'] == 10; print('ok')"`,
+              command:
+                `python3 -c "import json; assert json.load(open('results/metrics.json'))['total'] == 10; print('ok')"; ` +
+                `echo ${PLOT_PNG} | base64 -d > plot.png`,
               description: 'check',
             }),
+            // The served model takes images (the endpoint's `images`): the harness returns the plot to it.
+            step.toolCall('read_file', { file_path: `${workspace}/plot.png` }),
             step.text('approved: true'),
           ],
         },
@@ -128,6 +135,7 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       sandboxHide: [keyFile],
       // The run configuration opens the test's server on the host's loopback; the task's listing alone would not.
       privateDestinations: [`127.0.0.1:${echo.port}`],
+      images: true,
     });
   }, 120_000);
 
@@ -241,7 +249,7 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       systemPromptSha256: sha256Text(file),
       sandboxMarker: 'mass',
       shellTimeoutMs: { default: SHELL_TIMEOUTS.defaultMs, max: SHELL_TIMEOUTS.maxMs },
-      images: false,
+      images: true,
     });
 
     const tools = new Map(first!.tools.map((tool) => [tool.function.name, tool.function]));
@@ -271,6 +279,16 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
     expect(settings.tools.shell.defaultTimeoutMs).toBe(SHELL_TIMEOUTS.defaultMs);
     // The subagent type the team uses is offered.
     expect(tools.get('agent')!.description).toContain('- **general-purpose**:');
+  });
+
+  it('returns a plot to a model that takes images', () => {
+    const requests = readProxyLog(join(outDir, 'requests.jsonl')).map(
+      (row) => row.request as { messages: ChatMessage[] },
+    );
+    const last = requests.filter((request) => JSON.stringify(request.messages).includes('plot.png')).pop()!;
+    const parts = last.messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []));
+    expect(parts.some((part) => (part as { type?: string }).type === 'image_url')).toBe(true);
+    expect(JSON.stringify(last.messages)).not.toContain('does not support image input');
   });
 
   it('lets the agents reach the task’s allowed host through the egress proxy, logged and counted in episode.json', async () => {
@@ -305,11 +323,11 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
     );
     const { record } = result;
     expect(record.modelCalls).toBe(rows.length);
-    expect(record.modelCalls).toBe(9);
+    expect(record.modelCalls).toBe(10);
     expect(record.failedModelCalls).toBe(0);
     expect(record.delegations).toBe(2);
     expect(record.usage.total.completionTokens).toBe(completion);
-    expect(record.usage.perThread.map((thread) => thread.calls)).toEqual([3, 4, 2]);
+    expect(record.usage.perThread.map((thread) => thread.calls)).toEqual([3, 4, 3]);
     expect(record.integrity).toMatchObject({ tampered: false, tamperedPaths: [] });
     expect(record.integrity.assets.map((asset) => asset.path)).toEqual(['simulate.py']);
     expect(record.workflowHash).toMatch(/^[0-9a-f]{16}$/);
