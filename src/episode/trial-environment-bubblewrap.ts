@@ -7,7 +7,8 @@ import { UserError } from '../errors.js';
 import { handBackFiles, type HandBackReport } from './hand-back-files.js';
 import type { SandboxResult } from './sandbox-run.js';
 import { SANDBOX_STATE, SANDBOX_WORKSPACE } from './sandbox-layout.js';
-import { Sandbox, type SandboxMode } from './sandbox.js';
+import { BubblewrapSandbox } from './sandbox-bubblewrap-environment.js';
+import type { SandboxMode } from './sandbox.js';
 import {
   TRIAL_EGRESS_PORT,
   TRIAL_EGRESS_SOCKET,
@@ -18,6 +19,7 @@ import {
 } from './trial-environment.js';
 
 export interface BubblewrapTrialOptions {
+  /** The run configuration's `sandbox`: a bubblewrap trial needs `bubblewrap` (its paths are its sandbox's). */
   mode: SandboxMode;
   /** The trial's workspace on the host (made by the caller), at `/workspace` inside. */
   workspace: string;
@@ -63,6 +65,11 @@ export class BubblewrapTrialEnvironment implements TrialEnvironment {
   ) {}
 
   static async create(options: BubblewrapTrialOptions): Promise<BubblewrapTrialEnvironment> {
+    if (options.mode !== 'bubblewrap') {
+      throw new UserError(
+        "a bubblewrap trial's /tests, /logs/verifier, /solution and state paths exist only in its sandbox: set sandbox: bubblewrap in the run configuration",
+      );
+    }
     await mkdir(options.root, { recursive: true });
     const socketDirectory = await mkdtemp(join(tmpdir(), 'mass-trial-'));
     await chmod(socketDirectory, 0o755);
@@ -91,8 +98,8 @@ export class BubblewrapTrialEnvironment implements TrialEnvironment {
     };
     const proxySocketPath = socket(TRIAL_PROXY_SOCKET);
     const egressSocketPath = socket(TRIAL_EGRESS_SOCKET);
-    const sandbox = await Sandbox.open({
-      mode: this.options.mode,
+    const sandbox = await BubblewrapSandbox.open({
+      mode: 'bubblewrap',
       workspace: this.workspace,
       stateDirectory: this.sharedDirectory.host,
       homeDirectory: join(this.root, 'home'),
