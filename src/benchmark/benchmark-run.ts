@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
-import { episodeSettings } from '../config/episode-settings.js';
+import { episodeSettings } from '../episode/episode-settings.js';
 import { evaluationConfig } from '../config/evaluation-settings.js';
 import type { RunConfig } from '../config/run-config.js';
 import type { EpisodeOptions } from '../episode/run-episode.js';

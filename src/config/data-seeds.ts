@@ -1,5 +1,4 @@
 import { UserError } from '../errors.js';
-import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { RunConfig } from './run-config.js';
 
 /**
@@ -23,7 +22,10 @@ export function taskDataSeed(seeds: DataSeeds, taskId: string): number {
 }
 
 /** A data seed given for a task the suite does not have is a typo that would silently leave that task's seed unset. */
-export function assertDataSeedTasks(seeds: DataSeeds, suite: LoadedSuite): void {
+export function assertDataSeedTasks(
+  seeds: DataSeeds,
+  suite: { dir: string; tasks: ReadonlyArray<{ manifest: { id: string } }> },
+): void {
   const known = suite.tasks.map((task) => task.manifest.id);
   const unknown = Object.keys(seeds.tasks).filter((id) => !known.includes(id));
   if (unknown.length > 0) {

@@ -1,7 +1,19 @@
 import { z } from 'zod';
 
-import { DEFAULT_UPSTREAM_RETRY, type UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
-import { durationMs, durationSchema } from '../timer-duration.js';
+import { durationSchema } from '../timer-duration.js';
+
+/**
+ * The default retry of a model call whose server fails before any byte of the answer (the episode proxy's, and every
+ * retrying client's): attempts in all, the call's total time, the first and the longest wait, and how long a stream
+ * may go without its response head. They ride out a model server restart of two to three minutes.
+ */
+export const DEFAULT_CALL_RETRY = {
+  maxAttempts: 40,
+  maxTotalMs: 180_000,
+  initialDelayMs: 500,
+  maxDelayMs: 10_000,
+  responseHeadTimeoutMs: 300_000,
+} as const;
 
 /**
  * The run configuration's `faultTolerance` section: how long a model call is retried while its server fails (the
@@ -14,15 +26,15 @@ export const FaultTolerance = z
       .number()
       .int()
       .positive()
-      .default(DEFAULT_UPSTREAM_RETRY.maxAttempts)
+      .default(DEFAULT_CALL_RETRY.maxAttempts)
       .describe('attempts per model call, the first included; 1: no retries'),
     callSeconds: durationSchema({ unit: 's' })
-      .default(DEFAULT_UPSTREAM_RETRY.maxTotalMs / 1000)
+      .default(DEFAULT_CALL_RETRY.maxTotalMs / 1000)
       .describe('no new attempt once a call has taken this long, waits included'),
-    initialDelayMs: durationSchema({ unit: 'ms' }).default(DEFAULT_UPSTREAM_RETRY.initialDelayMs),
-    maxDelayMs: durationSchema({ unit: 'ms' }).default(DEFAULT_UPSTREAM_RETRY.maxDelayMs),
+    initialDelayMs: durationSchema({ unit: 'ms' }).default(DEFAULT_CALL_RETRY.initialDelayMs),
+    maxDelayMs: durationSchema({ unit: 'ms' }).default(DEFAULT_CALL_RETRY.maxDelayMs),
     responseHeadTimeoutSeconds: durationSchema({ unit: 's' })
-      .default(DEFAULT_UPSTREAM_RETRY.responseHeadTimeoutMs! / 1000)
+      .default(DEFAULT_CALL_RETRY.responseHeadTimeoutMs / 1000)
       .describe('a streamed call with no response head by then is retried'),
     outageSeconds: durationSchema({ unit: 's' })
       .default(900)
@@ -49,15 +61,4 @@ export interface OutageSettings {
 export function outageSettings(config: { faultTolerance?: FaultTolerance }): OutageSettings {
   const { outageSeconds, probeSeconds } = faultTolerance(config);
   return { budgetSeconds: outageSeconds, probeSeconds };
-}
-
-/** The episode proxy's retry policy from the section. */
-export function upstreamRetryPolicy(settings: FaultTolerance): UpstreamRetryPolicy {
-  return {
-    maxAttempts: settings.callAttempts,
-    maxTotalMs: durationMs(settings.callSeconds, 's'),
-    initialDelayMs: settings.initialDelayMs,
-    maxDelayMs: settings.maxDelayMs,
-    responseHeadTimeoutMs: durationMs(settings.responseHeadTimeoutSeconds, 's'),
-  };
 }

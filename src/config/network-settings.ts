@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
-import { NetworkAllowEntry } from '../tasks/task-network.js';
+import { parseAllowEntry } from '../allow-entry.js';
+
+/** One network allow-list entry (see `parseAllowEntry`): a task's `environment.network.allow`, a run's destinations. */
+export const NetworkAllowEntry = z.string().superRefine((entry, context) => {
+  const parsed = parseAllowEntry(entry);
+  if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.error });
+});
 
 /**
  * What the run lets episodes reach beyond what their tasks list. A task's allow-list names hosts; whether one of

@@ -4,9 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 import { UserError } from '../errors.js';
-import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES } from '../harness/qwen-settings.js';
 import { migrateRunConfig } from './config-migration.js';
 import { Endpoint } from './endpoint.js';
+import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES } from './harness-profile.js';
 import { Evaluation } from './evaluation-settings.js';
 import { Execution } from './execution.js';
 import { FaultTolerance } from './fault-tolerance.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { HARNESS_PROMPT_TOKENS } from '../config/context-fit.js';
+import { HARNESS_PROMPT_TOKENS } from '../harness/context-window.js';
 import type { RunConfig } from '../config/run-config.js';
 import { chatCompletionParameters } from '../model/request-parameters.js';
 import type { SamplingParams } from '../model/types.js';

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 
 import { dataSeeds, taskDataSeed } from '../config/data-seeds.js';
-import { episodeSettings } from '../config/episode-settings.js';
+import { episodeSettings } from '../episode/episode-settings.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { Semaphore } from '../model/concurrency.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-import type { EpisodeSettings } from '../config/episode-settings.js';
+import type { EpisodeSettings } from '../episode/episode-settings.js';
 import { errorMessage } from '../errors.js';
 import { sandboxedEntryPointRunner } from '../episode/entry-point-sandbox.js';
 import { EpisodeRecord } from '../episode/episode-record.js';

@@ -1,3 +1,5 @@
+import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES, type HarnessProfile } from '../config/harness-profile.js';
+
 /**
  * The settings qwen-code reads from `<QWEN_HOME>/settings.json`, built from an episode's configuration: one
  * OpenAI-compatible provider (the episode's recording proxy), the sampling parameters, the output bound, and the
@@ -36,14 +38,8 @@ export interface QwenSettingsOptions {
   profile?: HarnessProfile;
 }
 
-/**
- * `lean` (the default of episodes): qwen-code without the tools and skills that cannot work in the sandbox (no
- * network, no display, no git, no MCP server, no user to wait for) or that no research task needs, which every model
- * call would otherwise carry in its prompt. `stock`: qwen-code's defaults, for comparison with the official set-up.
- */
-export const HARNESS_PROFILES = ['lean', 'stock'] as const;
-export type HarnessProfile = (typeof HARNESS_PROFILES)[number];
-export const DEFAULT_HARNESS_PROFILE: HarnessProfile = 'lean';
+/** The profiles are the configuration's (`src/config/harness-profile.ts`). */
+export { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES, type HarnessProfile };
 
 /**
  * What the main session of `lean` declares to the model (qwen-code 0.24.4; `agent` gone when the orchestrator cannot

@@ -1,3 +1,4 @@
+import { DEFAULT_CALL_RETRY } from '../config/fault-tolerance.js';
 import { isRetryable, retryDelayMs, type CallFailure } from '../model/retry.js';
 
 /**
@@ -17,13 +18,7 @@ export interface UpstreamRetryPolicy {
   responseHeadTimeoutMs: number | null;
 }
 
-export const DEFAULT_UPSTREAM_RETRY: UpstreamRetryPolicy = {
-  maxAttempts: 40,
-  maxTotalMs: 180_000,
-  initialDelayMs: 500,
-  maxDelayMs: 10_000,
-  responseHeadTimeoutMs: 300_000,
-};
+export const DEFAULT_UPSTREAM_RETRY: UpstreamRetryPolicy = { ...DEFAULT_CALL_RETRY };
 
 /** Statuses a model server answers while it loads, restarts or sheds load: the same request may succeed later. */
 export const RETRYABLE_UPSTREAM_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);

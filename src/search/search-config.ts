@@ -1,5 +1,5 @@
 import { assertDataSeedTasks, dataSeeds, type DataSeeds } from '../config/data-seeds.js';
-import { episodeSettings } from '../config/episode-settings.js';
+import { episodeSettings } from '../episode/episode-settings.js';
 import { outageSettings } from '../config/fault-tolerance.js';
 import { UserError } from '../errors.js';
 import { resolveSampling } from '../config/role-sampling.js';

@@ -1,5 +1,5 @@
 import type { DataSeeds } from '../config/data-seeds.js';
-import type { EpisodeSettings } from '../config/episode-settings.js';
+import type { EpisodeSettings } from '../episode/episode-settings.js';
 import type { BundleBudget } from '../judge/bundle.js';
 import type { Semaphore } from '../model/concurrency.js';
 import type { ExecutorEndpoint, RoleModel } from '../model/role-endpoint.js';

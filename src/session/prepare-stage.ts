@@ -1,4 +1,4 @@
-import { fitRunConfig } from '../config/context-fit.js';
+import { fitRunConfig } from './context-fit.js';
 import type { RunConfig } from '../config/run-config.js';
 import { checkTrainingTokenizer } from '../distill/tokenizer-family.js';
 import type { ServedGeneration } from '../train/model-host.js';

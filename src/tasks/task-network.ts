@@ -1,13 +1,11 @@
 import { z } from 'zod';
 
+import { NetworkAllowEntry } from '../config/network-settings.js';
 import { destinationClass } from '../proxy/destination-class.js';
 import { ANY_PUBLIC_HOST, parseAllowEntry, type EgressAllowance } from '../proxy/egress-allow-list.js';
 
-/** One entry of `environment.network.allow` (see `parseAllowEntry`). */
-export const NetworkAllowEntry = z.string().superRefine((entry, context) => {
-  const parsed = parseAllowEntry(entry);
-  if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.error });
-});
+/** One entry of `environment.network.allow`: the configuration's schema of an allow-list entry. */
+export { NetworkAllowEntry };
 
 /** What an episode's agents may reach beyond the model: nothing (`false`), or the hosts of an allow-list. */
 export const TaskNetwork = z.union([

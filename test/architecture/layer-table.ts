@@ -7,10 +7,11 @@
  * layering test, so that the table stays the whole truth.
  */
 export const LAYERS: readonly string[] = [
+  'model',
+  'config',
   'statistics',
   'html',
   'store',
-  'model',
   'ranking',
   'harness',
   'workflow',
@@ -19,7 +20,6 @@ export const LAYERS: readonly string[] = [
   'episode',
   'judge',
   'optimizer',
-  'config',
   'doctor',
   'queue',
   'search',

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { upstreamRetryPolicy, faultTolerance } from '../../src/config/fault-tolerance.js';
+import { faultTolerance } from '../../src/config/fault-tolerance.js';
+import { upstreamRetryPolicy } from '../../src/episode/episode-settings.js';
 import { loadRunConfig, parseRunConfig } from '../../src/config/run-config.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { episodeSettings } from '../../src/config/episode-settings.js';
+import { episodeSettings } from '../../src/episode/episode-settings.js';
 import { parseRunConfig } from '../../src/config/run-config.js';
 import { EpisodeJobData, episodeJobData } from '../../src/queue/episode-job.js';
 

@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { fitServedContext, harnessWindow } from '../../src/config/context-fit.js';
-import { episodeSettings } from '../../src/config/episode-settings.js';
+import { harnessWindow } from '../../src/harness/context-window.js';
+import { fitServedContext } from '../../src/session/context-fit.js';
+import { episodeSettings } from '../../src/episode/episode-settings.js';
 import { parseRunConfig, roleEndpoints, type RunConfig } from '../../src/config/run-config.js';
 import { endpointSemaphore } from '../../src/model/concurrency.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';

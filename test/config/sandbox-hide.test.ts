@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { episodeSettings } from '../../src/config/episode-settings.js';
+import { episodeSettings } from '../../src/episode/episode-settings.js';
 import { parseRunConfig } from '../../src/config/run-config.js';
 
 const minimal = {

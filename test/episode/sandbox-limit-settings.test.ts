@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseSizeBytes } from '../../src/cli/size.js';
-import { episodeSettings } from '../../src/config/episode-settings.js';
+import { episodeSettings } from '../../src/episode/episode-settings.js';
 import { parseRunConfig } from '../../src/config/run-config.js';
 import { episodeJobData } from '../../src/queue/episode-job.js';
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 
 import { isUnaddressed } from '../../config/endpoint.js';
-import { episodeSettings } from '../../config/episode-settings.js';
+import { episodeSettings } from '../../episode/episode-settings.js';
 import { roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
 import { loadConfiguredModel } from '../../session/run-session.js';
 import { recognisedProvider } from '../../model/create-model.js';

@@ -1,7 +1,7 @@
 import { dataSeeds, type DataSeeds } from '../../config/data-seeds.js';
 import { outageSettings } from '../../config/fault-tolerance.js';
 import type { RunConfig } from '../../config/run-config.js';
-import { episodeSettings, type EpisodeSettings } from '../../config/episode-settings.js';
+import { episodeSettings, type EpisodeSettings } from '../../episode/episode-settings.js';
 import type { BundleBudget } from '../../judge/bundle.js';
 import type { JudgeMode } from '../../judge/judgment-record.js';
 import type { OutageSettings } from '../../config/fault-tolerance.js';

@@ -1,6 +1,8 @@
-import type { EpisodeOptions } from '../episode/run-episode.js';
-import { faultTolerance, upstreamRetryPolicy } from './fault-tolerance.js';
-import type { RunConfig } from './run-config.js';
+import { faultTolerance, type FaultTolerance } from '../config/fault-tolerance.js';
+import type { RunConfig } from '../config/run-config.js';
+import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
+import { durationMs } from '../timer-duration.js';
+import type { EpisodeOptions } from './run-episode.js';
 
 /** What every episode of a run shares: limits, sampling and sandbox; each stage adds task, design, seed and folder. */
 export type EpisodeSettings = Pick<
@@ -50,5 +52,16 @@ export function episodeSettings(config: RunConfig): EpisodeSettings {
     harnessProfile: config.harnessProfile,
     ...(config.roles.executor.images ? { images: true } : {}),
     retry: upstreamRetryPolicy(faultTolerance(config)),
+  };
+}
+
+/** The episode proxy's retry policy from the configuration's `faultTolerance` section. */
+export function upstreamRetryPolicy(settings: FaultTolerance): UpstreamRetryPolicy {
+  return {
+    maxAttempts: settings.callAttempts,
+    maxTotalMs: durationMs(settings.callSeconds, 's'),
+    initialDelayMs: settings.initialDelayMs,
+    maxDelayMs: settings.maxDelayMs,
+    responseHeadTimeoutMs: durationMs(settings.responseHeadTimeoutSeconds, 's'),
   };
 }

@@ -1,4 +1,6 @@
+import type { Endpoint, RunConfig } from '../config/run-config.js';
 import { UserError } from '../errors.js';
+import { HARNESS_PROMPT_TOKENS, harnessWindow } from '../harness/context-window.js';
 import { judgeSystemPrompt, judgeUserPrompt } from '../judge/judge-prompt.js';
 import { apiKeyFrom, recognisedProvider } from '../model/create-model.js';
 import { OpenAICompatibleModel } from '../model/openai-compatible.js';
@@ -7,7 +9,6 @@ import { judgeCriteria } from '../optimizer/judge-criteria.js';
 import { buildOptimizerPrompt } from '../optimizer/optimizer-prompt.js';
 import { loadTask, type LoadedTask } from '../tasks/load-task.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
-import type { Endpoint, RunConfig } from './run-config.js';
 
 /**
  * Fits a run's budgets into the context each role's model is served with. The configured `contextWindowSize` is a
@@ -24,18 +25,6 @@ import type { Endpoint, RunConfig } from './run-config.js';
  */
 
 type Role = 'executor' | 'judge' | 'optimizer';
-
-/**
- * qwen-code 0.24.4 compacts its history at this share of its context window at the latest (the default of its
- * `context.autoCompactThreshold`; smaller windows compact earlier); the rest must hold one call's output.
- */
-export const HARNESS_COMPACT_THRESHOLD = 0.85;
-
-/**
- * Room the harness's own prompt needs before any conversation: qwen-code 0.24.4's system prompt and tool definitions
- * measure about 13,200 Qwen3 tokens (4,785 + 8,443 in its first recorded request).
- */
-export const HARNESS_PROMPT_TOKENS = 16_384;
 
 export interface RoleContext {
   /** The context the role's requests must fit in. */
@@ -102,14 +91,6 @@ export async function fitServedContext(options: ContextFitOptions): Promise<Cont
     roles,
     harnessContextWindow,
   };
-}
-
-/**
- * The context qwen-code is told: compaction at `HARNESS_COMPACT_THRESHOLD` of it must leave one call's output bound
- * within the served context, and it never exceeds the served context.
- */
-export function harnessWindow(contextTokens: number, maxOutputTokens: number): number {
-  return Math.min(contextTokens, Math.floor((contextTokens - maxOutputTokens) / HARNESS_COMPACT_THRESHOLD));
 }
 
 /**
