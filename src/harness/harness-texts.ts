@@ -18,5 +18,14 @@ export const HarnessTexts = z.object({
   disabledTools: z.array(z.string()),
   /** The harness was told the model takes image input. */
   images: z.boolean(),
+  /**
+   * What mass took out of the `agent` tool (src/harness/agent-tool-profile.ts): subagent types and parameters that
+   * cannot work in the sandbox; null when it was offered as qwen-code ships it, or not at all. Absent in records
+   * written before.
+   */
+  agentTool: z
+    .object({ removedTypes: z.array(z.string()), removedParameters: z.array(z.string()) })
+    .nullable()
+    .optional(),
 });
 export type HarnessTexts = z.infer<typeof HarnessTexts>;

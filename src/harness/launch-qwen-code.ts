@@ -2,7 +2,13 @@ import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
+import {
+  REMOVED_AGENT_PARAMETERS,
+  REMOVED_AGENT_TYPES,
+  writeAgentToolPreload,
+} from './agent-tool-profile.js';
 import { CapturedOutputFile } from './captured-output.js';
 import {
   guardedHarnessNode,
@@ -165,6 +171,22 @@ export async function qwenCodeCommand(
         })
       : null;
   if (systemPrompt !== null) await writeFile(join(place.homeDirectory, SYSTEM_PROMPT_FILE), systemPrompt);
+  // The lean profile's agent tool offers only the subagent types and parameters that work in the sandbox.
+  const agentTool = settings.profile === 'lean' && !disabledTools.includes(DELEGATION_TOOL);
+  const agentToolPreload = agentTool
+    ? pathToFileURL(place.pathInside(writeAgentToolPreload(realpathSync(place.guardDirectory)))).href
+    : null;
+  // qwen-code's entry starts the harness proper (cli.js) as a child without passing its own flags on: preloads travel
+  // in NODE_OPTIONS, which the harness then removes from its own environment (its agents' shells never see it).
+  const guard = installation.guarded
+    ? harnessGuardOptions(executable, place.pathInside(writeHarnessGuard(realpathSync(place.guardDirectory))))
+    : {};
+  const nodeOptions = [
+    guard.NODE_OPTIONS,
+    agentToolPreload === null ? undefined : `--import ${agentToolPreload}`,
+  ]
+    .filter((option) => option !== undefined)
+    .join(' ');
   return {
     command: executable.path,
     args: [
@@ -182,12 +204,7 @@ export async function qwenCodeCommand(
       ...(node.compileCacheDirectory === null || !place.isolated
         ? {}
         : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
-      ...(installation.guarded
-        ? harnessGuardOptions(
-            executable,
-            place.pathInside(writeHarnessGuard(realpathSync(place.guardDirectory))),
-          )
-        : {}),
+      ...(nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions }),
       QWEN_HOME: place.homeInside,
       ...(place.isolated ? { SANDBOX: SANDBOX_MARKER } : {}),
       ...(systemPrompt === null ? {} : { QWEN_SYSTEM_MD: join(place.homeInside, SYSTEM_PROMPT_FILE) }),
@@ -204,6 +221,9 @@ export async function qwenCodeCommand(
       shellTimeoutMs: { default: SHELL_TIMEOUTS.defaultMs, max: SHELL_TIMEOUTS.maxMs },
       disabledTools: harnessDisabledTools(settings.profile, disabledTools),
       images: settings.images ?? false,
+      agentTool: agentTool
+        ? { removedTypes: [...REMOVED_AGENT_TYPES], removedParameters: [...REMOVED_AGENT_PARAMETERS] }
+        : null,
     },
   };
 }

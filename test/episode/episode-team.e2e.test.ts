@@ -230,7 +230,7 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
     expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);
   });
 
-  it('tells the model the truth: a sandbox, no skill, a valid schema for every tool, the shell limits that hold', () => {
+  it('tells the model the truth: a sandbox, no skill, only subagent types that work, a valid schema for every tool, the shell limits that hold', () => {
     interface OfferedTool {
       function: { name: string; description: string; parameters?: Record<string, unknown> };
     }
@@ -277,8 +277,20 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       tools: { shell: { defaultTimeoutMs: number } };
     };
     expect(settings.tools.shell.defaultTimeoutMs).toBe(SHELL_TIMEOUTS.defaultMs);
-    // The subagent type the team uses is offered.
-    expect(tools.get('agent')!.description).toContain('- **general-purpose**:');
+    // The subagent type the team uses is offered; none that starts an outside program, nor a parameter that needs a
+    // git repository (the workspace is none).
+    const agent = tools.get('agent')!;
+    expect(agent.description).toContain('- **general-purpose**:');
+    expect(agent.description).not.toMatch(/\*\*(claude-code|codex)\*\*/);
+    expect(agent.description).not.toMatch(/worktree|working_dir/);
+    const parameters = Object.keys(agent.parameters!.properties as object);
+    expect(parameters).toContain('subagent_type');
+    expect(parameters).not.toContain('isolation');
+    expect(parameters).not.toContain('working_dir');
+    expect(result.record.harness.texts?.agentTool).toEqual({
+      removedTypes: ['claude-code', 'codex'],
+      removedParameters: ['isolation', 'working_dir'],
+    });
   });
 
   it('returns a plot to a model that takes images', () => {

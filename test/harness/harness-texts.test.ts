@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { AGENT_TOOL_PRELOAD_FILE_NAME } from '../../src/harness/agent-tool-profile.js';
 import { HarnessTexts } from '../../src/harness/harness-texts.js';
 import { qwenCodeCommand, type QwenCodeInstallation } from '../../src/harness/launch-qwen-code.js';
 import { LEAN_DECLARED_TOOLS, SHELL_TIMEOUTS } from '../../src/harness/qwen-settings.js';
@@ -151,7 +153,12 @@ describe("the harness's launch: settings and environment that make its texts tru
       shellTimeoutMs: { default: 120_000, max: 600_000 },
       disabledTools: settings.tools.disabled,
       images: false,
+      agentTool: { removedTypes: ['claude-code', 'codex'], removedParameters: ['isolation', 'working_dir'] },
     });
+    // The preload that trims the agent tool runs before qwen-code, from the sandbox's read-only files.
+    expect(command.env.NODE_OPTIONS).toBe(
+      `--import ${pathToFileURL(join(home, AGENT_TOOL_PRELOAD_FILE_NAME)).href}`,
+    );
     expect(command.texts.disabledTools).toContain('skill');
   });
 
@@ -164,6 +171,8 @@ describe("the harness's launch: settings and environment that make its texts tru
   it('the single-agent baseline: no agent tool, and no delegation guidance in the prompt', async () => {
     const { command, home } = await launch('single', { isolated: true, profile: 'lean', singleAgent: true });
     expect(command.texts.disabledTools).toContain('agent');
+    expect(command.texts.agentTool).toBeNull();
+    expect(command.env.NODE_OPTIONS).toBeUndefined();
     expect(readFileSync(join(home, 'system.md'), 'utf8')).not.toContain("'agent'");
   });
 
@@ -173,6 +182,7 @@ describe("the harness's launch: settings and environment that make its texts tru
     expect(existsSync(join(stock.home, 'system.md'))).toBe(false);
     expect(stock.command.env.SANDBOX).toBe('mass');
     expect(stock.command.texts.systemPromptSha256).toBeNull();
+    expect(stock.command.texts.agentTool).toBeNull();
     const bare = await launch('bare', { isolated: false, profile: 'lean' });
     expect(bare.command.env.SANDBOX).toBeUndefined();
     expect(bare.command.texts.sandboxMarker).toBeNull();
