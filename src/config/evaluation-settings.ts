@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { Endpoint } from './endpoint.js';
+import { JudgeOrders } from './judge-orders.js';
 import { SearchCoverageSetting } from './search-coverage-setting.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -12,18 +13,7 @@ const EvaluationCondition = z
     "bare: the task alone (the paper's); workflow: the task's champion design; single-agent: the bare task without the agent tool",
   );
 
-/**
- * How each judge sees each pair with each seed. `both`: once in each A/B order (two judgments, which also measure
- * the judge's position bias); `random`: once, in one order drawn from the seed and the pair (the official protocol,
- * half the judge calls). The draw is a hash of the seed and the judgment's step key, so the same configuration
- * always draws the same orders.
- */
-export const JudgeOrders = z
-  .enum(['both', 'random'])
-  .describe(
-    'both: each pair judged in both A/B orders; random: in one order drawn from the seed and the pair (the official protocol)',
-  );
-export type JudgeOrders = z.infer<typeof JudgeOrders>;
+export { JudgeOrders };
 
 /**
  * One workflow-transfer comparison (the paper's Table 2): executor X running generation Y's champion designs

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { durationSchema } from '../timer-duration.js';
+import { JudgeOrders } from './judge-orders.js';
 
 /** The loop's own settings: sampling, budgets, concurrency, the inner loop (search) and the outer loop (distill). */
 
@@ -82,7 +83,7 @@ export const Search = z
   .object({
     iterations: z.number().int().min(0).default(11),
     championRule: z.enum(['paper', 'official']).default('paper'),
-    judgeMode: z.enum(['random', 'both']).default('random'),
+    judgeMode: JudgeOrders.default('random'),
     judgeRepairAttempts: z.number().int().min(0).default(2),
     optimizerRepairAttempts: z.number().int().min(0).default(2),
     stabiliser: z
@@ -139,7 +140,7 @@ export const Distill = z
       .strict()
       .prefault({})
       .describe('used by schedule: adaptive; the defaults spend the ring’s 54 judgments for 18 episodes'),
-    judgeMode: z.enum(['random', 'both']).default('random'),
+    judgeMode: JudgeOrders.default('random'),
     judgeRepairAttempts: z.number().int().min(0).default(2),
     prior: z.number().gt(0).default(0.5).describe('Bradley–Terry virtual wins and losses per episode'),
     train: z.number().int().positive().default(15).describe('ranks 1..train are trained on'),

@@ -33,7 +33,7 @@ export { escapePromptTags } from './prompt-tags.js';
 export { askedBeyondTask } from './delegation-ask.js';
 export {
   JudgeAttempt,
-  JudgeMode,
+  JudgeOrders,
   JudgeUsage,
   PairSide,
   PairWinner,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { JudgeOrders } from '../config/judge-orders.js';
 import { defineRecord } from '../store/record.js';
 import { BundleSummary } from './bundle.js';
 import { Verdict } from './verdict.js';
@@ -57,8 +58,8 @@ export const SingleJudgment = z
   });
 export type SingleJudgment = z.infer<typeof SingleJudgment>;
 
-export const JudgeMode = z.enum(['random', 'both']);
-export type JudgeMode = z.infer<typeof JudgeMode>;
+/** A judgment record's `mode`: the judge's A/B orders (`src/config/judge-orders.ts`). */
+export { JudgeOrders };
 
 /** `pairwise-judgment`: the comparison of two workspaces of one task, with everything needed to audit it. */
 export const PairwiseJudgmentRecord = defineRecord({
@@ -68,7 +69,7 @@ export const PairwiseJudgmentRecord = defineRecord({
     .object({
       task: z.string(),
       /** `random`: one judgment, A/B order drawn from the seed; `both`: both orders, disagreement is a tie. */
-      mode: JudgeMode,
+      mode: JudgeOrders,
       seed: z.number().int(),
       /** Mixed with the seed to draw the order, so different pairs under one seed get independent orders. */
       orderKey: z.string(),

@@ -10,7 +10,7 @@ import { judgeSystemPrompt, judgeUserPrompt, repairPrompt } from './judge-prompt
 import {
   PairwiseJudgmentRecord,
   type JudgeAttempt,
-  type JudgeMode,
+  type JudgeOrders,
   type JudgeUsage,
   type PairSide,
   type PairWinner,
@@ -34,7 +34,7 @@ export interface JudgePairOptions {
   /** The model name the server serves. */
   modelName: string;
   /** Default `random` (the official protocol). */
-  mode?: JudgeMode;
+  mode?: JudgeOrders;
   /** Draws the A/B order in `random` mode (default 0). */
   seed?: number;
   /** Mixed with the seed; default: the two labels. Give each pair of a tournament its own. */

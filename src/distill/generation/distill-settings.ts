@@ -3,7 +3,7 @@ import { outageSettings } from '../../config/fault-tolerance.js';
 import type { RunConfig } from '../../config/run-config.js';
 import { episodeSettings, type EpisodeSettings } from '../../episode/episode-settings.js';
 import type { BundleBudget } from '../../judge/bundle.js';
-import type { JudgeMode } from '../../judge/judgment-record.js';
+import type { JudgeOrders } from '../../config/judge-orders.js';
 import type { OutageSettings } from '../../config/fault-tolerance.js';
 import type { WindowLimits } from '../pack-windows.js';
 
@@ -43,7 +43,7 @@ export interface DistillSettings {
     adaptive: AdaptiveRounds;
   };
   judge: {
-    mode: JudgeMode;
+    mode: JudgeOrders;
     repairAttempts: number;
     bundleBudget?: Partial<BundleBudget>;
   };
