@@ -74,7 +74,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: [E2E],
-          globalSetup: ['test/support/build-dist.ts'],
+          globalSetup: ['test/support/build-dist.ts', 'test/support/shared-runs-setup.ts'],
         },
       },
     ],

@@ -1,14 +1,14 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { TaskSearchRecord } from '../../src/search/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { runMass, startMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { copySharedRun, sharedToySearch, TOY_SEARCH_CONFIG } from '../support/shared-runs.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { searchModel, tasksDir } from '../search/support.js';
 
@@ -127,25 +127,16 @@ describe('mass search', () => {
   }, 90_000);
 
   it('searches on the built-in toy model (model: { kind: toy }), then distils its champion', async () => {
+    // The search is the shared one (test/support/shared-runs.ts: this configuration, `mass search --json`), which
+    // other files read too; the distillation writes into a copy of it.
     const toy = join(directory.path, 'toy.yaml');
-    writeFileSync(
-      toy,
-      [
-        'name: toy-search',
-        `suite: ${DEMO_SUITE}`,
-        'tasks: [demo-volatility]',
-        'model: { kind: toy }',
-        'roles: { executor: { model: mass-toy } }',
-        'search: { iterations: 0 }',
-        'distill: { runs: 3, needed: 2, maxTopUps: 0, ringOpponents: 2, train: 1, validation: 1 }',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(toy, TOY_SEARCH_CONFIG);
     const early = await runMass(['distill', '--config', toy, '--runs', runs]);
     expect(early.code).toBe(2);
     expect(early.stderr).toMatch(/result\.json is missing: search task demo-volatility first/);
 
-    const result = await runMass(['search', '--config', toy, '--runs', runs, '--json']);
+    const shared = await sharedToySearch();
+    const { result } = shared;
     expect(result.code, result.stderr).toBe(0);
     const [search] = JSON.parse(result.stdout).results;
     expect(search).toMatchObject({
@@ -153,6 +144,8 @@ describe('mass search', () => {
       champion: 'v0',
       counts: { episodes: 2, failedEpisodes: 0, judgments: 1 },
     });
+    rmSync(join(runs, 'toy-search'), { recursive: true, force: true });
+    copySharedRun(shared, runs);
 
     // Then the outer loop's data from the search's champion, without training.
     const distilled = await runMass(['distill', '--config', toy, '--runs', runs, '--json']);

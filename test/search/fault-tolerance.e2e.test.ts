@@ -12,6 +12,7 @@ import { toyResponder } from '../../src/toy/toy-model.js';
 import { BASE_TOY_WEIGHTS } from '../../src/toy/weights.js';
 import { runMass, startMass } from '../support/cli.js';
 import { readProxyLog, temporaryDirectory, unusedPort } from '../support/fixtures.js';
+import { sharedToySearch } from '../support/shared-runs.js';
 import { fileHashes, searchDecisions } from './search-outcome.js';
 
 /**
@@ -55,11 +56,11 @@ describe('mass search rides out a flaky model server', () => {
 
   let baseline: Awaited<ReturnType<typeof outcome>>;
   beforeAll(async () => {
-    const args = search('sound', config('sound', '{ model: mass-toy }', ['model: { kind: toy }']));
-    const result = await runMass(args);
-    expect(result.code, result.stderr).toBe(0);
-    baseline = await outcome(join(runs, 'sound'));
-  }, 300_000);
+    // The sound run: the toy search of this task that other files read too (test/support/shared-runs.ts).
+    const sound = await sharedToySearch();
+    expect(sound.result.code, sound.result.stderr).toBe(0);
+    baseline = await outcome(sound.run);
+  }, 600_000);
 
   it('with faults before the first byte, cut streams and an 8 s outage: exactly the sound run’s results, the retries in the logs', async () => {
     const port = await unusedPort();

@@ -1,0 +1,108 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { inject } from 'vitest';
+
+import { DEMO_SUITE } from '../../src/demo/demo-config.js';
+import { runMass, type CliResult } from './cli.js';
+
+/**
+ * Runs that several end-to-end files read, built once per end-to-end run: the first file to ask builds it (the others,
+ * in other workers, wait for it), in the folder the tier's global setup made (shared-runs-setup.ts). What a file gets
+ * is read-only: a file that writes into a run copies it first (`copySharedRun`).
+ */
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder of this end-to-end run's shared runs (shared-runs-setup.ts). */
+    sharedRuns: string;
+  }
+}
+
+/** A shared run: its `--runs` folder, its run directory, its configuration file, and what the command that made it printed. */
+export interface SharedRun {
+  runs: string;
+  run: string;
+  configFile: string;
+  result: CliResult;
+}
+
+/**
+ * `mass search` on the toy model (`model: { kind: toy }`) of one demo task, the reference and v0 with one verdict, no
+ * iteration after v0; its `distill` section is the one test/cli/search.e2e.test.ts distils with.
+ */
+export const TOY_SEARCH_CONFIG = [
+  'name: toy-search',
+  `suite: ${DEMO_SUITE}`,
+  'tasks: [demo-volatility]',
+  'model: { kind: toy }',
+  'roles: { executor: { model: mass-toy } }',
+  'search: { iterations: 0 }',
+  'distill: { runs: 3, needed: 2, maxTopUps: 0, ringOpponents: 2, train: 1, validation: 1 }',
+  '',
+].join('\n');
+
+const building = new Map<string, Promise<SharedRun>>();
+
+/** The toy search of `TOY_SEARCH_CONFIG`, run with `mass search --json`. Read-only. */
+export function sharedToySearch(): Promise<SharedRun> {
+  return shared('toy-search', async (folder) => {
+    const configFile = join(folder, 'toy-search.yaml');
+    writeFileSync(configFile, TOY_SEARCH_CONFIG);
+    const runs = join(folder, 'runs');
+    const result = await runMass(['search', '--config', configFile, '--runs', runs, '--json']);
+    return { runs, run: join(runs, 'toy-search'), configFile, result };
+  });
+}
+
+/** A shared run's directory copied to `runs/<its name>`, for a test that writes into it. */
+export function copySharedRun(shared: SharedRun, runs: string): string {
+  const copy = join(runs, shared.run.slice(shared.runs.length + 1));
+  cpSync(shared.run, copy, { recursive: true });
+  return copy;
+}
+
+/** The longest a file waits for another worker to build a shared run. */
+const WAIT_MS = 600_000;
+
+/**
+ * Builds `name` once for the whole end-to-end run: whoever makes its folder first builds it and writes `done.json`
+ * (or `failed.json`, which every waiter then throws); the rest poll for it.
+ */
+function shared(name: string, build: (folder: string) => Promise<SharedRun>): Promise<SharedRun> {
+  const started = building.get(name) ?? claimOrWait(name, build);
+  building.set(name, started);
+  return started;
+}
+
+async function claimOrWait(name: string, build: (folder: string) => Promise<SharedRun>): Promise<SharedRun> {
+  const folder = join(inject('sharedRuns'), name);
+  const done = join(folder, 'done.json');
+  const failed = join(folder, 'failed.json');
+  let claimed = true;
+  try {
+    mkdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    claimed = false;
+  }
+  if (claimed) {
+    try {
+      const run = await build(folder);
+      writeFileSync(done, JSON.stringify(run));
+      return run;
+    } catch (error) {
+      writeFileSync(failed, JSON.stringify({ error: String(error) }));
+      throw error;
+    }
+  }
+  for (let waited = 0; waited < WAIT_MS; waited += 250) {
+    if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8')) as SharedRun;
+    if (existsSync(failed))
+      throw new Error(
+        `shared run ${name}: its build failed in another file: ${readFileSync(failed, 'utf8')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`shared run ${name}: not built by another file within ${WAIT_MS / 1000} s (${folder})`);
+}
