@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { Endpoint } from './endpoint.js';
-import { JudgeOrders } from './judge-orders.js';
+import { EvaluationOrders, JudgeOrders } from './judge-orders.js';
 import { SearchCoverageSetting } from './search-coverage-setting.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -13,7 +13,7 @@ const EvaluationCondition = z
     "bare: the task alone (the paper's); workflow: the task's champion design; single-agent: the bare task without the agent tool",
   );
 
-export { JudgeOrders };
+export { EvaluationOrders, JudgeOrders };
 
 /**
  * One workflow-transfer comparison (the paper's Table 2): executor X running generation Y's champion designs
@@ -105,7 +105,7 @@ export const Evaluation = z
         'external judges (any provider); each judges every pair with every seed, in the `orders` given',
       ),
     judgeSeeds: z.number().int().positive().default(3),
-    orders: JudgeOrders.default('both'),
+    orders: EvaluationOrders.default('both'),
     transfer: z
       .array(TransferEntry)
       .default([])

@@ -58,10 +58,10 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
   for (const transfer of summary.transfer) lines.push(...describeTransfer(transfer));
   if (summary.searchCoverage) lines.push(...describeSearchCoverage(summary.searchCoverage));
   const inBothOrders = figures.orderInconsistency.filter((judge) => judge.pairsInBothOrders > 0);
-  if (summary.settings.orders === 'random') {
+  if (summary.settings.orders !== 'both') {
     lines.push(
       '',
-      'Order inconsistency: not measured (orders: random shows each pair to a judge in one order per seed)',
+      `Order inconsistency: not measured (orders: ${summary.settings.orders} shows each pair to a judge in one order per seed)`,
     );
   } else if (inBothOrders.length > 0) {
     lines.push('', 'Order inconsistency (the two orders of one pair and seed disagree; mean over pairs):');

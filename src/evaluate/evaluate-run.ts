@@ -40,6 +40,7 @@ import {
   type TransferComparison,
   type TransferDesign,
 } from './transfer-plan.js';
+import { judgeSeeds } from '../config/judge-orders.js';
 
 export type EvaluationProgress =
   /** `judgments`: rows of `judgments.jsonl`, one per judge, seed, pair and order judged. */
@@ -191,7 +192,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
       const condition = candidate.condition;
       const both = Promise.all([episodeOf(candidate, task, replicate), episodeOf(baseline, task, replicate)]);
       for (const judge of pair.judges) {
-        for (let seed = 0; seed < evaluation.judgeSeeds; seed++) {
+        for (const seed of judgeSeeds(evaluation.orders, evaluation.judgeSeeds)) {
           judged.push(
             both.then(async ([first, second]) => {
               const judgedEpisodes: JudgedEpisodes = {

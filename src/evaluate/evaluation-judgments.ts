@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { z } from 'zod';
 
-import type { JudgeOrders } from '../config/evaluation-settings.js';
+import type { EvaluationOrders } from '../config/evaluation-settings.js';
 import { UserError } from '../errors.js';
 import type { WorkspaceBundle } from '../judge/bundle.js';
 import type { PairWinner, SingleJudgment } from '../judge/judgment-record.js';
@@ -28,14 +28,14 @@ export interface JudgedEpisodes {
 const JudgmentRows = z.array(JudgmentRow).min(1).max(2);
 
 /** The judgments (rows of `judgments.jsonl`) one judgment step makes: one per A/B order judged. */
-export function judgmentsPerStep(orders: JudgeOrders): number {
+export function judgmentsPerStep(orders: EvaluationOrders): number {
   return orders === 'both' ? 2 : 1;
 }
 
 /**
- * One judge with one seed on one pair as a step, in both A/B orders (`orders: both`) or in one drawn from the seed
- * and the step's key (`random`, the official protocol: the same configuration draws the same orders, and each pair,
- * judge and seed its own): a row of `judgments.jsonl` per order, which are also the step's output. The key is the
+ * One judge with one seed on one pair as a step, in both A/B orders (`orders: both`), in one drawn from the seed and
+ * the step's key (`random`: the same configuration draws the same orders, and each pair, judge and seed its own), or
+ * in the one the official code draws from the seed alone (`official`): a row of `judgments.jsonl` per order, which are also the step's output. The key is the
  * same under both settings, so a finished step of an evaluation made with the other setting would come back with
  * the wrong number of rows: that is refused, since mixing the two would misstate the evaluation's protocol. A
  * verdict that stays malformed after the judge's repairs is recorded as failed; a server that keeps failing stops
@@ -47,7 +47,7 @@ export function judgmentStep(options: {
   pair: JudgedEpisodes;
   judge: ServedJudge;
   seed: number;
-  orders: JudgeOrders;
+  orders: EvaluationOrders;
   repairAttempts: number;
   slots: Semaphore;
   judgments: JsonlAppender;
@@ -83,6 +83,7 @@ export function judgmentStep(options: {
   );
   return rows.then((finished) => {
     if (finished.length !== judgmentsPerStep(orders)) {
+      // official's seeds (42, 43…) are not random's (0, 1…): a step key never holds a judgment of the other.
       const made = finished.length === 2 ? 'both' : 'random';
       throw new UserError(
         `evaluation.orders: ${key} was judged with orders: ${made}, and the configuration now says ${orders}; ` +

@@ -42,6 +42,7 @@ import {
   type PairOutcome,
   type SelectedRun,
 } from './statistics/index.js';
+import { judgeSeeds } from '../config/judge-orders.js';
 
 export interface LoopOutsideMeasures {
   selectedRuns: SelectedRun[];
@@ -266,7 +267,7 @@ async function tournamentVerdicts(options: {
       }
       for (const judge of options.served.judges) {
         const rows: JudgmentRow[] = [];
-        for (let seed = 0; seed < evaluation.judgeSeeds; seed++) {
+        for (const seed of judgeSeeds(evaluation.orders, evaluation.judgeSeeds)) {
           rows.push(
             ...(await judgmentStep({
               run,

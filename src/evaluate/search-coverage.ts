@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 
-import type { JudgeOrders } from '../config/evaluation-settings.js';
+import type { EvaluationOrders } from '../config/evaluation-settings.js';
 import { searchCoverageSettings } from '../config/search-coverage-setting.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { UserError } from '../errors.js';
@@ -24,6 +24,7 @@ import {
   type VersionVerdicts,
 } from './search-coverage-figure.js';
 import type { ServedJudge } from './serve-evaluation.js';
+import { judgeSeeds } from '../config/judge-orders.js';
 
 /**
  * `evaluation.searchCoverage`: the outside measure of how soon each generation's workflow searches found a winning
@@ -39,7 +40,7 @@ import type { ServedJudge } from './serve-evaluation.js';
 export interface SearchCoveragePlan {
   judgeSeeds: number;
   /** The evaluation's orders: both A/B orders per judge and seed, or one drawn per pair. */
-  orders: JudgeOrders;
+  orders: EvaluationOrders;
   generations: Array<{ generation: string; searches: TaskSearchResult[]; unfinished: string[] }>;
   /** Each searched task's files, from the configuration's suite: the judge's prompt and bundles need them. */
   tasks: ReadonlyMap<string, LoadedTask>;
@@ -156,7 +157,7 @@ export async function judgeSearchCoverage(
             episode.status !== 'success'
               ? []
               : options.judges.flatMap((judge) =>
-                  Array.from({ length: plan.judgeSeeds }, (_, seed) =>
+                  judgeSeeds(plan.orders, plan.judgeSeeds).map((seed) =>
                     judgmentStep({
                       run,
                       key: `${options.base}/search-coverage/${generation}/${search.task}/${iteration.version}/${judge.name}/${seed}`,

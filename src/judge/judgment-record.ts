@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { JudgeOrders } from '../config/judge-orders.js';
+import { EvaluationOrders, JudgeOrders } from '../config/judge-orders.js';
 import { defineRecord } from '../store/record.js';
 import { BundleSummary } from './bundle.js';
 import { Verdict } from './verdict.js';
@@ -59,7 +59,7 @@ export const SingleJudgment = z
 export type SingleJudgment = z.infer<typeof SingleJudgment>;
 
 /** A judgment record's `mode`: the judge's A/B orders (`src/config/judge-orders.ts`). */
-export { JudgeOrders };
+export { EvaluationOrders, JudgeOrders };
 
 /** `pairwise-judgment`: the comparison of two workspaces of one task, with everything needed to audit it. */
 export const PairwiseJudgmentRecord = defineRecord({
@@ -68,8 +68,11 @@ export const PairwiseJudgmentRecord = defineRecord({
   schema: z
     .object({
       task: z.string(),
-      /** `random`: one judgment, A/B order drawn from the seed; `both`: both orders, disagreement is a tie. */
-      mode: JudgeOrders,
+      /**
+       * `random`: one judgment, A/B order drawn from the seed and the order key; `official`: one, drawn from the seed
+       * alone as the official code draws it; `both`: both orders, disagreement is a tie.
+       */
+      mode: EvaluationOrders,
       seed: z.number().int(),
       /** Mixed with the seed to draw the order, so different pairs under one seed get independent orders. */
       orderKey: z.string(),

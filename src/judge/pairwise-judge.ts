@@ -10,7 +10,7 @@ import { judgeSystemPrompt, judgeUserPrompt, repairPrompt } from './judge-prompt
 import {
   PairwiseJudgmentRecord,
   type JudgeAttempt,
-  type JudgeOrders,
+  type EvaluationOrders,
   type JudgeUsage,
   type PairSide,
   type PairWinner,
@@ -18,6 +18,7 @@ import {
   type SingleJudgment,
 } from './judgment-record.js';
 import { renderSharedFiles, shareFiles, workspaceNames, type SharedFiles } from './shared-files.js';
+import { officialSwap } from './python-random.js';
 import { parseVerdict } from './verdict.js';
 
 export interface JudgedWorkspace {
@@ -33,9 +34,9 @@ export interface JudgePairOptions {
   model: ChatModel;
   /** The model name the server serves. */
   modelName: string;
-  /** Default `random` (the official protocol). */
-  mode?: JudgeOrders;
-  /** Draws the A/B order in `random` mode (default 0). */
+  /** Default `random`. */
+  mode?: EvaluationOrders;
+  /** Draws the A/B order in `random` and `official` mode (default 0). */
   seed?: number;
   /** Mixed with the seed; default: the two labels. Give each pair of a tournament its own. */
   orderKey?: string;
@@ -48,7 +49,7 @@ export interface JudgePairOptions {
 
 /**
  * Compares two workspaces of one task. `random`: one judgment with the A/B order drawn from the seed and the order
- * key. `both`: one judgment per order; when they disagree the pair is a tie, which cancels the judge's position bias.
+ * key. `official`: one judgment, x shown first unless the official code's draw from the seed swaps the pair. `both`: one judgment per order; when they disagree the pair is a tie, which cancels the judge's position bias.
  * A reply that is not a valid verdict is sent back for repair a bounded number of times; if none works, the judgment
  * is recorded as failed, never as a tie. Failures of the server itself (after the client's retries) are thrown.
  */
@@ -67,7 +68,9 @@ export async function judgePair(options: JudgePairOptions): Promise<PairwiseJudg
   const run = (shownAsA: PairSide) =>
     judgeOnce({ ...options, sampling, maxRepairAttempts, shownAsA, system, taskText, shared });
   const judgments =
-    mode === 'both' ? await Promise.all([run('x'), run('y')]) : [await run(randomOrder(seed, orderKey))];
+    mode === 'both'
+      ? await Promise.all([run('x'), run('y')])
+      : [await run(singleOrder(mode, seed, orderKey))];
 
   const failed = judgments.filter((judgment) => judgment.status === 'failed');
   let winner: PairWinner | null = null;
@@ -106,6 +109,11 @@ export async function judgePair(options: JudgePairOptions): Promise<PairwiseJudg
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
   });
+}
+
+/** The side shown as A in a mode that shows a pair once: `official`'s draw from the seed alone, else `randomOrder`. */
+export function singleOrder(mode: 'random' | 'official', seed: number, orderKey: string): PairSide {
+  return mode === 'official' ? (officialSwap(seed) ? 'y' : 'x') : randomOrder(seed, orderKey);
 }
 
 /** The side shown as A, drawn from the seed and the order key: reproducible, independent across pairs. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { z } from 'zod';
 
-import { evaluationConfig, JudgeOrders } from '../config/evaluation-settings.js';
+import { EvaluationOrders, evaluationConfig } from '../config/evaluation-settings.js';
 import type { RunConfig } from '../config/run-config.js';
 import { CollectionRecord, type CollectedRun } from '../distill/generation/generation-records.js';
 import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
@@ -20,6 +20,7 @@ import type { RunSession } from '../session/run-session.js';
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { distillTaskPath, episodePath, outerLoopFiles } from '../store/run-paths.js';
+import { judgeSeeds } from '../config/judge-orders.js';
 
 /** `students/<name>/team-vs-single/`: the judgments of the round's team outputs against its single-agent ones. */
 export const TEAM_VS_SINGLE_FOLDER = 'team-vs-single';
@@ -56,7 +57,7 @@ export const TeamVersusSingle = z.object({
   generation: z.string(),
   judges: z.array(z.string()),
   judgeSeeds: z.number().int().positive(),
-  orders: JudgeOrders,
+  orders: EvaluationOrders,
   lengthRatio: z.number().min(1),
   pairs: z.array(ConditionPair),
   /** Runs left without a partner: a failed, tampered or errored run on either side, or a seed only one side ran. */
@@ -168,7 +169,7 @@ export function teamVersusSingleFigures(options: {
   generation: string;
   judges: readonly string[];
   judgeSeeds: number;
-  orders: JudgeOrders;
+  orders: EvaluationOrders;
   lengthRatio: number;
   pairs: ReadonlyArray<
     Pick<ConditionPair, 'task' | 'seed' | 'team' | 'single' | 'teamOutputTokens' | 'singleOutputTokens'>
@@ -296,7 +297,7 @@ export async function judgeTeamVersusSingle(options: {
     };
     const judged = planned.pairs.flatMap((pair) =>
       served.judges.flatMap((judge) =>
-        Array.from({ length: evaluation.judgeSeeds }, (_, seed) =>
+        judgeSeeds(evaluation.orders, evaluation.judgeSeeds).map((seed) =>
           judgmentStep({
             run,
             key: `${TEAM_VS_SINGLE_FOLDER}/${generation}/${pair.task}/${pair.seed}/${judge.name}/${seed}`,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { evaluationConfig, RunConfig, type EvaluationConfig } from '../../config/run-config.js';
-import { JudgeOrders } from '../../config/evaluation-settings.js';
+import { EvaluationOrders } from '../../config/evaluation-settings.js';
 import { UserError } from '../../errors.js';
 import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun, type EvaluationProgress } from '../../evaluate/evaluate-run.js';
@@ -75,9 +75,9 @@ export async function evalAction(flags: EvalFlags): Promise<void> {
   else console.log(describeEvaluation(summary, run.directory));
 }
 
-function parseOrders(value: string): JudgeOrders {
-  const parsed = JudgeOrders.safeParse(value);
-  if (!parsed.success) throw new UserError(`--orders: "${value}" is neither both nor random`);
+function parseOrders(value: string): EvaluationOrders {
+  const parsed = EvaluationOrders.safeParse(value);
+  if (!parsed.success) throw new UserError(`--orders: "${value}" is none of both, random and official`);
   return parsed.data;
 }
 

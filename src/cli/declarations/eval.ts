@@ -15,7 +15,7 @@ export function declareEval(program: Command): void {
     .option('--rollouts <n>', 'episodes per task, model and condition (default 10)')
     .option(
       '--orders <orders>',
-      'both: every pair judged in both A/B orders (the default); random: in one order drawn per pair, judge and seed',
+      "both: every pair judged in both A/B orders (the default); random: in one order drawn per pair, judge and seed; official: the official code's draw (seeds 42, 43, 44…, the order from the seed alone)",
     )
     .option(
       '--skip-doctor',

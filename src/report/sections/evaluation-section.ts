@@ -435,10 +435,10 @@ function judgeDirectedTextPart(entries: readonly JudgeDirectedTextFigure[]): Saf
  */
 function orderInconsistencyPart(orders: unknown, judges: readonly OrderInconsistency[]): SafeHtml {
   const measured = judges.filter((judge) => judge.pairsInBothOrders > 0);
-  if (orders === 'random') {
+  if (orders === 'random' || orders === 'official') {
     return html`<p class="empty">
-      Order inconsistency is not measured: with <code>orders: random</code> each judge saw a pair in one order
-      per seed.
+      Order inconsistency is not measured: with <code>orders: ${orders}</code> each judge saw a pair in one
+      order per seed.
     </p>`;
   }
   if (measured.length === 0) return html``;
