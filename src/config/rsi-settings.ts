@@ -41,9 +41,24 @@ const Trainer = z.discriminatedUnion('kind', [
     .strict(),
 ]);
 
+/** After each deployment, before any episode of the generation: is the server really serving its weights? */
+const DeploymentCheckSetting = {
+  check: z
+    .boolean()
+    .optional()
+    .describe(
+      "default true: after each deployment, compare the server's log-probabilities of the trainer's probe with the trained weights'; a server that answers as the parent or as anything else stops the run",
+    ),
+  checkTolerance: z
+    .number()
+    .positive()
+    .optional()
+    .describe('mean |Δ log-probability| per probe token allowed; default 0.05 (bf16), 0.15 (fp8)'),
+};
+
 const Deploy = z.discriminatedUnion('kind', [
   z
-    .object({ kind: z.literal('lora') })
+    .object({ kind: z.literal('lora'), ...DeploymentCheckSetting })
     .strict()
     .describe("vLLM's runtime LoRA loading"),
   z
@@ -51,6 +66,13 @@ const Deploy = z.discriminatedUnion('kind', [
       kind: z.literal('restart'),
       argv: z.array(z.string()).min(1).describe('restarts the server on {model_path} as {served_as}'),
       timeoutSeconds: durationSchema({ unit: 's' }).default(900),
+      format: z
+        .enum(['bf16', 'fp8'])
+        .optional()
+        .describe(
+          "default bf16: the merged weights as trained; fp8: exported block-wise to FP8 in the layout of Qwen's FP8 checkpoints, as the paper served them ({model_path} is the FP8 folder)",
+        ),
+      ...DeploymentCheckSetting,
     })
     .strict(),
 ]);
@@ -82,6 +104,12 @@ export const Rsi = z
       .optional()
       .describe('changes to the paper’s training recipe (src/train/hyperparameters.ts)'),
     deploy: Deploy.optional().describe('default: lora (model.kind toy: mass serves each generation itself)'),
+    sleepDuringTraining: z
+      .boolean()
+      .optional()
+      .describe(
+        "default false: put the executor's vLLM to sleep while a generation trains and wake it after (its /sleep and /wake_up routes: --enable-sleep-mode and VLLM_SERVER_DEV_MODE=1), so one machine can serve and train without a restart",
+      ),
     lineage: z
       .enum(['merged', 'adapters'])
       .optional()

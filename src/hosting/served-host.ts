@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { generationEndpoints, roleEndpoints, type Endpoint } from '../config/endpoint.js';
@@ -6,9 +7,18 @@ import { deploySetting, lineageSetting } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
 import { durationMs } from '../timer-duration.js';
 import { deployGeneration, loadLoraAdapter, type DeployMethod } from '../train/deploy.js';
+import {
+  checkDeployment,
+  PROBE_FILE,
+  PROBE_TOLERANCE,
+  readDeploymentProbe,
+} from '../train/deployment-check.js';
+import { exportFp8 } from '../train/fp8-export.js';
 import { checkServedModel, listServedModels } from '../train/inference-server.js';
 import { adapterBaseOf, type ModelGeneration } from '../train/model-generation.js';
 import type { ModelHost, ServedGeneration } from '../train/model-host.js';
+import type { ModelRegistry } from '../train/registry.js';
+import { whileServerSleeps } from '../train/server-sleep.js';
 
 /**
  * A model the user serves (vLLM or any OpenAI-compatible server at `roles.executor.baseUrl`): L0 must already answer
@@ -35,6 +45,56 @@ export function servedHost(config: RunConfig): ModelHost {
           timeoutMs: durationMs(deploy.timeoutSeconds, 's'),
         }
       : { kind: 'lora' };
+  /** The generation with its merged weights exported to FP8 (`train/<name>/fp8`): what the restart serves. */
+  const fp8Generation = async (generation: ModelGeneration, trainDirectory: string) => {
+    if (generation.mergedPath === undefined) {
+      throw new UserError(
+        `rsi.deploy.format fp8: generation ${generation.name} has no merged weights to export`,
+      );
+    }
+    const probe = join(trainDirectory, PROBE_FILE);
+    const report = await exportFp8({
+      src: generation.mergedPath,
+      out: join(trainDirectory, 'fp8'),
+      ...(existsSync(probe) ? { probe } : {}),
+      ...(config.rsi.trainer?.kind === 'python' && config.rsi.trainer.python
+        ? { python: config.rsi.trainer.python }
+        : {}),
+      logFile: join(trainDirectory, 'fp8-export.log'),
+    });
+    return { ...generation, mergedPath: report.out };
+  };
+  /**
+   * The deployment check against the probe the trainer left (`probe.json` beside its weights, or the FP8 export's);
+   * a trainer that leaves none (a training command of yours) is not checked, and the run says so once.
+   */
+  const checkDeploymentOf = async (
+    generation: ModelGeneration,
+    registry: ModelRegistry,
+    probeDirectory: string,
+    fp8: boolean,
+  ) => {
+    const probeFile = join(probeDirectory, PROBE_FILE);
+    if (!existsSync(probeFile)) {
+      process.stderr.write(
+        `warning: no deployment check for ${generation.name}: its trainer left no ${probeFile} (the bundled python trainer does)\n`,
+      );
+      return;
+    }
+    const check = await checkDeployment({
+      server,
+      servedAs: generation.servedAs,
+      generation: generation.name,
+      parent: generation.parent ?? 'none',
+      probe: await readDeploymentProbe(probeFile),
+      tolerance: deploy.checkTolerance ?? PROBE_TOLERANCE[fp8 ? 'fp8' : 'bf16'],
+    });
+    await registry.recordDeploymentCheck(generation.name, {
+      ...check,
+      at: new Date().toISOString(),
+      weights: fp8 ? 'fp8' : 'bf16',
+    });
+  };
   return {
     standIn: null,
     checkRounds(rounds) {
@@ -56,20 +116,30 @@ export function servedHost(config: RunConfig): ModelHost {
       const base = adapterBaseOf(generation);
       if (base === null) {
         await checkServedModel(server, generation.servedAs);
-      } else {
-        await deployGeneration({
-          server,
+        return served(generation);
+      }
+      const trainDirectory = join(runDirectory, 'train', generation.name);
+      const fp8 = deploy.kind === 'restart' && deploy.format === 'fp8';
+      const deployed = fp8 ? await fp8Generation(generation, trainDirectory) : generation;
+      await deployGeneration({
+        server,
+        generation: deployed,
+        base: registry.require(base),
+        // The server keeps its base model and the latest generation: every other adapter of the run goes.
+        replaces: registry.list().filter((other) => other.name !== generation.name && other.parent !== null),
+        method: method(generation, runDirectory),
+      });
+      if (deploy.check !== false) {
+        await checkDeploymentOf(
           generation,
-          base: registry.require(base),
-          // The server keeps its base model and the latest generation: every other adapter of the run goes.
-          replaces: registry
-            .list()
-            .filter((other) => other.name !== generation.name && other.parent !== null),
-          method: method(generation, runDirectory),
-        });
+          registry,
+          fp8 ? join(trainDirectory, 'fp8') : trainDirectory,
+          fp8,
+        );
       }
       return served(generation);
     },
+    duringTraining: (work) => (config.rsi.sleepDuringTraining ? whileServerSleeps(server, work) : work()),
     async reach(generation, registry) {
       const base = adapterBaseOf(generation);
       // An adapter the server no longer holds (an older generation, or a restarted server) is loaded again.

@@ -169,6 +169,7 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
       parent: generation,
       dataset: dataset!,
       round,
+      ...(host.duringTraining ? { duringTraining: host.duringTraining.bind(host) } : {}),
     });
     summary.trained = { generation: next, servedAs: trained.generation.servedAs, metrics: trained.metrics };
     generations.push(summary);
@@ -205,6 +206,8 @@ export interface TrainGenerationOptions {
   /** Its training data (`distill/L<round>/dataset`). */
   dataset: string;
   round: number;
+  /** Runs the training (the model host's: a served model's vLLM may sleep meanwhile); default: as it is. */
+  duringTraining?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -217,23 +220,26 @@ export async function trainGeneration(
   options: TrainGenerationOptions,
 ): Promise<{ generation: ModelGeneration; metrics: TrainingMetrics }> {
   const { run, registry, trainer, parent, dataset, round } = options;
+  const duringTraining = options.duringTraining ?? (<T>(work: () => Promise<T>) => work());
   const { config } = run;
   const next = `L${round + 1}`;
   const lineage = nextTraining(lineageSetting(config.rsi), registry, parent);
   const trained = await run.step(
     `rsi/${next}/train`,
     async ({ attempt }) => {
-      const result = await trainer.train({
-        dataset,
-        parent,
-        base: lineage.base,
-        initAdapter: lineage.initAdapter,
-        outDir: run.path('train', next),
-        seed: config.seed + round,
-        hyper: config.rsi.hyperparameters,
-        resume: attempt > 1,
-        restartIfChanged: true,
-      });
+      const result = await duringTraining(() =>
+        trainer.train({
+          dataset,
+          parent,
+          base: lineage.base,
+          initAdapter: lineage.initAdapter,
+          outDir: run.path('train', next),
+          seed: config.seed + round,
+          hyper: config.rsi.hyperparameters,
+          resume: attempt > 1,
+          restartIfChanged: true,
+        }),
+      );
       if (lineage.adapterBase !== undefined && result.adapterPath === undefined) {
         throw new UserError(
           `rsi.lineage adapters: the ${trainer.kind} trainer left no adapter for ${next}, only merged weights, and ` +

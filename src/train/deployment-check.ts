@@ -18,6 +18,9 @@ import {
  * their parent. A server that answers as the parent, as something else, or not at all stops the run: a deployment
  * that "succeeded" but serves the old weights would otherwise make the round look as if it happened.
  */
+/** The probe's file beside the trainer's weights (python/deployment_probe.py), and in an FP8 export. */
+export const PROBE_FILE = 'probe.json';
+
 export const DeploymentProbe = z.object({
   schemaVersion: z.literal(1),
   kind: z.literal('deployment-probe'),

@@ -27,6 +27,24 @@ export const ModelGeneration = z
     metrics: TrainingMetrics.nullable(),
     /** The model name the inference server serves it under: what every role asks for. */
     servedAs: z.string().min(1),
+    /**
+     * The last deployment check (src/train/deployment-check.ts): the server's answers to the trainer's probe against
+     * the trained weights' and the parent's; absent before a check was made.
+     */
+    deploymentCheck: z
+      .object({
+        at: z.iso.datetime(),
+        servedAs: z.string(),
+        weights: z.enum(['bf16', 'fp8']),
+        tokens: z.number().int().positive(),
+        tolerance: z.number().positive(),
+        meanDifferenceFromGeneration: z.number().nonnegative(),
+        maxDifferenceFromGeneration: z.number().nonnegative(),
+        meanDifferenceFromParent: z.number().nonnegative(),
+        generationChange: z.number().nonnegative(),
+        distinguishable: z.boolean(),
+      })
+      .optional(),
     createdAt: z.iso.datetime(),
   })
   .refine((generation) => generation.adapterPath !== undefined || generation.mergedPath !== undefined, {

@@ -45,4 +45,6 @@ export interface ModelHost {
   reach(generation: ModelGeneration, registry?: ModelRegistry): Promise<ServedGeneration>;
   /** An endpoint of the configuration put where it answers: one without an address is served by this host. */
   place(endpoint: Endpoint): Promise<PlacedEndpoint>;
+  /** Runs a generation's training; a host that shares its GPUs with the training frees them meanwhile. */
+  duringTraining?<T>(work: () => Promise<T>): Promise<T>;
 }

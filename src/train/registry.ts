@@ -174,6 +174,21 @@ export class ModelRegistry {
     return entry.data;
   }
 
+  /** Records a passed deployment check on the generation (the registry's copy of its figures). */
+  async recordDeploymentCheck(
+    name: string,
+    check: NonNullable<ModelGeneration['deploymentCheck']>,
+  ): Promise<void> {
+    this.require(name);
+    const generations = this.generations.map((generation) =>
+      generation.name === name ? { ...generation, deploymentCheck: check } : generation,
+    );
+    await RegistryRecord.write(this.file, {
+      generations: generations.map((stored) => this.stored(stored)),
+    });
+    this.generations = generations;
+  }
+
   /** Checks that the generation's weights are still on disk (a base given by model id is not checked). */
   async checkFiles(name: string): Promise<ModelGeneration> {
     const generation = this.require(name);

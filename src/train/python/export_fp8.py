@@ -2,6 +2,7 @@
 that vLLM serves a trained generation with the numerics and memory of the FP8 parent it is compared with.
 
     python export_fp8.py export --src <merged dir> --out <dir> [--like <an FP8 checkpoint>] [--block 128]
+                                [--probe <the trainer's probe.json>]
     python export_fp8.py compare --out <an exported dir> --like <an FP8 checkpoint>
 
 Which weights become FP8:
@@ -13,9 +14,11 @@ Which weights become FP8:
   (`mlp.gate`), `shared_expert_gate` and the linear-attention layers' small `in_proj_a`/`in_proj_b` projections;
   embeddings, `lm_head`, norms, biases, convolutions, the vision tower and the multi-token-prediction head stay BF16.
 
-Both print a JSON report; export also writes it into <out>/fp8_export.json: tensors quantised and kept, and the
-error figures of the quantised weights (largest |error| over e4m3's rounding bound, which must be ≤ 1, and the
-relative Frobenius error).
+Both print a JSON report; export also writes it into <out>/fp8_export.json, last, so that its presence means the
+export is whole: tensors quantised and kept, and the error figures of the quantised weights (largest |error| over
+e4m3's rounding bound, which must be ≤ 1, and the relative Frobenius error). With --probe, the exported model is
+loaded (transformers dequantises it where it has no FP8 kernels) and scores the deployment check's probe: <out>/probe.json
+is what the server serving this folder should answer.
 """
 
 from __future__ import annotations
@@ -114,7 +117,24 @@ def block_of(config: dict) -> int:
     return sizes[0]
 
 
-def export(src: str, out: str, like: Optional[str], block: int) -> dict:
+def score_probe(out: str, probe_path: str) -> str:
+    """<out>/probe.json: the trainer's probe scored by the exported model, as the check compares a server with it."""
+    import transformers
+
+    import deployment_probe
+
+    probe = deployment_probe.read_probe(probe_path)
+    architecture = read_config(out)["architectures"][0]
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = getattr(transformers, architecture).from_pretrained(out, device_map=device)
+    model.eval()
+    scored = deployment_probe.token_logprobs(model, probe["tokens"])
+    deployment_probe.write_probe(out, probe["tokens"], probe["parent"], scored,
+                                 "the FP8 export" + ("" if device == "cuda" else ", dequantised"))
+    return deployment_probe.PROBE_FILE
+
+
+def export(src: str, out: str, like: Optional[str], block: int, probe: Optional[str] = None) -> dict:
     if os.path.abspath(src) == os.path.abspath(out):
         raise ExportError("--out must be a new folder, not --src")
     source_map = shard_map(src)
@@ -124,6 +144,8 @@ def export(src: str, out: str, like: Optional[str], block: int) -> dict:
     if like:
         block = block_of(read_config(like))
     os.makedirs(out, exist_ok=True)
+    if os.path.exists(os.path.join(out, REPORT)):
+        os.remove(os.path.join(out, REPORT))  # written again last, once the export is whole
     by_file: Dict[str, List[str]] = {}
     for name, file in source_map.items():
         by_file.setdefault(file, []).append(name)
@@ -172,6 +194,8 @@ def export(src: str, out: str, like: Optional[str], block: int) -> dict:
               "maxErrorOverBound": worst_ratio, "maxRelativeError": worst_relative}
     if like:
         report["differences"] = compare(out, like)
+    if probe:
+        report["probe"] = score_probe(out, probe)
     with open(os.path.join(out, REPORT), "w") as handle:
         json.dump(report, handle, indent=2)
     return report
@@ -203,12 +227,13 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--out", required=True, help="the FP8 checkpoint to write (export) or to check (compare)")
     parser.add_argument("--like", help="an FP8 checkpoint whose layout to follow and check against")
     parser.add_argument("--block", type=int, default=fp8_blocks.BLOCK)
+    parser.add_argument("--probe", help="the trainer's probe.json, to score with the exported model (export)")
     args = parser.parse_args(argv)
     try:
         if args.command == "export":
             if not args.src:
                 raise ExportError("export needs --src, the merged BF16 checkpoint")
-            report = export(args.src, args.out, args.like, args.block)
+            report = export(args.src, args.out, args.like, args.block, args.probe)
         else:
             if not args.like:
                 raise ExportError("compare needs --like, the FP8 checkpoint to compare with")

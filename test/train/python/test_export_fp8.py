@@ -16,6 +16,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 from safetensors.torch import load_file, save_file  # noqa: E402
 
+import deployment_probe  # noqa: E402
 import export_fp8  # noqa: E402
 import fp8_blocks  # noqa: E402
 import tiny_models  # noqa: E402
@@ -112,6 +113,22 @@ class Export(unittest.TestCase):
             print(f"{name}: largest next-token log-probability change after FP8 export {change:.4f}")
             self.assertLess(change, LOGPROB_TOLERANCE)
             self.assertGreater(change, 0.0)  # the weights really were quantised
+
+    def test_the_probe_scored_by_the_export_is_what_a_server_of_it_should_answer(self):
+        source = self.models["qwen3"]["path"]
+        tokens = [2, 3, 4, 5, 6, 7, 8, 9]
+        parent = [float(value) for value in next_token_logprobs(source)[0, :-1].gather(
+            1, torch.tensor(tokens[1:])[:, None])[:, 0]]
+        probe_file = os.path.join(self.root, "probe.json")
+        deployment_probe.write_probe(self.root, tokens, parent, parent, "the merged model")
+        out = os.path.join(self.root, "qwen3-fp8-probe")
+        report = export_fp8.export(source, out, None, fp8_blocks.BLOCK, probe_file)
+        self.assertEqual(report["probe"], "probe.json")
+        scored = deployment_probe.read_probe(os.path.join(out, "probe.json"))
+        self.assertEqual((scored["tokens"], scored["parent"]), (tokens, parent))
+        change = max(abs(a - b) for a, b in zip(scored["trained"], parent))
+        self.assertGreater(change, 0.0)
+        self.assertLess(change, LOGPROB_TOLERANCE)
 
     def test_like_follows_a_reference_and_refuses_one_that_differs_in_one_tensor(self):
         reference, _ = self.exported("qwen3")
