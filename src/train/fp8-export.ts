@@ -49,6 +49,14 @@ export interface Fp8ExportOptions {
  * nothing twice). A layout that differs from `like`'s, or weights read back beyond e4m3's rounding, is an error.
  */
 export async function exportFp8(options: Fp8ExportOptions): Promise<Fp8ExportReport> {
+  for (const [flag, dir] of [
+    ['--src', options.src],
+    ['--like', options.like],
+  ] as const) {
+    if (dir !== undefined && !existsSync(path.join(dir, 'config.json'))) {
+      throw new UserError(`${flag} ${dir}: no config.json there; give a saved checkpoint's folder`);
+    }
+  }
   const existing = await readReport(options.out);
   if (
     existing &&
@@ -83,12 +91,16 @@ export async function exportFp8(options: Fp8ExportOptions): Promise<Fp8ExportRep
     );
   }
   if (outcome.exitCode !== 0 || !report) {
-    const last = (await logTail(options.logFile)).trim().split('\n').at(-1) ?? '';
-    const refusal = /^\{"error": (".*")\}$/.exec(last);
+    const tail = await logTail(options.logFile);
+    const refusal = tail
+      .split('\n')
+      .map((line) => /^\{"error": (".*")\}$/.exec(line.trim()))
+      .findLast((match) => match !== null);
     const message = refusal
       ? (JSON.parse(refusal[1]!) as string)
-      : `its log ${options.logFile} ends:\n${last}`;
-    throw new SystemError(`the FP8 export of ${options.src} failed: ${message}`);
+      : `its log ${options.logFile} ends:\n${tail}`;
+    const error = `the FP8 export of ${options.src} failed: ${message}`;
+    throw refusal ? new UserError(error) : new SystemError(error);
   }
   if (report.maxErrorOverBound > 1) {
     throw new SystemError(

@@ -59,6 +59,7 @@ describe('the mass program', () => {
       'distill',
       'rsi',
       'train',
+      'export',
       'eval',
       'benchmark',
       'report',

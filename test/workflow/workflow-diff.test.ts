@@ -53,7 +53,9 @@ describe('diff of two real task workflows', () => {
     expect(text).toContain('- agent volatility-modeller (subagent)');
     expect(text).toContain('+ agent portfolio-optimiser (subagent)');
     expect(text).toContain('- hop orchestrator → volatility-modeller (was step 3)');
-    expect(text).toContain('+ hop reviewer → portfolio-optimiser if approved is false (step 6)');
+    expect(text).toContain(
+      '+ hop orchestrator → portfolio-optimiser if the reviewer rejected a file the optimiser wrote (step 7)',
+    );
     expect(text).toMatch(/\(\d+% of the design changed: [\d.]+ of \d+ units\)$/);
     expect(diff.size.fraction).toBeGreaterThan(0.7);
     expect(diff.size.fraction).toBeLessThan(1);

@@ -10,6 +10,7 @@ import { declareDistill } from './distill.js';
 import { declareDoctor } from './doctor.js';
 import { declareEpisode } from './episode.js';
 import { declareEval } from './eval.js';
+import { declareExport } from './export.js';
 import { declareJudge } from './judge.js';
 import { declareLog } from './log.js';
 import { declareModels } from './models.js';
@@ -45,6 +46,7 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   declareDistill,
   declareRsi,
   declareTrain,
+  declareExport,
   declareEval,
   declareBenchmark,
   declareReport,
