@@ -12,6 +12,7 @@ import {
   type ListingMode,
 } from './endpoint-checks.js';
 import { checkRuntimeLora } from './lora-check.js';
+import { checkSleepRoutes } from './sleep-check.js';
 import { shownUrl, type ServerTarget } from './server-wire.js';
 import { checkThroughput } from './throughput-check.js';
 
@@ -59,6 +60,9 @@ async function checkEndpoint(endpoint: EndpointUnderCheck, options: DoctorOption
   if (full) checks.push(await checkSeed(target, model, endpoint, options.config.seed));
   if (endpoint.runtimeLora && options.runtimeLora) {
     checks.push(await checkRuntimeLora(target, options.plan.loraRank));
+  }
+  if (endpoint.roles.includes('executor') && options.config.rsi.sleepDuringTraining) {
+    checks.push(await checkSleepRoutes(target));
   }
   if (full && endpoint.team) checks.push(await checkThroughput(target, model, endpoint, options.plan));
   return report(checks);

@@ -111,6 +111,10 @@ export function postJson(target: ServerTarget, path: string, body: unknown): Pro
   return send(target, urlOf(target, path), { method: 'POST', body });
 }
 
+export function getFromRoot(target: ServerTarget, path: string): Promise<WireAnswer> {
+  return send(target, rootUrlOf(target, path), { method: 'GET' });
+}
+
 export function postToRoot(target: ServerTarget, path: string, body: unknown): Promise<WireAnswer> {
   return send(target, rootUrlOf(target, path), { method: 'POST', body });
 }
