@@ -17,9 +17,11 @@ const E2E = 'test/**/*.e2e.test.ts';
 const LONGEST_FIRST = [
   // The trainer's torch tests: a dozen training runs of a tiny model, one and two processes, about 3 minutes.
   'test/train/python-training.e2e.test.ts',
+  // Every research task's careful, careless and trap reference solutions graded, and reruns of their entry points:
+  // about 6 minutes.
+  'test/tasks/grading.e2e.test.ts',
   'test/cli/rsi.e2e.test.ts',
   'test/cli/search.e2e.test.ts',
-  'test/tasks/grading.e2e.test.ts',
   'test/search/search.e2e.test.ts',
   'test/evaluate/evaluation.e2e.test.ts',
   'test/search/fault-tolerance.e2e.test.ts',
@@ -40,6 +42,8 @@ const LONGEST_FIRST = [
   'test/benchmark/benchmark.e2e.test.ts',
   // Trains two tiny models with torch on CPU: about 30 s of processor time, minutes under the suite's load.
   'test/train/python-torch.e2e.test.ts',
+  // A tiny Qwen3 exported to FP8, deployed by restart and checked: about a minute.
+  'test/hosting/fp8-deployment.e2e.test.ts',
 ];
 
 class LongestFirstSequencer extends BaseSequencer {
