@@ -27,8 +27,12 @@ command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-container-engine: installing ${missing[*]}" >&2
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # One apt at a time: CI runs this beside scripts/install-trainer.sh, which may install a package too.
+  (
+    flock 9
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  ) 9>"${TMPDIR:-/tmp}/mass-apt.lock"
 fi
 
 # Debian's client, which matches its daemon (another docker earlier on PATH may be a newer static client).

@@ -33,8 +33,12 @@ if [ -z "$base" ] && command -v apt-get >/dev/null 2>&1; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   echo "install-trainer: installing python3-venv" >&2
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
+  # One apt at a time: CI runs this beside scripts/install-container-engine.sh, which may install packages too.
+  (
+    flock 9
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
+  ) 9>"${TMPDIR:-/tmp}/mass-apt.lock"
   usable /usr/bin/python3 && base=/usr/bin/python3
 fi
 if [ -z "$base" ]; then
