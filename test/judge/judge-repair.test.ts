@@ -1,5 +1,3 @@
-import path from 'node:path';
-
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { judgePair, PairwiseJudgmentRecord, type WorkspaceBundle } from '../../src/judge/index.js';
@@ -7,14 +5,7 @@ import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import type { LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step, type Step } from '../../src/toy/steps.js';
-import {
-  bundleOf,
-  removeScratchDirectories,
-  scratch,
-  tinySumTask,
-  tinySumWorkspace,
-  verdictJson,
-} from './support.js';
+import { rightAndWrongBundles, removeScratchDirectories, tinySumTask, verdictJson } from './support.js';
 
 let task: LoadedTask;
 let first: WorkspaceBundle;
@@ -23,12 +14,7 @@ let server: ScriptedServer | undefined;
 
 beforeAll(async () => {
   task = await tinySumTask();
-  const root = await scratch('repair');
-  first = await bundleOf(task, await tinySumWorkspace(path.join(root, 'one')));
-  second = await bundleOf(
-    task,
-    await tinySumWorkspace(path.join(root, 'two'), { metrics: '{"total": 14}\n' }),
-  );
+  ({ right: first, wrong: second } = await rightAndWrongBundles(task, 'repair'));
 });
 afterEach(async () => {
   await server?.close();

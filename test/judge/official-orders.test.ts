@@ -1,5 +1,3 @@
-import path from 'node:path';
-
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { judgeSeeds } from '../../src/config/judge-orders.js';
@@ -9,14 +7,7 @@ import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import type { LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
-import {
-  bundleOf,
-  removeScratchDirectories,
-  scratch,
-  tinySumTask,
-  tinySumWorkspace,
-  verdictJson,
-} from './support.js';
+import { rightAndWrongBundles, removeScratchDirectories, tinySumTask, verdictJson } from './support.js';
 
 let task: LoadedTask;
 let candidate: WorkspaceBundle;
@@ -25,12 +16,7 @@ let server: ScriptedServer | undefined;
 
 beforeAll(async () => {
   task = await tinySumTask();
-  const root = await scratch('official-orders');
-  candidate = await bundleOf(task, await tinySumWorkspace(path.join(root, 'candidate')));
-  baseline = await bundleOf(
-    task,
-    await tinySumWorkspace(path.join(root, 'baseline'), { metrics: '{"total": 14}\n' }),
-  );
+  ({ right: candidate, wrong: baseline } = await rightAndWrongBundles(task, 'official-orders'));
 });
 afterEach(async () => {
   await server?.close();

@@ -77,6 +77,23 @@ export async function writeText(dir: string, file: string, content: string | Buf
   await writeFile(path.join(dir, file), content);
 }
 
+/**
+ * Two bundles of the tiny-sum task in a fresh scratch folder: `right` reports the right total (10), `wrong` reports 14.
+ * The judge's tests and the evaluation's judgment tests compare them.
+ */
+export async function rightAndWrongBundles(
+  task: LoadedTask,
+  prefix: string,
+): Promise<{ right: WorkspaceBundle; wrong: WorkspaceBundle }> {
+  const root = await scratch(prefix);
+  const right = await bundleOf(task, await tinySumWorkspace(path.join(root, 'right')));
+  const wrong = await bundleOf(
+    task,
+    await tinySumWorkspace(path.join(root, 'wrong'), { metrics: '{"total": 14}\n' }),
+  );
+  return { right, wrong };
+}
+
 export async function bundleOf(
   task: LoadedTask,
   location: string,
