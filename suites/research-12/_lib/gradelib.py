@@ -71,6 +71,23 @@ def finite_number(value, where):
     return float(value)
 
 
+def ablation_variants(ws, keys, what, need=2, rel="results/ablation.json"):
+    """(score, reason) of an ablation file {variant name: {metric: number, ...}}: the variants that carry every one of
+    `keys`, each a finite number; fewer than `need` of them fails. `what` names a variant in the reason (e.g.
+    "strategies")."""
+    ablation = ws.json_object(rel)
+    measured = []
+    for name, entry in ablation.items():
+        if isinstance(entry, dict) and all(key in entry for key in keys):
+            for key in keys:
+                finite_number(entry[key], f"{rel} {name}.{key}")
+            measured.append(name)
+    carrying = " and ".join(keys)
+    if len(measured) < need:
+        raise Fail(f"{rel} has {len(measured)} {what} with {carrying} (need {need})")
+    return 1.0, f"{len(measured)} {what} with {carrying}"
+
+
 def number_at(mapping, key, where):
     if not isinstance(mapping, dict) or key not in mapping:
         raise Fail(f'{where} has no "{key}"')

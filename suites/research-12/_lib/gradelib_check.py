@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gradelib import Fail, Grader, Workspace, interval_calibration, report_numbers, written_numbers  # noqa: E402
+from gradelib import Fail, Grader, Workspace, ablation_variants, interval_calibration, report_numbers, written_numbers  # noqa: E402
 
 
 def png_bytes(width=120, height=120):
@@ -154,10 +154,31 @@ def check_reproducibility(root):
         raise AssertionError("one --rerun for two --workspace must be refused")
 
 
+def check_ablation_variants(root):
+    ablation = {"full": {"cost": 3.5, "n": 4}, "no-heuristic": {"cost": 4.0, "n": 9}, "notes": "text", "half": {"cost": 1}}
+    write(root, {"results/ablation.json": json.dumps(ablation)})
+    ws = Workspace(root)
+    score, reason = ablation_variants(ws, ["cost", "n"], "variants")
+    assert score == 1.0 and reason == "2 variants with cost and n", reason
+    for keys, broken, message in (
+        (["cost", "n", "seed"], ablation, "has 0 variants with cost and n and seed (need 2)"),
+        (["cost"], {"a": {"cost": 1}, "b": {"cost": "NaN"}}, "results/ablation.json b.cost is not a number"),
+    ):
+        write(root, {"results/ablation.json": json.dumps(broken)})
+        try:
+            ablation_variants(ws, keys, "variants")
+        except Fail as fail:
+            assert message in str(fail), str(fail)
+        else:
+            raise AssertionError(f"{broken} with {keys} must fail")
+
+
 def main():
     check_interval_calibration()
     with tempfile.TemporaryDirectory() as root:
         check_report_numbers(root)
+    with tempfile.TemporaryDirectory() as root:
+        check_ablation_variants(root)
     with tempfile.TemporaryDirectory() as root:
         check_reproducibility(root)
     print("gradelib ok")

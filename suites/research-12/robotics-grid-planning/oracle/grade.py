@@ -10,7 +10,7 @@ sys.path[:0] = [str(HERE.parent / "generator"), str(HERE.parents[1] / "_lib")]
 import numpy as np  # noqa: E402
 
 import world  # noqa: E402
-from gradelib import Fail, Grader, finite_number, linear, number_at, report_numbers  # noqa: E402
+from gradelib import Fail, Grader, ablation_variants, linear, number_at, report_numbers  # noqa: E402
 
 grader = Grader("robotics-grid-planning")
 ws = grader.workspace
@@ -113,16 +113,7 @@ def _():
 
 @grader.part("ablation_format", 0.05)
 def _():
-    ablation = ws.json_object("results/ablation.json")
-    measured = []
-    for name, entry in ablation.items():
-        if isinstance(entry, dict) and "mean_cost" in entry and "mean_expansions" in entry:
-            finite_number(entry["mean_cost"], f"results/ablation.json {name}.mean_cost")
-            finite_number(entry["mean_expansions"], f"results/ablation.json {name}.mean_expansions")
-            measured.append(name)
-    if len(measured) < 2:
-        raise Fail(f"results/ablation.json has {len(measured)} variant(s) with mean_cost and mean_expansions (need 2)")
-    return 1.0, f"{len(measured)} variants with mean_cost and mean_expansions"
+    return ablation_variants(ws, ["mean_cost", "mean_expansions"], "variants")
 
 
 @grader.part("report_numbers", 0.05)

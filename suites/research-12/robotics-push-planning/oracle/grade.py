@@ -15,7 +15,7 @@ sys.path[:0] = [str(HERE.parent / "generator"), str(HERE.parents[1] / "_lib")]
 import numpy as np  # noqa: E402
 
 import world  # noqa: E402
-from gradelib import Fail, Grader, finite_number, linear, number_at, report_numbers  # noqa: E402
+from gradelib import Fail, Grader, ablation_variants, linear, number_at, report_numbers  # noqa: E402
 
 grader = Grader("robotics-push-planning")
 ws = grader.workspace
@@ -92,15 +92,7 @@ def _():
 
 @grader.part("ablation_format", 0.05)
 def _():
-    ablation = ws.json_object("results/ablation.json")
-    measured = [
-        finite_number(entry["success_rate"], f"results/ablation.json {name}.success_rate")
-        for name, entry in ablation.items()
-        if isinstance(entry, dict) and "success_rate" in entry
-    ]
-    if len(measured) < 2:
-        raise Fail(f"results/ablation.json has {len(measured)} strategy(ies) with a success_rate (need 2)")
-    return 1.0, f"{len(measured)} strategies with a success_rate"
+    return ablation_variants(ws, ["success_rate"], "strategies")
 
 
 @grader.part("report_numbers", 0.05)

@@ -10,7 +10,7 @@ sys.path[:0] = [str(HERE.parent / "generator"), str(HERE.parents[1] / "_lib")]
 import numpy as np  # noqa: E402
 
 import world  # noqa: E402
-from gradelib import Fail, Grader, finite_number, linear, number_at, report_numbers  # noqa: E402
+from gradelib import Fail, Grader, ablation_variants, linear, number_at, report_numbers  # noqa: E402
 
 grader = Grader("robotics-state-estimation")
 ws = grader.workspace
@@ -104,15 +104,7 @@ def _():
 
 @grader.part("ablation_format", 0.05)
 def _():
-    ablation = ws.json_object("results/ablation.json")
-    measured = [
-        finite_number(entry["calibration_rmse_m"], f"results/ablation.json {name}.calibration_rmse_m")
-        for name, entry in ablation.items()
-        if isinstance(entry, dict) and "calibration_rmse_m" in entry
-    ]
-    if len(measured) < 2:
-        raise Fail(f"results/ablation.json has {len(measured)} variant(s) with a calibration_rmse_m (need 2)")
-    return 1.0, f"{len(measured)} estimator variants with a calibration_rmse_m"
+    return ablation_variants(ws, ["calibration_rmse_m"], "estimator variants")
 
 
 @grader.part("report_numbers", 0.05)
