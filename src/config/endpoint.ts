@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { Prices } from './prices.js';
 import { RoleSampling } from './role-sampling.js';
 
 /**
@@ -21,6 +22,12 @@ export const Endpoint = z
         "the executor's and OpenAI's: OpenAI style, ending in /v1; a judge's or optimizer's other OpenAI-compatible server: its own version path; anthropic: the server's root (optional for openai and anthropic: their own API; absent with model.kind toy, whose server mass starts)",
       )
       .optional(),
+    replicas: z
+      .array(z.string().url())
+      .optional()
+      .describe(
+        'more addresses serving the same model under the same name, each written like baseUrl: calls go to the least loaded healthy one of baseUrl and these, a replica in outage is skipped while another answers, and deployments, the deployment check and mass doctor reach each (openai-compatible only)',
+      ),
     model: z.string().min(1),
     apiKeyEnv: z
       .string()
@@ -34,6 +41,9 @@ export const Endpoint = z
       .describe(
         "the model takes image input: the harness is told so and its read_file returns images (plots) to it; default false (the executor's; text only)",
       ),
+    prices: Prices.optional().describe(
+      "what this endpoint's tokens cost, per million: { input, cachedInput, output } in US dollars; a cost the provider reports (OpenRouter's usage.cost) wins",
+    ),
     sampling: RoleSampling.optional().describe(
       "this role's own sampling; on openai-compatible servers unset fields come from the run's sampling, on openai and anthropic only what is set here is sent",
     ),
@@ -47,6 +57,13 @@ export type Endpoint = z.infer<typeof Endpoint>;
  */
 export function isUnaddressed(endpoint: Pick<Endpoint, 'provider' | 'baseUrl'>): boolean {
   return endpoint.baseUrl === undefined && endpoint.provider === 'openai-compatible';
+}
+
+/** Every address the endpoint is served at: its `baseUrl`, then its `replicas` (none without a `baseUrl`). */
+export function endpointAddresses(endpoint: Pick<Endpoint, 'baseUrl' | 'replicas'>): string[] {
+  if (endpoint.baseUrl === undefined) return [];
+  const strip = (url: string) => url.replace(/\/+$/, '');
+  return [...new Set([endpoint.baseUrl, ...(endpoint.replicas ?? [])].map(strip))];
 }
 
 export const ROLES = ['executor', 'judge', 'optimizer'] as const;

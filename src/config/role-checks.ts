@@ -59,10 +59,37 @@ export function checkBaseUrls(config: RoleChecked, context: z.RefinementCtx): vo
     const use = baseUrlUse(role, endpoint);
     if (use === null) continue;
     const path = ['roles', role, 'baseUrl'];
-    if (endpoint.baseUrl === undefined) continue;
+    if (endpoint.baseUrl === undefined) {
+      if (endpoint.replicas !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: ['roles', role, 'replicas'],
+          message: 'replicas are further addresses of the model at baseUrl: give baseUrl too',
+        });
+      }
+      continue;
+    }
     const problem = baseUrlProblem(endpoint.baseUrl, use);
     if (problem !== null) context.addIssue({ code: 'custom', path, message: problem });
+    for (const [index, replica] of (endpoint.replicas ?? []).entries()) {
+      const replicaProblem = replicaProblemOf(replica, endpoint.baseUrl, use);
+      if (replicaProblem === null) continue;
+      context.addIssue({ code: 'custom', path: ['roles', role, 'replicas', index], message: replicaProblem });
+    }
   }
+}
+
+/** A replica is written like the base URL, on the same scheme, and only OpenAI-compatible servers have them. */
+function replicaProblemOf(replica: string, baseUrl: string, use: BaseUrlUse): string | null {
+  if (use !== 'team' && use !== 'openai-compatible') {
+    return `replicas are for models you serve (provider openai-compatible), not ${use}'s API`;
+  }
+  const problem = baseUrlProblem(replica, use);
+  if (problem !== null) return problem;
+  if (new URL(replica).protocol !== new URL(baseUrl).protocol) {
+    return `${JSON.stringify(replica)} uses another scheme than baseUrl ${JSON.stringify(baseUrl)}: serve every replica over the same one`;
+  }
+  return null;
 }
 
 /** How a role's base URL is used; null for an executor on a provider it cannot have (reported on its own). */

@@ -1,4 +1,4 @@
-import { roleEndpoints, type Endpoint, type RoleEndpoints } from '../config/endpoint.js';
+import { endpointAddresses, roleEndpoints, type Endpoint, type RoleEndpoints } from '../config/endpoint.js';
 import { deploySetting } from '../config/rsi-settings.js';
 import { resolveSampling } from '../config/role-sampling.js';
 import type { RunConfig } from '../config/run-config.js';
@@ -7,7 +7,7 @@ import type { SamplingParams } from '../model/types.js';
 
 /**
  * Which endpoints of a run configuration `mass doctor` checks, and what each must do: every distinct server and model
- * once, with the roles that use it. The team's endpoint (the executor, an evaluation's models) must return tool calls
+ * once, with the roles that use it; each replica of a model (`replicas`) is a server of its own. The team's endpoint (the executor, an evaluation's models) must return tool calls
  * structured and stream usage; an endpoint where a role thinks must return its reasoning apart; the executor's takes
  * runtime LoRA adapters when the run deploys them so.
  */
@@ -89,26 +89,28 @@ export function doctorPlan(config: RunConfig, options: PlanOptions = {}): Doctor
       return;
     }
     const sampling = resolveSampling(provider, config.sampling, endpoint.sampling, maxTokens);
-    const existing = byKey.get(key);
-    if (existing) {
-      existing.roles.push(role);
-      existing.team ||= use.team;
-      existing.thinking ||= sampling.enableThinking === true;
-      existing.runtimeLora ||= use.runtimeLora;
-      if (use.team) existing.sampling = sampling;
-      return;
+    for (const baseUrl of endpointAddresses(endpoint)) {
+      const existing = byKey.get(`${baseUrl}\n${endpoint.model}`);
+      if (existing) {
+        existing.roles.push(role);
+        existing.team ||= use.team;
+        existing.thinking ||= sampling.enableThinking === true;
+        existing.runtimeLora ||= use.runtimeLora;
+        if (use.team) existing.sampling = sampling;
+        continue;
+      }
+      byKey.set(`${baseUrl}\n${endpoint.model}`, {
+        baseUrl,
+        model: endpoint.model,
+        apiKeyEnv: endpoint.apiKeyEnv,
+        maxConcurrency: endpoint.maxConcurrency,
+        roles: [role],
+        team: use.team,
+        thinking: sampling.enableThinking === true,
+        sampling,
+        runtimeLora: use.runtimeLora,
+      });
     }
-    byKey.set(key, {
-      baseUrl: endpoint.baseUrl,
-      model: endpoint.model,
-      apiKeyEnv: endpoint.apiKeyEnv,
-      maxConcurrency: endpoint.maxConcurrency,
-      roles: [role],
-      team: use.team,
-      thinking: sampling.enableThinking === true,
-      sampling,
-      runtimeLora: use.runtimeLora,
-    });
   };
   const { budgets } = config;
   add('executor', roles.executor, budgets.maxOutputTokensPerCall, { team: true, runtimeLora: lora });

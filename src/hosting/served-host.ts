@@ -6,32 +6,33 @@ import type { RunConfig } from '../config/run-config.js';
 import { deploySetting, lineageSetting } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
 import { durationMs } from '../timer-duration.js';
-import { deployGeneration, loadLoraAdapter, type DeployMethod } from '../train/deploy.js';
-import {
-  checkDeployment,
-  PROBE_FILE,
-  PROBE_TOLERANCE,
-  readDeploymentProbe,
-} from '../train/deployment-check.js';
+import { SystemError } from '../errors.js';
+import type { DeployMethod } from '../train/deploy.js';
+import { PROBE_FILE } from '../train/deployment-check.js';
 import { exportFp8 } from '../train/fp8-export.js';
 import { checkServedModel, listServedModels } from '../train/inference-server.js';
 import { adapterBaseOf, type ModelGeneration } from '../train/model-generation.js';
 import type { ModelHost, ServedGeneration } from '../train/model-host.js';
 import type { ModelRegistry } from '../train/registry.js';
-import { whileServerSleeps } from '../train/server-sleep.js';
+import { checkGenerationOnReplicas, generationProbeFile, hasProbe } from './generation-check.js';
+import {
+  declareConfiguredReplicas,
+  deployToReplicas,
+  executorServers,
+  reloadAdapterOnReplicas,
+  whileReplicasSleep,
+} from './replica-serving.js';
 
 /**
  * A model the user serves (vLLM or any OpenAI-compatible server at `roles.executor.baseUrl`): L0 must already answer
  * there; each trained generation is deployed onto that server by `rsi.deploy`, vLLM's runtime LoRA loading (the
  * previous generation's adapter unloaded once the new one answers) or a command that restarts it on the merged
- * weights.
+ * weights. With replicas (`roles.executor.replicas`), each of these reaches every replica.
  */
 export function servedHost(config: RunConfig): ModelHost {
   const deploy = deploySetting(config.rsi);
-  const server = {
-    baseUrl: config.roles.executor.baseUrl!,
-    apiKeyEnv: config.roles.executor.apiKeyEnv,
-  };
+  declareConfiguredReplicas(config);
+  const servers = executorServers(config);
   const served = (generation: ModelGeneration): ServedGeneration => ({
     endpoints: generationEndpoints(config, generation.servedAs),
     close: async () => {},
@@ -65,35 +66,25 @@ export function servedHost(config: RunConfig): ModelHost {
     return { ...generation, mergedPath: report.out };
   };
   /**
-   * The deployment check against the probe the trainer left (`probe.json` beside its weights, or the FP8 export's);
-   * a trainer that leaves none (a training command of yours) is not checked, and the run says so once.
+   * The deployment check on every replica against the probe the trainer left (`probe.json` beside its weights, or
+   * the FP8 export's); a trainer that leaves none (a training command of yours) is not checked, and the run says so
+   * once.
    */
   const checkDeploymentOf = async (
     generation: ModelGeneration,
     registry: ModelRegistry,
-    probeDirectory: string,
-    fp8: boolean,
+    runDirectory: string,
   ) => {
-    const probeFile = join(probeDirectory, PROBE_FILE);
-    if (!existsSync(probeFile)) {
+    const { probeFile, weights } = generationProbeFile(config, runDirectory, generation.name);
+    if (!hasProbe(probeFile)) {
       process.stderr.write(
         `warning: no deployment check for ${generation.name}: its trainer left no ${probeFile} (the bundled python trainer does)\n`,
       );
       return;
     }
-    const check = await checkDeployment({
-      server,
-      servedAs: generation.servedAs,
-      generation: generation.name,
-      parent: generation.parent ?? 'none',
-      probe: await readDeploymentProbe(probeFile),
-      tolerance: deploy.checkTolerance ?? PROBE_TOLERANCE[fp8 ? 'fp8' : 'bf16'],
-    });
-    await registry.recordDeploymentCheck(generation.name, {
-      ...check,
-      at: new Date().toISOString(),
-      weights: fp8 ? 'fp8' : 'bf16',
-    });
+    const check = await checkGenerationOnReplicas({ config, generation, servers, probeFile, weights });
+    if (check.mismatch !== null) throw new SystemError(check.mismatch);
+    await registry.recordDeploymentCheck(generation.name, check.record);
   };
   return {
     standIn: null,
@@ -115,46 +106,32 @@ export function servedHost(config: RunConfig): ModelHost {
     async serve(generation, registry, runDirectory) {
       const base = adapterBaseOf(generation);
       if (base === null) {
-        await checkServedModel(server, generation.servedAs);
+        for (const server of servers) await checkServedModel(server, generation.servedAs);
         return served(generation);
       }
       const trainDirectory = join(runDirectory, 'train', generation.name);
       const fp8 = deploy.kind === 'restart' && deploy.format === 'fp8';
       const deployed = fp8 ? await fp8Generation(generation, trainDirectory) : generation;
-      await deployGeneration({
-        server,
+      await deployToReplicas(servers, {
         generation: deployed,
         base: registry.require(base),
         // The server keeps its base model and the latest generation: every other adapter of the run goes.
         replaces: registry.list().filter((other) => other.name !== generation.name && other.parent !== null),
         method: method(generation, runDirectory),
       });
-      if (deploy.check !== false) {
-        await checkDeploymentOf(
-          generation,
-          registry,
-          fp8 ? join(trainDirectory, 'fp8') : trainDirectory,
-          fp8,
-        );
-      }
+      if (deploy.check !== false) await checkDeploymentOf(generation, registry, runDirectory);
       return served(generation);
     },
-    duringTraining: (work) => (config.rsi.sleepDuringTraining ? whileServerSleeps(server, work) : work()),
+    duringTraining: (work) => (config.rsi.sleepDuringTraining ? whileReplicasSleep(servers, work) : work()),
     async reach(generation, registry) {
       const base = adapterBaseOf(generation);
       // An adapter the server no longer holds (an older generation, or a restarted server) is loaded again.
       if (deploy.kind === 'lora' && base !== null && registry && generation.adapterPath !== undefined) {
-        const models = await listServedModels(server);
-        if (!models.some((model) => model.id === generation.servedAs)) {
-          await loadLoraAdapter({
-            server,
-            generation,
-            base: registry.require(base),
-            method: { kind: 'lora' },
-          });
-        }
+        await reloadAdapterOnReplicas(servers, { generation, base: registry.require(base) }, async (server) =>
+          (await listServedModels(server)).some((model) => model.id === generation.servedAs),
+        );
       }
-      await checkServedModel(server, generation.servedAs);
+      for (const server of servers) await checkServedModel(server, generation.servedAs);
       return served(generation);
     },
     place: async (endpoint: Endpoint) => ({ endpoint, close: async () => {} }),

@@ -7,10 +7,12 @@ import {
   CallFailedError,
   DEFAULT_RETRY_POLICY,
   finalError,
+  isRetryable,
   withRetries,
   type CallFailure,
   type RetryPolicy,
 } from './retry.js';
+import { replicaSetOf, type ReplicaLease, type ReplicaSet } from './replicas.js';
 import { chatCompletionParameters } from './request-parameters.js';
 import { describeSdkFailure } from './sdk-failure.js';
 import { StreamAccumulator, isRecord } from './stream-accumulator.js';
@@ -42,6 +44,11 @@ export interface OpenAICompatibleOptions {
   maxConcurrency?: number;
   retry?: Partial<RetryPolicy>;
   onRetry?: (failure: CallFailure, attempt: number, delayMs: number) => void;
+  /**
+   * Replicas of the model (`src/model/replicas.ts`): each attempt goes to the least loaded healthy one. Default: the
+   * replicas this process declared for `baseUrl`; null: `baseUrl` alone (a check of one server).
+   */
+  replicas?: ReplicaSet | null;
 }
 
 /** A model an endpoint serves, with the context length it lists (vLLM's `max_model_len`; null when not listed). */
@@ -57,24 +64,61 @@ export class OpenAICompatibleModel implements ChatModel {
   private readonly client: OpenAI;
   private readonly semaphore: Semaphore;
   private readonly retryPolicy: RetryPolicy;
+  private readonly replicas: ReplicaSet | null;
+  /** One client per replica address, made at first use. */
+  private readonly replicaClients = new Map<string, OpenAI>();
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     const baseUrl = validateBaseUrl(options.baseUrl);
     this.dialect = options.dialect ?? (isOpenAIHost(baseUrl) ? 'openai' : 'openai-compatible');
-    this.endpoint = `${this.dialect} ${baseUrl}`;
-    const timeout = options.timeoutMs ?? 10 * 60_000;
+    this.replicas = options.replicas === undefined ? replicaSetOf(baseUrl) : options.replicas;
+    const addresses = this.replicas?.addresses ?? [baseUrl];
+    this.endpoint = `${this.dialect} ${addresses.join(' | ')}`;
+    this.client = this.clientFor(baseUrl);
+    // The limit is per address: replicas serve that many calls each.
+    this.semaphore = endpointSemaphore(baseUrl, (options.maxConcurrency ?? 64) * addresses.length);
+    this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  }
+
+  private clientFor(baseUrl: string): OpenAI {
+    let client = this.replicaClients.get(baseUrl);
+    if (client) return client;
+    const timeout = this.options.timeoutMs ?? 10 * 60_000;
     // Node's own fetch stops waiting after 5 minutes whatever the SDK's timeout; give undici the same timeout.
     const dispatcher = new Agent({ headersTimeout: timeout, bodyTimeout: timeout });
-    this.client = new OpenAI({
-      baseURL: baseUrl,
-      apiKey: options.apiKey ?? 'not-needed',
+    client = new OpenAI({
+      baseURL: validateBaseUrl(baseUrl),
+      apiKey: this.options.apiKey ?? 'not-needed',
       timeout,
       maxRetries: 0,
       fetch: undiciFetch as unknown as typeof fetch,
       fetchOptions: { dispatcher } as Record<string, unknown>,
     });
-    this.semaphore = endpointSemaphore(baseUrl, options.maxConcurrency ?? 64);
-    this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.replicaClients.set(baseUrl, client);
+    return client;
+  }
+
+  /**
+   * One attempt on the least loaded healthy replica (the one client without replicas). The lease is handed back by
+   * `settle` (a failure that is the server's, not the request's, puts that replica in outage).
+   */
+  private onReplica(): { client: OpenAI; settle: (error?: unknown) => void } {
+    const lease: ReplicaLease | null = this.replicas?.pick() ?? null;
+    return {
+      client: lease ? this.clientFor(lease.address) : this.client,
+      settle: (error?: unknown) => {
+        if (!lease) return;
+        const failure =
+          error === undefined
+            ? null
+            : error instanceof CallFailedError
+              ? error.failure
+              : this.describeFailure(error);
+        lease.done(
+          failure !== null && failure.kind !== 'model-behaviour' && isRetryable(failure) ? 'failed' : 'ok',
+        );
+      },
+    };
   }
 
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
@@ -83,10 +127,18 @@ export class OpenAICompatibleModel implements ChatModel {
     return this.withSlot(async () =>
       withRetries(
         async () => {
-          const completion: unknown = await this.client.chat.completions.create(body as never, {
-            signal: options.signal,
-          });
-          return responseFromCompletion(completion);
+          const { client, settle } = this.onReplica();
+          try {
+            const completion: unknown = await client.chat.completions.create(body as never, {
+              signal: options.signal,
+            });
+            const response = responseFromCompletion(completion);
+            settle();
+            return response;
+          } catch (error) {
+            settle(error);
+            throw error;
+          }
         },
         this.retryContext(request, options),
       ),
@@ -106,14 +158,23 @@ export class OpenAICompatibleModel implements ChatModel {
       };
       let iterator: AsyncIterator<unknown> | null = null;
       let first: IteratorResult<unknown> | null = null;
+      let settleStream: (error?: unknown) => void = () => {};
       await withRetries(
         async () => {
-          const created: unknown = await this.client.chat.completions.create(body as never, {
-            signal: options.signal,
-          });
-          const chunks = created as AsyncIterable<unknown>;
-          iterator = chunks[Symbol.asyncIterator]();
-          first = await iterator.next();
+          const { client, settle } = this.onReplica();
+          try {
+            const created: unknown = await client.chat.completions.create(body as never, {
+              signal: options.signal,
+            });
+            const chunks = created as AsyncIterable<unknown>;
+            iterator = chunks[Symbol.asyncIterator]();
+            first = await iterator.next();
+          } catch (error) {
+            settle(error);
+            throw error;
+          }
+          // The replica carries the stream's load until it ends.
+          settleStream = settle;
         },
         this.retryContext(request, options),
       );
@@ -129,8 +190,11 @@ export class OpenAICompatibleModel implements ChatModel {
           }
         }
       } catch (error) {
+        settleStream(error);
         const failure = this.describeFailure(error);
         throw await this.finalStreamError(failure, request, yielded);
+      } finally {
+        settleStream();
       }
       const reassembled = accumulator.result();
       if (reassembled.finish_reason === null) {

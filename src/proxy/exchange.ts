@@ -8,6 +8,8 @@ export interface Exchange {
   clientDisconnected: boolean;
   error: string | null;
   attempts?: UpstreamAttempt[];
+  /** The replica of the last attempt, when the upstream has replicas. */
+  replica?: string;
 }
 
 export const NO_EXCHANGE: Exchange = {

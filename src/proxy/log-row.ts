@@ -33,6 +33,8 @@ export const UpstreamAttempt = z.object({
   durationMs: z.number(),
   /** The wait before the next attempt; null for the last one. */
   delayMs: z.number().nullable(),
+  /** The replica it went to, when the model has replicas (`roles.<role>.replicas`); absent otherwise. */
+  replica: z.string().optional(),
 });
 export type UpstreamAttempt = z.infer<typeof UpstreamAttempt>;
 
@@ -78,6 +80,11 @@ export const ProxyLogRow = z.object({
    * method and path.
    */
   refusal: ProxyRefusal.nullable().optional(),
+  /**
+   * The replica that answered (its address), when the model has replicas (`roles.<role>.replicas`): the last
+   * attempt's. Absent for a model served at one address, and in logs from before replicas.
+   */
+  replica: z.string().optional(),
 });
 export type ProxyLogRow = z.infer<typeof ProxyLogRow>;
 

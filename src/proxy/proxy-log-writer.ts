@@ -3,6 +3,7 @@ import { JsonlAppender } from './jsonl-appender.js';
 import { ProxyLogEncoder, type RequestBody, type RowFields } from './log-encoder.js';
 import { redact } from './log-redaction.js';
 import type { ProxyLogRow, ProxyRefusal } from './log-row.js';
+import { OpenCallsFile, openCallsPath } from './open-calls.js';
 import type { ParsedJson } from './sse-recorder.js';
 
 /** A request as it began, until its row is written. */
@@ -45,12 +46,15 @@ export class ProxyLogWriter {
   private sequence = 0;
   private readonly log: JsonlAppender;
   private readonly encoder = new ProxyLogEncoder();
+  /** The calls begun and not yet recorded, beside the log for `mass status` (`requests-open.json`). */
+  private readonly openCalls: OpenCallsFile;
 
   constructor(
     logFile: string,
     private readonly options: ProxyLogWriterOptions,
   ) {
     this.log = new JsonlAppender(logFile);
+    this.openCalls = new OpenCallsFile(openCallsPath(logFile), this.encoder.writer);
   }
 
   get path(): string {
@@ -65,7 +69,7 @@ export class ProxyLogWriter {
   /** A call as it begins: its number, its start and the secrets its row must not show. */
   begin(method: string, path: string, secrets: string[]): CallStart {
     if (this.options.upstreamApiKey) secrets.push(this.options.upstreamApiKey);
-    return {
+    const call = {
       seq: this.sequence++,
       startedAt: Date.now(),
       started: performance.now(),
@@ -74,6 +78,9 @@ export class ProxyLogWriter {
       secrets,
       recorded: false,
     };
+    const route = path.split('?')[0] ?? path;
+    this.openCalls.begin({ seq: call.seq, startedAt: new Date(call.startedAt).toISOString(), method, path: route });
+    return call;
   }
 
   /** Writes the call's row (once), with every secret the call carried scrubbed, and hands it to `onRow`. */
@@ -100,6 +107,7 @@ export class ProxyLogWriter {
       error: exchange.error,
       attempts: exchange.attempts ?? [],
       refusal: facts.refusal ?? null,
+      ...(exchange.replica === undefined ? {} : { replica: exchange.replica }),
     };
     const body: RequestBody = parsed.ok
       ? { json: true, value: parsed.value, bytes: requestBytes }
@@ -107,6 +115,7 @@ export class ProxyLogWriter {
     const encoded = this.encoder.encode(fields, body, call.secrets);
     call.recorded = true;
     await this.log.append(encoded.line);
+    this.openCalls.end(call.seq);
     // Only a row the file holds may be named by later ones: after a write failed, no row is remembered any more.
     if (this.log.error === null) encoded.remember();
     if (this.options.onRow) {
@@ -116,8 +125,9 @@ export class ProxyLogWriter {
     }
   }
 
-  close(): Promise<void> {
-    return this.log.close();
+  async close(): Promise<void> {
+    await this.openCalls.close();
+    await this.log.close();
   }
 }
 

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 import { UserError, errorMessage } from '../errors.js';
+import { replicaSetOf, type ReplicaSet } from '../model/replicas.js';
 import { isRecord } from '../model/stream-accumulator.js';
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from './bounded-body.js';
 import { meterCall } from './call-metering.js';
@@ -21,16 +22,18 @@ import type { ProxyLogRow } from './log-row.js';
 import { answerMalformed } from './malformed-request.js';
 import { routeOf } from './model-routes.js';
 import { refuse, sendJson } from './own-answers.js';
+import type { ProxyLimits } from './proxy-limits.js';
 import { ProxyLogWriter, type CallStart } from './proxy-log-writer.js';
 import type { RelayContext } from './relay-context.js';
 import { SecretScrubber } from './secret-scrubber.js';
 import { parseJson } from './sse-recorder.js';
 import { TokenMeter } from './token-meter.js';
 import { relayCall } from './upstream-relay.js';
-import { DEFAULT_UPSTREAM_RETRY, type UpstreamRetryPolicy } from './upstream-retry.js';
+import { DEFAULT_UPSTREAM_RETRY } from './upstream-retry.js';
 import { parseUpstream } from './upstream-target.js';
 
-export interface RecordingProxyOptions {
+/** Where the proxy listens and relays to, and what it records; its limits (`outputBudget`, `retry`) are `ProxyLimits`. */
+export interface RecordingProxyOptions extends ProxyLimits {
   /** The model server, e.g. `http://127.0.0.1:8000` (a trailing `/v1` is fine). */
   upstream: string;
   listen: ListenAddress;
@@ -42,20 +45,10 @@ export interface RecordingProxyOptions {
    */
   meterStreams?: boolean;
   /**
-   * The most completion tokens (all models together) this proxy lets through. Once spent, chat requests get a 400
-   * that says so, and `outputBudgetSpent` turns true. Calls in flight when it runs out finish normally.
-   */
-  outputBudget?: number;
-  /**
    * The key the proxy sends upstream (as `Authorization: Bearer`), in place of whatever the client sent: clients
    * such as a sandboxed harness then never hold the real key. Scrubbed from the log like any client key.
    */
   upstreamApiKey?: string;
-  /**
-   * Retrying an upstream that fails before the client got a byte (default `DEFAULT_UPSTREAM_RETRY`; fields left out
-   * keep their defaults; `maxAttempts: 1` turns it off).
-   */
-  retry?: Partial<UpstreamRetryPolicy>;
   /** Called with each row once it is written, as requests end, without its request (`request: null`). */
   onRow?: (row: ProxyLogRow) => void;
   /**
@@ -73,6 +66,11 @@ export interface RecordingProxyOptions {
    * its operator; an episode's proxy, whose clients are the agents, does not.
    */
   serveUsage?: boolean;
+  /**
+   * Replicas of the upstream: each call goes to the least loaded healthy one, and its row names it (`replica`).
+   * Default: the replicas this process declared for `upstream` (`declareReplicas`); null: `upstream` alone.
+   */
+  replicas?: ReplicaSet | null;
 }
 
 /** A path the proxy answers itself when asked to (`serveUsage`): the running token totals. */
@@ -104,6 +102,7 @@ export class RecordingProxy {
     const agentOptions = { keepAlive: true, maxSockets: Infinity };
     this.relay = {
       upstreamUrl,
+      replicas: options.replicas === undefined ? replicaSetOf(options.upstream) : options.replicas,
       agent: upstreamUrl.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions),
       retry: { ...DEFAULT_UPSTREAM_RETRY, ...options.retry },
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,

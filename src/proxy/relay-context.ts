@@ -1,5 +1,6 @@
 import type { Agent as HttpAgent, ClientRequest, IncomingHttpHeaders, ServerResponse } from 'node:http';
 
+import type { ReplicaSet } from '../model/replicas.js';
 import type { ModelRoute } from './model-routes.js';
 import { relayedHeaders } from './relayed-headers.js';
 import type { SecretScrubber } from './secret-scrubber.js';
@@ -9,6 +10,11 @@ import type { FailedAttempt, UpstreamRetryPolicy } from './upstream-retry.js';
 /** What relaying a call to the model server needs, the same for every call of one proxy. */
 export interface RelayContext {
   upstreamUrl: URL;
+  /**
+   * Replicas of the upstream (`src/model/replicas.ts`): each attempt goes to the least loaded healthy one, and the
+   * row names the replica that answered; null: every attempt goes to `upstreamUrl`.
+   */
+  replicas?: ReplicaSet | null;
   /** Keeps connections to the upstream open between calls. */
   agent: HttpAgent;
   retry: UpstreamRetryPolicy;

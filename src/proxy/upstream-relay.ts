@@ -45,15 +45,21 @@ export async function relayCall(
   });
   const began = performance.now();
   let cutStream: SseRecorder | null = null;
+  let attemptContext = context;
   for (let attempt = 1; ; attempt++) {
     const attemptStarted = performance.now();
-    const outcome = await attemptUpstream(context, request, response, call, exchange, connection, {
+    const lease = context.replicas?.pick() ?? null;
+    if (lease) attemptContext = { ...context, upstreamUrl: new URL(lease.address) };
+    const outcome = await attemptUpstream(attemptContext, request, response, call, exchange, connection, {
       resume: cutStream,
       sseScrubber,
     });
+    lease?.done(outcome === 'relayed' ? 'ok' : 'failed');
+    if (lease) exchange.replica = lease.address;
     const timing = {
       startedAfterMs: roundMs(attemptStarted - began),
       durationMs: roundMs(performance.now() - attemptStarted),
+      ...(lease ? { replica: lease.address } : {}),
     };
     if (outcome === 'relayed') {
       attempts.push({ status: exchange.status, error: exchange.error, ...timing, delayMs: null });
@@ -72,7 +78,7 @@ export async function relayCall(
         exchange.response = cutStream.finish().response;
         exchange.error = `${outcome.message}${tries}`;
         response.destroy();
-      } else answerWithFailure(context, response, exchange, outcome, tries);
+      } else answerWithFailure(attemptContext, response, exchange, outcome, tries);
       break;
     }
     await waitUnlessGone(delayMs, connection);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import type { EpisodeRecord } from '../episode/episode-record.js';
 import { errorMessage, SystemError } from '../errors.js';
+import { replicaAddresses } from '../model/replicas.js';
 import { isTransportFailure } from '../model/retry.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { durationMs, timerDelay } from '../timer-duration.js';
@@ -116,10 +117,13 @@ export class OutageGate {
   }
 }
 
-/** Asks an OpenAI-style server whether it is up: `GET <baseUrl>/models` answers 2xx within a few seconds. */
+/**
+ * Asks an OpenAI-style server whether it is up: `GET <baseUrl>/models` answers 2xx within a few seconds. A server
+ * with replicas (`declareReplicas`) is up when any of its replicas is.
+ */
 export function modelsEndpointProbe(baseUrl: string, apiKey?: string): () => Promise<boolean> {
-  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
-  return async () => {
+  const answers = async (address: string) => {
+    const url = `${address}/models`;
     try {
       const response = await fetch(url, {
         headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
@@ -131,6 +135,7 @@ export function modelsEndpointProbe(baseUrl: string, apiKey?: string): () => Pro
       return false;
     }
   };
+  return async () => (await Promise.all(replicaAddresses(baseUrl).map(answers))).some(Boolean);
 }
 
 /**

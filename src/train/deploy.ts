@@ -14,8 +14,8 @@ import {
 import { logTail, runLoggedProcess } from './logged-process.js';
 import type { ModelGeneration } from './model-generation.js';
 
-/** Placeholders of a restart command. */
-export const RESTART_PLACEHOLDERS = ['model_path', 'served_as', 'name'] as const;
+/** Placeholders of a restart command; `{base_url}` is the address of the server (the replica) it restarts. */
+export const RESTART_PLACEHOLDERS = ['model_path', 'served_as', 'name', 'base_url'] as const;
 
 export type DeployMethod =
   /** vLLM's runtime LoRA loading: the server keeps running, the adapter is added under `servedAs`. */
@@ -182,7 +182,12 @@ export async function restartWithModel(
   }
   const argv = fillArgvTemplate(
     method.argv,
-    { model_path: generation.mergedPath, served_as: generation.servedAs, name: generation.name },
+    {
+      model_path: generation.mergedPath,
+      served_as: generation.servedAs,
+      name: generation.name,
+      base_url: server.baseUrl,
+    },
     'the restart command',
   );
   const apiKey = apiKeyFrom(server.apiKeyEnv);
@@ -200,9 +205,22 @@ export async function restartWithModel(
       `the restart command ${how}; its log is ${method.logFile}, ending:\n${await logTail(method.logFile)}`,
     );
   }
-  await waitUntilServed(server, generation.servedAs, method, signal);
-  await checkServedModel(server, generation.servedAs, signal);
-  return { servedAs: generation.servedAs, method: 'restart', alreadyServed: false };
+  return awaitRestart(server, generation.servedAs, method, signal);
+}
+
+/**
+ * After a restart command: waits until the server lists `servedAs` and answers a chat request under it (a replica
+ * that another replica's restart command restarted too).
+ */
+export async function awaitRestart(
+  server: InferenceServer,
+  servedAs: string,
+  method: Extract<DeployMethod, { kind: 'restart' }>,
+  signal?: AbortSignal,
+): Promise<Deployment> {
+  await waitUntilServed(server, servedAs, method, signal);
+  await checkServedModel(server, servedAs, signal);
+  return { servedAs, method: 'restart', alreadyServed: false };
 }
 
 async function waitUntilServed(

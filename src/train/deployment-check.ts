@@ -119,12 +119,16 @@ export async function servedTokenLogprobs(
   });
 }
 
-/**
- * Asks the server for the probe and compares. Returns the figures when the server answers as the generation (mean
- * difference within the tolerance, and closer to it than to its parent); otherwise throws a `SystemError` that says
- * what the server seems to serve.
- */
-export async function checkDeployment(options: {
+/** The figures of one server's answer to the probe, and what it seems to serve when that is not the generation. */
+export interface DeploymentComparison {
+  check: DeploymentCheck;
+  /** The figures in words. */
+  figures: string;
+  /** Null when the server answers as the generation; else the failure, naming what it seems to serve. */
+  mismatch: string | null;
+}
+
+export interface DeploymentCheckOptions {
   server: InferenceServer;
   servedAs: string;
   generation: string;
@@ -132,7 +136,13 @@ export async function checkDeployment(options: {
   probe: DeploymentProbe;
   tolerance: number;
   signal?: AbortSignal;
-}): Promise<DeploymentCheck> {
+}
+
+/**
+ * Asks the server for the probe and compares: the server answers as the generation when the mean difference is within
+ * the tolerance and it is not closer to the parent. Throws only when the server gives no answer to compare.
+ */
+export async function compareDeployment(options: DeploymentCheckOptions): Promise<DeploymentComparison> {
   const { probe, tolerance } = options;
   const served = await servedTokenLogprobs(options.server, options.servedAs, probe.tokens, options.signal);
   const fromGeneration = differences(served, probe.trained);
@@ -153,15 +163,28 @@ export async function checkDeployment(options: {
   const matchesGeneration = check.meanDifferenceFromGeneration <= tolerance;
   const closerToParent =
     check.distinguishable && check.meanDifferenceFromParent < check.meanDifferenceFromGeneration;
-  if (matchesGeneration && !closerToParent) return check;
+  if (matchesGeneration && !closerToParent) return { check, figures, mismatch: null };
   const what =
     check.meanDifferenceFromParent <= tolerance
       ? `it answers as the parent ${options.parent}: the deployment did not take effect (a restart command that ` +
         'starts the old path, an adapter that failed to load, or a proxy in front of another server)'
       : `it answers as neither ${options.generation} nor its parent`;
-  throw new SystemError(
-    `the deployment check failed: ${serverRoot(options.server.baseUrl)} serves ${options.servedAs}, but ${what}; ${figures}`,
-  );
+  return {
+    check,
+    figures,
+    mismatch: `the deployment check failed: ${serverRoot(options.server.baseUrl)} serves ${options.servedAs}, but ${what}; ${figures}`,
+  };
+}
+
+/**
+ * Asks the server for the probe and compares. Returns the figures when the server answers as the generation (mean
+ * difference within the tolerance, and closer to it than to its parent); otherwise throws a `SystemError` that says
+ * what the server seems to serve.
+ */
+export async function checkDeployment(options: DeploymentCheckOptions): Promise<DeploymentCheck> {
+  const { check, mismatch } = await compareDeployment(options);
+  if (mismatch !== null) throw new SystemError(mismatch);
+  return check;
 }
 
 function differences(one: readonly number[], other: readonly number[]): number[] {

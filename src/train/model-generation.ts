@@ -43,6 +43,20 @@ export const ModelGeneration = z
         meanDifferenceFromParent: z.number().nonnegative(),
         generationChange: z.number().nonnegative(),
         distinguishable: z.boolean(),
+        /**
+         * With replicas (`roles.executor.replicas`): each replica's figures, in the configured order; the figures
+         * above are then the replica farthest from the generation's. Absent for one server.
+         */
+        replicas: z
+          .array(
+            z.object({
+              baseUrl: z.string(),
+              meanDifferenceFromGeneration: z.number().nonnegative(),
+              maxDifferenceFromGeneration: z.number().nonnegative(),
+              meanDifferenceFromParent: z.number().nonnegative(),
+            }),
+          )
+          .optional(),
       })
       .optional(),
     createdAt: z.iso.datetime(),
