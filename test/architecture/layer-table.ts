@@ -28,6 +28,7 @@ export const LAYERS: readonly string[] = [
   'toy',
   'hosting',
   'session',
+  'work',
   'rsi',
   'evaluate',
   'analyze',

@@ -1,0 +1,3 @@
+export * from './step-keys.js';
+export * from './work-item.js';
+export * from './work-runner.js';
