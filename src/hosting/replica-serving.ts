@@ -18,11 +18,16 @@ import { whileServerSleeps } from '../train/server-sleep.js';
  */
 
 /**
- * Declares each role's replicas for this process, so that every client given the role's `baseUrl` (the episodes'
- * recording proxies, the judge's and optimizer's clients, the outage gates) spreads its calls over them.
+ * Declares the replicas of each role's endpoint (and of the evaluation's judges and models) for this process, so that
+ * every client given an endpoint's `baseUrl` (the episodes' recording proxies, the judge's and optimizer's clients,
+ * the outage gates) spreads its calls over them.
  */
 export function declareConfiguredReplicas(config: RunConfig): void {
-  const endpoints = [...Object.values(roleEndpoints(config))];
+  const endpoints = [
+    ...Object.values(roleEndpoints(config)),
+    ...(config.evaluation?.judges ?? []),
+    ...(config.evaluation?.models ?? []).map((model) => model.endpoint),
+  ];
   for (const endpoint of endpoints) {
     if (endpoint.baseUrl !== undefined) declareReplicas(endpoint.baseUrl, endpoint.replicas ?? []);
   }

@@ -141,7 +141,11 @@ function key(baseUrl: string): string {
  * all share one set, so load and outages are counted across them. No further replicas: the declaration is dropped.
  * Declaring the same addresses again keeps the set and its counts.
  */
-export function declareReplicas(baseUrl: string, replicas: readonly string[] = []): ReplicaSet | null {
+export function declareReplicas(
+  baseUrl: string,
+  replicas: readonly string[] = [],
+  options: ReplicaSetOptions = {},
+): ReplicaSet | null {
   const addresses = [...new Set([key(baseUrl), ...replicas.map(key)])];
   if (addresses.length < 2) {
     declared.delete(key(baseUrl));
@@ -149,7 +153,7 @@ export function declareReplicas(baseUrl: string, replicas: readonly string[] = [
   }
   const existing = declared.get(key(baseUrl));
   if (existing && existing.addresses.join('\n') === addresses.join('\n')) return existing;
-  const set = new ReplicaSet(addresses);
+  const set = new ReplicaSet(addresses, options);
   declared.set(key(baseUrl), set);
   return set;
 }

@@ -1,0 +1,192 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { parseRunConfig } from '../../src/config/run-config.js';
+import { DEMO_SUITE } from '../../src/demo/demo-config.js';
+import { servedHost } from '../../src/hosting/served-host.js';
+import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import { declareReplicas } from '../../src/model/replicas.js';
+import { readProxyLog } from '../../src/proxy/log-row.js';
+import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
+import { modelsEndpointProbe } from '../../src/search/outage-gate.js';
+import { startScriptedServer } from '../../src/testing/scripted-server.js';
+import { step } from '../../src/toy/steps.js';
+import type { DeploymentProbe } from '../../src/train/deployment-check.js';
+import { ModelRegistry } from '../../src/train/registry.js';
+import { postCompletion, temporaryDirectory } from '../support/fixtures.js';
+import { startFakeVllm } from '../train/fake-vllm.js';
+
+const directory = temporaryDirectory('mass-replicas-');
+afterAll(() => directory.remove());
+
+describe('replicas: calls go to the least loaded healthy replica', () => {
+  it('spreads episodes over two replicas, one failing at first: no call is lost, and each row names its replica', async () => {
+    const a = await startScriptedServer({ responder: () => step.text('from a', { delayMs: 30 }) });
+    // Replica b is down for its first four requests (a server restarting), then answers like a.
+    let refused = 0;
+    const b = await startScriptedServer({
+      responder: () =>
+        refused++ < 4 ? step.status(503, { message: 'restarting' }) : step.text('from b', { delayMs: 30 }),
+    });
+    const [first, second] = [a.baseUrl, b.baseUrl];
+    declareReplicas(first, [second], { cooldownMs: 40, maxCooldownMs: 200 });
+    /** Four episodes at once, each behind its own recording proxy as an episode is, six calls each. */
+    const runEpisodes = (round: string) =>
+      Promise.all(
+        [0, 1, 2, 3].map(async (index) => {
+          const logFile = join(directory.path, `${round}-episode-${index}.jsonl`);
+          const proxy = await startRecordingProxy({
+            upstream: first,
+            listen: { host: '127.0.0.1', port: 0 },
+            logFile,
+            retry: { initialDelayMs: 5, maxDelayMs: 20, maxTotalMs: 10_000 },
+          });
+          const statuses: number[] = [];
+          for (let call = 0; call < 6; call++) {
+            const response = await postCompletion(proxy.url, { stream: call % 2 === 0 });
+            await response.text();
+            statuses.push(response.status);
+          }
+          await proxy.close();
+          return { statuses, rows: await readProxyLog(logFile) };
+        }),
+      );
+    try {
+      // While b fails, its calls go on to a: none is lost, and every attempt names where it went.
+      const outage = await runEpisodes('outage');
+      const outageRows = outage.flatMap((episode) => episode.rows);
+      expect(outage.flatMap((episode) => episode.statuses)).toEqual(Array(24).fill(200));
+      expect(outageRows.every((row) => row.replica === first || row.replica === second)).toBe(true);
+      const refusedAttempts = outageRows
+        .flatMap((row) => row.attempts ?? [])
+        .filter((attempt) => attempt.status === 503);
+      expect(refusedAttempts).toHaveLength(4);
+      expect(refusedAttempts.every((attempt) => attempt.replica === second && attempt.delayMs !== null)).toBe(
+        true,
+      );
+      const retried = outageRows.filter((row) => (row.attempts?.length ?? 1) > 1);
+      expect(retried.length).toBeGreaterThan(0);
+      expect(
+        retried.every((row) => row.status === 200 && row.replica === row.attempts!.at(-1)!.replica),
+      ).toBe(true);
+      expect(retried.some((row) => row.replica === first)).toBe(true);
+
+      // Once b answers again (its cooldown over), the calls split by load: two in flight on each.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const healthy = await runEpisodes('healthy');
+      const rows = healthy.flatMap((episode) => episode.rows);
+      expect(healthy.flatMap((episode) => episode.statuses)).toEqual(Array(24).fill(200));
+      const answered = (server: string) => rows.filter((row) => row.replica === server).length;
+      expect(answered(first) + answered(second)).toBe(24);
+      expect(Math.abs(answered(first) - answered(second))).toBeLessThanOrEqual(4);
+
+      // The judge's and optimizer's client given the same address spreads its calls too.
+      const judge = new OpenAICompatibleModel({ baseUrl: a.baseUrl, retry: { initialDelayMs: 5 } });
+      const before = { a: a.requests.length, b: b.requests.length };
+      const request = { model: 'scripted-model', messages: [{ role: 'user' as const, content: 'judge' }] };
+      await Promise.all([0, 1, 2, 3].map(() => judge.complete(request)));
+      expect(a.requests.length - before.a).toBe(2);
+      expect(b.requests.length - before.b).toBe(2);
+
+      // The outage gate waits only while every replica is down.
+      const probe = modelsEndpointProbe(a.baseUrl);
+      await a.close();
+      expect(await probe()).toBe(true);
+      await b.close();
+      expect(await probe()).toBe(false);
+    } finally {
+      declareReplicas(first);
+      await Promise.allSettled([a.close(), b.close()]);
+    }
+  });
+});
+
+// The trainer's probe: training moved each token's log-probability by 0.3 or 0.4.
+const probe: DeploymentProbe = {
+  schemaVersion: 1,
+  kind: 'deployment-probe',
+  tokens: [5, 9, 2, 14, 7, 3],
+  parent: [-2.1, -0.7, -3.3, -1.2, -0.4],
+  trained: [-1.7, -0.3, -3.0, -0.9, -0.1],
+  trainedWeights: 'the parent with the adapter',
+  maxGenerationChange: 0.4,
+};
+
+/** Two vLLM replicas serving `qwen3` with runtime LoRA; the second answers as the parent when `secondStale`. */
+async function replicatedRun(name: string, secondStale: boolean) {
+  const answer = (stale: boolean) => (model: string) =>
+    model === 'mass-L1' && !stale ? probe.trained : probe.parent;
+  const first = await startFakeVllm({ models: ['qwen3'], runtimeLora: true, promptLogprobs: answer(false) });
+  const second = await startFakeVllm({
+    models: ['qwen3'],
+    runtimeLora: true,
+    promptLogprobs: answer(secondStale),
+  });
+  const runDirectory = join(directory.path, name);
+  const adapter = join(runDirectory, 'train', 'L1', 'checkpoints', 'step-000004');
+  mkdirSync(adapter, { recursive: true });
+  writeFileSync(join(runDirectory, 'train', 'L1', 'probe.json'), JSON.stringify(probe));
+  const registry = await ModelRegistry.open(runDirectory);
+  await registry.addBase({ model: 'Qwen/Qwen3-8B', servedAs: 'qwen3' });
+  const l1 = await registry.addTrained({
+    name: 'L1',
+    parent: 'L0',
+    datasetId: 'distill/L0/dataset',
+    servedAs: 'mass-L1',
+    result: { adapterPath: adapter, metrics: null as never, logFile: join(runDirectory, 'train.log') },
+  });
+  const config = parseRunConfig(
+    {
+      name,
+      suite: DEMO_SUITE,
+      roles: { executor: { baseUrl: first.baseUrl, replicas: [second.baseUrl], model: 'qwen3' } },
+      rsi: { deploy: { kind: 'lora' } },
+    },
+    'rsi.yaml',
+  );
+  const close = async () => {
+    declareReplicas(first.baseUrl);
+    await Promise.all([first.close(), second.close()]);
+  };
+  return { host: servedHost(config), registry, l1, runDirectory, first, second, close };
+}
+
+describe('replicas: a deployment and its check reach every replica', () => {
+  it('loads the adapter into both replicas and records the check of each', async () => {
+    const run = await replicatedRun('both', false);
+    try {
+      await run.host.serve(run.l1, run.registry, run.runDirectory);
+      for (const replica of [run.first, run.second]) {
+        const loads = replica.requests.filter((request) => request.path === '/v1/load_lora_adapter');
+        expect(loads.map((request) => request.body)).toEqual([
+          { lora_name: 'mass-L1', lora_path: run.l1.adapterPath },
+        ]);
+        expect(replica.models().map((model) => model.id)).toEqual(['qwen3', 'mass-L1']);
+        expect(replica.requests.some((request) => request.path === '/v1/completions')).toBe(true);
+      }
+      const check = (await ModelRegistry.open(run.runDirectory)).require('L1').deploymentCheck!;
+      expect(check.replicas!.map((replica) => replica.baseUrl)).toEqual([
+        run.first.baseUrl,
+        run.second.baseUrl,
+      ]);
+      expect(check.replicas!.map((replica) => replica.meanDifferenceFromGeneration)).toEqual([0, 0]);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it('stops naming the replica that still answers as the parent', async () => {
+    const run = await replicatedRun('stale', true);
+    try {
+      const root = run.second.url;
+      await expect(run.host.serve(run.l1, run.registry, run.runDirectory)).rejects.toThrow(
+        `the deployment check failed: ${root} serves mass-L1, but it answers as the parent L0`,
+      );
+      expect(run.registry.require('L1').deploymentCheck).toBeUndefined();
+    } finally {
+      await run.close();
+    }
+  });
+});
