@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { durationSchema } from '../timer-duration.js';
 import { JudgeOrders } from './judge-orders.js';
+import { CostLimits, TokenLimits } from './prices.js';
 
 /** The loop's own settings: sampling, budgets, concurrency, the inner loop (search) and the outer loop (distill). */
 
@@ -58,6 +59,8 @@ export const Budgets = z
       .positive()
       .default(8_000)
       .describe("tokens of the current design's workspace shown to the optimizer"),
+    cost: CostLimits,
+    tokens: TokenLimits,
   })
   .strict()
   .prefault({});

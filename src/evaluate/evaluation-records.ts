@@ -1,3 +1,4 @@
+import { SpendingSummary } from '../cost/spending-summary.js';
 import { z } from 'zod';
 
 import { JudgeUsage } from '../judge/judgment-record.js';
@@ -257,6 +258,8 @@ export const EvaluationSummaryRecord = defineRecord({
        */
       tasksWithoutGrader: z.array(z.string()).default([]),
     }),
+    /** What the evaluation spent (its judges' calls and its episodes), from the run's spending journal; absent in older summaries. */
+    spending: SpendingSummary.optional(),
     /** `evaluation.searchCoverage`: how soon each generation's searches found a design the external judges prefer. */
     searchCoverage: SearchCoverageFigure.optional(),
   }),

@@ -4,6 +4,7 @@ import { EvaluationOrders, JudgeOrders } from '../config/judge-orders.js';
 import { defineRecord } from '../store/record.js';
 import { BundleSummary } from './bundle.js';
 import { Verdict } from './verdict.js';
+import { CallCost } from '../model/types.js';
 
 /** The caller's names for the two workspaces; A and B are only the order in which one prompt showed them. */
 export const PairSide = z.enum(['x', 'y']);
@@ -16,6 +17,8 @@ export const JudgeUsage = z.object({
   completionTokens: z.number().int().nonnegative(),
   reasoningTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
+  /** What the call(s) cost, reported or computed; absent when unknown (and in records from before costs). */
+  cost: CallCost.optional(),
 });
 export type JudgeUsage = z.infer<typeof JudgeUsage>;
 

@@ -1,3 +1,4 @@
+import { sumCallCosts } from '../cost/call-cost.js';
 import { createHash } from 'node:crypto';
 
 import { ModelBehaviourError, errorMessage } from '../errors.js';
@@ -257,6 +258,7 @@ function toJudgeUsage(usage: TokenUsage): JudgeUsage {
     completionTokens: usage.completionTokens,
     reasoningTokens: usage.reasoningTokens,
     totalTokens: usage.totalTokens,
+    ...(usage.cost ? { cost: usage.cost } : {}),
   };
 }
 
@@ -269,5 +271,6 @@ function sumUsage(usages: ReadonlyArray<JudgeUsage | null>): JudgeUsage {
     total.reasoningTokens += usage.reasoningTokens;
     total.totalTokens += usage.totalTokens;
   }
-  return total;
+  const cost = sumCallCosts(usages);
+  return cost ? { ...total, cost } : total;
 }

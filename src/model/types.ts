@@ -97,7 +97,20 @@ export interface TokenUsage {
   /** Part of `completionTokens` spent on reasoning, when the server reports it. */
   reasoningTokens: number;
   totalTokens: number;
+  /** Part of `promptTokens` the provider served from its prompt cache, when it reports it. */
+  cachedPromptTokens?: number;
+  /** What the call cost: as the provider reported it (OpenRouter's `usage.cost`), or computed from its prices. */
+  cost?: CallCost;
+  /** Attempts the provider billed for this call, when more than one (an answer with usage that was retried). */
+  billedAttempts?: number;
 }
+
+/** A call's cost in US dollars: `reported` by the provider, or `computed` from the usage and the endpoint's prices. */
+export const CallCost = z.object({
+  usd: z.number().nonnegative(),
+  source: z.enum(['reported', 'computed']),
+});
+export type CallCost = z.infer<typeof CallCost>;
 
 export interface ChatResponse {
   id: string;
@@ -132,6 +145,9 @@ export const WireUsage = z.looseObject({
   completion_tokens: z.number().optional(),
   total_tokens: z.number().optional(),
   completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+  /** What the call cost, in the provider's credits (US dollars on OpenRouter), when it reports it. */
+  cost: z.number().nullish(),
 });
 export type WireUsage = z.infer<typeof WireUsage>;
 
@@ -139,10 +155,16 @@ export function tokenUsageFromWire(usage: WireUsage | null | undefined): TokenUs
   if (!usage) return null;
   const promptTokens = usage.prompt_tokens ?? 0;
   const completionTokens = usage.completion_tokens ?? 0;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const cost = usage.cost;
   return {
     promptTokens,
     completionTokens,
     reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
     totalTokens: usage.total_tokens ?? promptTokens + completionTokens,
+    ...(typeof cached === 'number' && cached > 0 ? { cachedPromptTokens: cached } : {}),
+    ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0
+      ? { cost: { usd: cost, source: 'reported' as const } }
+      : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { CallCost } from '../model/types.js';
 import { defineRecord } from '../store/record.js';
 import { WorkflowProposal } from './optimizer-reply.js';
 import { ShownToOptimizer } from './shown-to-optimizer.js';
@@ -9,6 +10,8 @@ const Usage = z.object({
   completionTokens: z.number().int().nonnegative(),
   reasoningTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
+  /** What the call(s) cost, reported or computed; absent when unknown (and in records from before costs). */
+  cost: CallCost.optional(),
 });
 
 /** One model call of an optimizer proposal: what was sent after the prompt, what came back, and what it was worth. */

@@ -1,3 +1,4 @@
+import { sumCallCosts } from '../cost/call-cost.js';
 import { UserError } from '../errors.js';
 import type { ChatMessage, ChatModel, SamplingParams, TokenUsage } from '../model/types.js';
 import { renderWorkflowDiff } from '../workflow/workflow-diff.js';
@@ -206,5 +207,6 @@ function totalUsage(attempts: OptimizerAttempt[]): TokenUsage {
     total.reasoningTokens += attempt.usage.reasoningTokens;
     total.totalTokens += attempt.usage.totalTokens;
   }
-  return total;
+  const cost = sumCallCosts(attempts.map((attempt) => attempt.usage));
+  return cost ? { ...total, cost } : total;
 }

@@ -123,6 +123,7 @@ export async function readRunForReport(directory: string): Promise<RunReportData
     files,
     (servedAs) => servedNames.get(servedAs) ?? servedAs,
     evaluationNames,
+    config.value?.roles.executor.prices,
   );
   const wallTime = readWallTime(files);
   return {

@@ -1,3 +1,4 @@
+import { meteredModel } from '../cost/metered-model.js';
 import { assertDataSeedTasks, dataSeeds, type DataSeeds } from '../config/data-seeds.js';
 import { episodeSettings } from '../episode/episode-settings.js';
 import { outageSettings } from '../config/fault-tolerance.js';
@@ -50,7 +51,10 @@ export function roleSampling(
 export function roleModel(endpoint: Endpoint, sampling: SamplingParams, timeoutSeconds: number): RoleModel {
   if (isUnaddressed(endpoint)) throw notPlaced(endpoint);
   return {
-    model: createChatModel({ ...endpoint, timeoutMs: durationMs(timeoutSeconds, 's') }),
+    // Each answer carries its cost: the provider's, or computed from the endpoint's prices.
+    model: meteredModel(createChatModel({ ...endpoint, timeoutMs: durationMs(timeoutSeconds, 's') }), {
+      prices: endpoint.prices,
+    }),
     modelName: endpoint.model,
     sampling,
   };

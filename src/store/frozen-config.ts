@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
 
+import { isSpendingLimitField } from '../config/prices.js';
 import { UserError, errorMessage } from '../errors.js';
 import { writeFileAtomicSync } from './atomic-write.js';
 import { configDifferences, describeDifferences, type ConfigDifference } from './config-differences.js';
@@ -60,6 +61,11 @@ export function freezeConfig<Schema extends z.ZodType>(
   }
   const differences = configDifferences(toPlainData(frozen), toPlainData(given));
   if (differences.length === 0) return { config: frozen, replaced: [] };
+  if (differences.every((difference) => isSpendingLimitField(difference.field))) {
+    // A budget raised (or lowered) to go on: the same run, its frozen copy brought up to date.
+    writeFileAtomicSync(path, YAML.stringify(given));
+    return { config: readFrozenConfig(path, schema), replaced: [] };
+  }
   if (!override) throw new ConfigMismatchError(path, differences);
   renameSync(path, join(dirname(path), `config.replaced-${fileTimestamp()}.yaml`));
   writeFileAtomicSync(path, YAML.stringify(given));

@@ -1,3 +1,4 @@
+import { describeCost } from '../../cost/cost-total.js';
 import YAML from 'yaml';
 
 import { isUnaddressed } from '../../config/endpoint.js';
@@ -156,13 +157,14 @@ async function tokens(data: RunReportData): Promise<SafeHtml> {
         width: 560,
       },
       table: {
-        columns: ['stage', 'role', 'model calls', 'prompt tokens', 'completion tokens'],
+        columns: ['stage', 'role', 'model calls', 'prompt tokens', 'completion tokens', 'cost'],
         rows: data.tokens.map((row) => [
           row.stage,
           row.role,
           formatCount(row.calls),
           formatCount(row.promptTokens),
           formatCount(row.completionTokens),
+          describeCost(row.cost),
         ]),
       },
     })}`;
