@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { RunConfig } from '../config/run-config.js';
+import { UserError } from '../errors.js';
 import { deploySetting } from '../config/rsi-settings.js';
 import {
   compareDeployment,
@@ -12,6 +13,8 @@ import {
 } from '../train/deployment-check.js';
 import type { InferenceServer } from '../train/inference-server.js';
 import type { ModelGeneration } from '../train/model-generation.js';
+import { ModelRegistry } from '../train/registry.js';
+import { executorServers } from './replica-serving.js';
 
 /** The deployment check of a generation on every replica: what `mass rsi` runs after a deployment, and `mass doctor
  * --check-generation` on demand. */
@@ -111,4 +114,59 @@ export async function checkGenerationOnReplicas(options: {
     mismatch: replicas.find((replica) => replica.comparison.mismatch !== null)?.comparison.mismatch ?? null,
     record,
   };
+}
+
+/**
+ * `mass doctor --check-generation`: the deployment check of a registered generation against what the executor's
+ * servers serve now, each replica in turn (nothing is deployed or recorded).
+ */
+export async function checkRegisteredGeneration(options: {
+  config: RunConfig;
+  runDirectory: string;
+  generation: string;
+}): Promise<GenerationCheck> {
+  const { config, runDirectory } = options;
+  const registry = await ModelRegistry.open(runDirectory);
+  const generation = registry.require(options.generation);
+  if (generation.parent === null) {
+    throw new UserError(
+      `${generation.name} is the base model: the deployment check compares a trained generation with its parent; name one of ${registry
+        .list()
+        .filter((other) => other.parent !== null)
+        .map((other) => other.name)
+        .join(', ')}`,
+    );
+  }
+  const { probeFile, weights } = generationProbeFile(config, runDirectory, generation.name);
+  if (!hasProbe(probeFile)) {
+    throw new UserError(
+      `no deployment probe for ${generation.name}: ${probeFile} is missing (the bundled python trainer leaves it beside its weights; a training command of yours may not)`,
+    );
+  }
+  return checkGenerationOnReplicas({
+    config,
+    generation,
+    servers: executorServers(config),
+    probeFile,
+    weights,
+  });
+}
+
+/** The check in lines: what was compared, then each replica's verdict and figures. */
+export function describeGenerationCheck(check: GenerationCheck): string {
+  const first = check.replicas[0]!.comparison.check;
+  const lines = [
+    `deployment check of ${check.generation} (served as ${first.servedAs}, ${check.weights} weights): probe ${check.probeFile}, ${first.tokens} tokens, tolerance ${first.tolerance}`,
+  ];
+  for (const { baseUrl, comparison } of check.replicas) {
+    const verdict = comparison.mismatch === null ? 'serves the generation' : 'MISMATCH';
+    lines.push(`  ${baseUrl}: ${verdict}: ${comparison.figures}`);
+    if (!comparison.check.distinguishable) {
+      lines.push(
+        '    training moved the probe less than the tolerance: this server cannot be told from the parent',
+      );
+    }
+  }
+  if (check.mismatch !== null) lines.push(check.mismatch);
+  return lines.join('\n');
 }

@@ -1,6 +1,9 @@
+import { join } from 'node:path';
+
 import { describeDoctorReport } from '../../doctor/doctor-table.js';
 import { doctorPlan } from '../../doctor/doctor-plan.js';
 import { doctorReport, runDoctor } from '../../doctor/run-doctor.js';
+import { checkRegisteredGeneration, describeGenerationCheck } from '../../hosting/generation-check.js';
 import { loadConfiguredModel } from '../../session/run-session.js';
 import { durationMs } from '../../timer-duration.js';
 import { parseDurationSeconds } from '../duration.js';
@@ -9,6 +12,8 @@ interface DoctorFlags {
   config: string;
   json?: boolean;
   timeout: string;
+  checkGeneration?: string;
+  runs: string;
 }
 
 const TOY_NOTE =
@@ -16,6 +21,16 @@ const TOY_NOTE =
 
 export async function doctorAction(flags: DoctorFlags): Promise<void> {
   const { config, kind } = await loadConfiguredModel(flags.config);
+  if (flags.checkGeneration !== undefined) {
+    const check = await checkRegisteredGeneration({
+      config,
+      runDirectory: join(flags.runs, config.name),
+      generation: flags.checkGeneration,
+    });
+    console.log(flags.json ? JSON.stringify(check, null, 2) : describeGenerationCheck(check));
+    if (check.mismatch !== null) process.exitCode = 2;
+    return;
+  }
   const timeoutMs = durationMs(parseDurationSeconds(flags.timeout, '--timeout'), 's');
   // The toy model is served by mass itself, on a loopback port, for the checks; a served model is where it is.
   const served = await kind.serveForChecks();

@@ -11,5 +11,14 @@ export function declareDoctor(program: Command): void {
     .requiredOption('--config <file>', 'the run configuration (YAML; schema: `mass config schema`)')
     .option('--json', 'print the report as JSON')
     .option('--timeout <seconds>', 'time limit of each probe request', '120')
+    .option(
+      '--check-generation <name>',
+      "only the deployment check of a registered generation (e.g. L1): the trainer's probe against what every replica of the executor serves now, its figures printed; exits 2 on a mismatch",
+    )
+    .option(
+      '--runs <dir>',
+      'with --check-generation: the folder holding run directories; the run is <dir>/<name>/',
+      'runs',
+    )
     .action(lazyAction(async () => (await import('../commands/doctor.js')).doctorAction));
 }
