@@ -78,7 +78,7 @@ async function checkGeneration(configFile: string, runs: string) {
 }
 
 describe('mass doctor --check-generation: the deployment check on demand, on every replica', () => {
-  it('prints each replica's figures and passes when both serve the generation', async () => {
+  it("prints each replica's figures and passes when both serve the generation", async () => {
     const { configFile, runs } = await servedRun('serves', false);
     const { output, exitCode } = await checkGeneration(configFile, runs);
     expect(exitCode).toBeUndefined();
