@@ -146,9 +146,9 @@ export function generationModels(
   }));
 }
 
-/** Each model against the first, and against its parent when that is another model of the evaluation. */
-function defaultComparisons(
-  models: readonly EvaluatedModel[],
+/** Each model against the first, and against its parent when that is another model of the evaluation (`mass plan` too). */
+export function defaultComparisons(
+  models: ReadonlyArray<Pick<EvaluatedModel, 'name' | 'parent'>>,
 ): Array<{ candidate: string; baseline: string }> {
   const first = models[0]?.name;
   const names = new Set(models.map((model) => model.name));

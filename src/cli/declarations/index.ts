@@ -14,6 +14,7 @@ import { declareExport } from './export.js';
 import { declareJudge } from './judge.js';
 import { declareLog } from './log.js';
 import { declareModels } from './models.js';
+import { declarePlan } from './plan.js';
 import { declareProxy } from './proxy.js';
 import { declareQueue } from './queue.js';
 import { declareRank } from './rank.js';
@@ -38,6 +39,7 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   declareLog,
   declareModels,
   declareDoctor,
+  declarePlan,
   declareTasks,
   declareRank,
   declareData,
