@@ -1,4 +1,5 @@
 import { changeBound } from '../optimizer/propose-workflow.js';
+import { recordWorkPlan } from '../store/work-plan.js';
 import { loadTask } from '../tasks/load-task.js';
 import { initialChampionState, type ChampionState } from './champion.js';
 import type { SearchContext } from './search-context.js';
@@ -52,6 +53,13 @@ async function searchVersions(
   const { context } = search;
   const { settings } = context;
   const v0 = search.task.manifest.workflow;
+  const planned = settings.iterations;
+  await recordWorkPlan(context.run.directory, search.base, {
+    episode: planned + 2,
+    proposal: planned,
+    judge: planned + 1,
+    result: 1,
+  });
   await search.writeDesign('v0', v0);
   const [reference, v0Episode] = await Promise.all([
     searchEpisode(search, REFERENCE, null),

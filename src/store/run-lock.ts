@@ -114,7 +114,8 @@ function decodeLockOwner(text: string): LockOwner | undefined {
   return result.success ? result.data : undefined;
 }
 
-function isAlive(holder: LockOwner): boolean {
+/** Whether the lock's holder still runs; a holder on another host counts as alive (it cannot be checked from here). */
+export function isAlive(holder: LockOwner): boolean {
   // A process on another machine sharing this file system cannot be checked from here.
   if (holder.hostname !== hostname()) return true;
   try {

@@ -6,6 +6,7 @@ import { scanJudgeDirectedText } from '../../judge/judge-directed-scan.js';
 import { runEpisode, type EpisodeOptions } from '../../episode/run-episode.js';
 import { outageGateFor, runEpisodeThroughOutages } from '../../search/outage-gate.js';
 import { episodePath, outerLoopFiles, runFiles } from '../../store/run-paths.js';
+import { recordWorkPlan } from '../../store/work-plan.js';
 import { workflowHash } from '../../workflow/render.js';
 import { collectChampionRuns } from '../collect.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
@@ -25,6 +26,15 @@ export async function collectStep(
 ): Promise<CollectionRecord> {
   const { run, settings, executor } = context;
   const file = join(task.base, outerLoopFiles.collection);
+  const prefix = task.singleAgent
+    ? `${context.generation}-single-agent-distill-${task.id}`
+    : `${context.generation}-distill-${task.id}`;
+  await recordWorkPlan(
+    run.directory,
+    task.base,
+    { collect: 1, fit: 1, select: 1 },
+    { folder: runFiles.episodes, idPrefix: `${prefix}-`, planned: settings.collection.runs },
+  );
   return run.step(
     `${task.base}/collect`,
     async () => {
@@ -46,9 +56,7 @@ export async function collectStep(
             hiddenDirectories: context.hiddenDirectories,
           },
           outDir: run.path(runFiles.episodes),
-          prefix: task.singleAgent
-            ? `${context.generation}-single-agent-distill-${task.id}`
-            : `${context.generation}-distill-${task.id}`,
+          prefix,
           runs: settings.collection.runs,
           needed: settings.collection.needed,
           maxTopUps: settings.collection.maxTopUps,

@@ -6,6 +6,7 @@ import { judgePair } from '../../judge/pairwise-judge.js';
 import { adaptiveSchedule } from '../../ranking/adaptive-schedule.js';
 import type { Match } from '../../ranking/matches.js';
 import { ringSchedule, roundRobinSchedule, type Pair } from '../../ranking/schedules.js';
+import { recordWorkPlan } from '../../store/work-plan.js';
 import { progressLabel, type GenerationContext, type GenerationTask } from './generation-context.js';
 import {
   ScheduleRound,
@@ -58,6 +59,7 @@ export async function playTournament(
     );
     if (schedule.pairs.length === 0) break;
     scheduled += schedule.pairs.length;
+    await recordWorkPlan(run.directory, task.base, { schedule: round + 1, match: scheduled });
     context.progress({ kind: 'judgments', task: progressLabel(task), done, total: scheduled });
     await context.gate.forEach(schedule.pairs, settings.concurrency.judgments, async (pair) => {
       outcomes[pair.index] = await matchStep(context, task, pair, round, bundleOf);
