@@ -15,6 +15,7 @@ import { ModelSetting } from './model-setting.js';
 import { NetworkSettings } from './network-settings.js';
 import { checkBaseUrls, checkRoleSampling } from './role-checks.js';
 import { Rsi } from './rsi-settings.js';
+import { SandboxMode } from './sandbox-mode.js';
 
 export { Endpoint, roleEndpoints, type RoleEndpoints } from './endpoint.js';
 export { evaluationConfig, type EvaluationConfig } from './evaluation-settings.js';
@@ -72,7 +73,7 @@ const RunConfigObject = z
       .optional()
       .describe('a data seed of its own for a task id, in place of dataSeed'),
     search: Search,
-    sandbox: z.enum(['bubblewrap', 'unsandboxed']).default('bubblewrap'),
+    sandbox: SandboxMode.default('bubblewrap'),
     harnessProfile: z
       .enum(HARNESS_PROFILES)
       .default(DEFAULT_HARNESS_PROFILE)

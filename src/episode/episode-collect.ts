@@ -14,7 +14,7 @@ import type { EpisodeProxies } from './episode-proxies.js';
 import type { EpisodeRecord } from './episode-record.js';
 import { classifyOutcome } from './outcome.js';
 import { isChatRow } from './request-provenance.js';
-import type { EpisodeOptions } from './run-episode.js';
+import type { EpisodeOptions } from './episode-spec.js';
 
 /** The harness's output as captured (bounded), for the record. */
 type CapturedOutput = NonNullable<EpisodeRecord['harnessOutput']>['events'];

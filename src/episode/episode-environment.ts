@@ -8,7 +8,7 @@ import type { PreparedEpisode } from './episode-prepare.js';
 import type { EpisodeProxies } from './episode-proxies.js';
 import { processGpuPool, type GpuLease } from './gpu-pool.js';
 import type { IsolatedCommand, Isolation } from './isolation.js';
-import type { EpisodeOptions } from './run-episode.js';
+import { EPISODE_DEFAULTS, type EpisodeOptions } from './episode-spec.js';
 import { Sandbox } from './sandbox.js';
 import type { TrialEnvironment } from './trial-environment.js';
 
@@ -189,7 +189,7 @@ async function inTrialEnvironment(
   };
 }
 
-/** Wall-clock limit of the whole harness run (default 3600 s). */
+/** Wall-clock limit of the whole harness run (default `EPISODE_DEFAULTS.timeoutSeconds`). */
 export function episodeTimeoutSeconds(options: EpisodeOptions): number {
-  return options.timeoutSeconds ?? 3600;
+  return options.timeoutSeconds ?? EPISODE_DEFAULTS.timeoutSeconds;
 }

@@ -3,7 +3,7 @@ import { qwenCodeCommand, type captureQwenCodeOutput } from '../harness/launch-q
 import { episodeTimeoutSeconds, type EpisodeEnvironment } from './episode-environment.js';
 import type { PreparedEpisode } from './episode-prepare.js';
 import type { EpisodeProxies } from './episode-proxies.js';
-import type { EpisodeOptions } from './run-episode.js';
+import type { EpisodeOptions } from './episode-spec.js';
 import type { SandboxResult } from './sandbox-run.js';
 
 /** What the harness phase leaves for the collect phase. */

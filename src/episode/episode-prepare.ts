@@ -12,7 +12,7 @@ import type { EpisodeNetwork } from '../tasks/task-network.js';
 import { renderWorkflow } from '../workflow/render.js';
 import { prepareEpisodeDirectory } from './episode-directory.js';
 import { episodePrompt } from './prompt.js';
-import type { EpisodeOptions } from './run-episode.js';
+import type { EpisodeOptions } from './episode-spec.js';
 
 /** What the prepare phase leaves for the others: the task, its workspace, the prompt and the harness to run. */
 export interface PreparedEpisode {

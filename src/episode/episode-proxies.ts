@@ -9,7 +9,7 @@ import { episodePath } from '../store/run-paths.js';
 import { egressAllowance } from '../tasks/task-network.js';
 import type { PreparedEpisode } from './episode-prepare.js';
 import { isChatRow } from './request-provenance.js';
-import type { EpisodeOptions } from './run-episode.js';
+import type { EpisodeOptions } from './episode-spec.js';
 import { TRIAL_EGRESS_SOCKET, TRIAL_PROXY_SOCKET } from './trial-environment.js';
 
 /** The episode's proxies, listening on Unix sockets the environment shows its code. */

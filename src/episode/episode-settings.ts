@@ -2,11 +2,11 @@ import { faultTolerance, type FaultTolerance } from '../config/fault-tolerance.j
 import type { RunConfig } from '../config/run-config.js';
 import type { UpstreamRetryPolicy } from '../proxy/upstream-retry.js';
 import { durationMs } from '../timer-duration.js';
-import type { EpisodeOptions } from './run-episode.js';
+import type { EpisodeSpec } from './episode-spec.js';
 
 /** What every episode of a run shares: limits, sampling and sandbox; each stage adds task, design, seed and folder. */
 export type EpisodeSettings = Pick<
-  EpisodeOptions,
+  EpisodeSpec,
   | 'timeoutSeconds'
   | 'maxOutputTokens'
   | 'outputBudget'

@@ -1,10 +1,8 @@
+import type { SandboxMode } from '../config/sandbox-mode.js';
 import type { PlacedDirectory } from './sandbox-bubblewrap.js';
 
-/**
- * `bubblewrap`: the isolation below. `unsandboxed` (the CLI's `--no-sandbox`): nothing is isolated, only the
- * limits and the process-tree kill apply, and opening the sandbox warns so.
- */
-export type SandboxMode = 'bubblewrap' | 'unsandboxed';
+/** `bubblewrap`: the isolation below; `unsandboxed`: nothing is isolated (`config/sandbox-mode.ts`). */
+export type { SandboxMode };
 
 /**
  * Inside a bubblewrap sandbox only what is listed here exists (an allow-list): the host's programs and libraries

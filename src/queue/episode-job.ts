@@ -2,12 +2,9 @@ import { isAbsolute, normalize, relative, resolve, sep } from 'node:path';
 
 import { z } from 'zod';
 
-import type { EpisodeOptions } from '../episode/run-episode.js';
+import { EpisodeSpec, type EpisodeOptions } from '../episode/episode-spec.js';
 import { UserError } from '../errors.js';
 import { runFiles } from '../store/run-paths.js';
-import { EpisodeNetwork, NetworkAllowEntry } from '../tasks/task-network.js';
-import { durationSchema } from '../timer-duration.js';
-import { TeamDesign } from '../workflow/workflow.js';
 import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
 
 /** A folder's name in a job's paths: no `.`, `..` or hidden name (`.staging` is the workers' own). */
@@ -41,10 +38,11 @@ const AbsolutePath = z
   .refine((path) => isAbsolute(path) && normalize(path) === path, 'an absolute path without "." or ".."');
 
 /**
- * What a job carries: the episode's options less everything that must not or cannot travel (the API key, which the
- * worker reads from its own environment by `apiKeyEnv`; the log callback; the coordinator's own paths). Validated on
- * the worker, field by field, since a job names what the worker will run, read and write: its text must not reach
- * outside the run folder, the allowed suites, or the harness's command line.
+ * What a job carries: the episode's specification (`EpisodeSpec`), never what stays in the coordinator's process
+ * (`EpisodeLocal`: the API key, which the worker reads from its own environment by `apiKeyEnv`; the log callback; the
+ * coordinator's own paths). Validated on the worker, field by field, since a job names what the worker will run, read
+ * and write: its text must not reach outside the run folder, the allowed suites, or the harness's command line; the
+ * job adds only the rules of its paths.
  */
 export const EpisodeJobData = z
   .object({
@@ -64,64 +62,8 @@ export const EpisodeJobData = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable’s name')
       .optional(),
-    options: z
-      .object({
-        workflow: TeamDesign.optional(),
-        teacher: z.boolean().optional(),
-        // The harness takes it as `--model <name>`: never a flag of its own.
-        model: z
-          .string()
-          .min(1)
-          .max(500)
-          .regex(/^[^-\p{Cc}][^\p{Cc}]*$/u, 'a model name (not starting with "-", no control characters)'),
-        baseUrl: z
-          .string()
-          .max(2048)
-          .url()
-          .refine((url) => /^https?:\/\//i.test(url), 'an http(s) URL'),
-        seed: z.number().int(),
-        dataSeed: z.number().int().optional(),
-        timeoutSeconds: durationSchema({ unit: 's' }).optional(),
-        cpuSeconds: z.number().positive().optional(),
-        memoryBytes: z.number().positive().optional(),
-        processLimit: z.number().int().positive().optional(),
-        diskBytes: z.number().positive().optional(),
-        maxOutputTokens: z.number().int().positive().optional(),
-        outputBudget: z.number().int().positive().optional(),
-        sampling: z
-          .object({
-            temperature: z.number().optional(),
-            topP: z.number().optional(),
-            topK: z.number().int().optional(),
-            enableThinking: z.boolean().optional(),
-          })
-          .strict()
-          .optional(),
-        contextWindowSize: z.number().int().positive().optional(),
-        sandbox: z.enum(['bubblewrap', 'unsandboxed']).optional(),
-        stopOnModelError: z.boolean().optional(),
-        // Further paths to hide: a job can add to what the agents do not see, never take away from it.
-        sandboxHide: z.array(AbsolutePath).max(256).optional(),
-        retry: z
-          .object({
-            maxAttempts: z.number().int().positive().optional(),
-            maxTotalMs: durationSchema({ unit: 'ms', zero: true }).optional(),
-            initialDelayMs: durationSchema({ unit: 'ms', zero: true }).optional(),
-            maxDelayMs: durationSchema({ unit: 'ms', zero: true }).optional(),
-            responseHeadTimeoutMs: durationSchema({ unit: 'ms' }).nullable().optional(),
-          })
-          .strict()
-          .optional(),
-        singleAgent: z.boolean().optional(),
-        network: EpisodeNetwork.optional(),
-        // The run configuration's, signed with the rest: a task never opens a non-public destination.
-        privateDestinations: z.array(NetworkAllowEntry).max(256).optional(),
-        harnessProfile: z.enum(['lean', 'stock']).optional(),
-        images: z.boolean().optional(),
-        // The worker's own GPUs by these numbers, shared by the episodes it runs at once.
-        gpus: z.array(z.number().int().nonnegative().max(1023)).max(1024).optional(),
-      })
-      .strict(),
+    // The episode's specification, its host paths held to absolute ones.
+    options: EpisodeSpec.extend({ sandboxHide: z.array(AbsolutePath).max(256).optional() }).strict(),
   })
   .strict();
 export type EpisodeJobData = z.infer<typeof EpisodeJobData>;
@@ -183,7 +125,7 @@ export function episodeOptionsOnWorker(
     runDirectory,
     episodeDir,
     options: {
-      ...(job.options as Omit<EpisodeOptions, 'outDir' | 'taskDir'>),
+      ...job.options,
       taskDir,
       ...(apiKey ? { apiKey } : {}),
     },

@@ -1,3 +1,4 @@
+import { EPISODE_DEFAULTS } from '../episode/episode-spec.js';
 import { judgeCriteria } from '../optimizer/judge-criteria.js';
 import type { NextMatch } from '../optimizer/next-match.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
@@ -83,8 +84,8 @@ export async function proposeVersion(
               execution: basis.episode?.execution,
               // As the episodes run them: the run configuration's budgets, else the episode's own defaults.
               budgets: {
-                timeoutSeconds: settings.episode.timeoutSeconds ?? 3600,
-                maxOutputTokensPerCall: settings.episode.maxOutputTokens ?? 32_768,
+                timeoutSeconds: settings.episode.timeoutSeconds ?? EPISODE_DEFAULTS.timeoutSeconds,
+                maxOutputTokensPerCall: settings.episode.maxOutputTokens ?? EPISODE_DEFAULTS.maxOutputTokens,
                 outputTokens: settings.episode.outputBudget ?? null,
                 modelCalls: null,
               },

@@ -30,6 +30,44 @@ const job = (apiKeyEnv?: string) =>
     },
   });
 
+/** An episode job of every option, as `episodeJobData` wrote it before `EpisodeSpec`. */
+const OLD_JOB = `{
+  "schemaVersion": 1,
+  "kind": "episode-job",
+  "runName": "my-run",
+  "stepKey": "search/L0/tiny-sum/v1/episode",
+  "episodeDir": "episodes/L0-tiny-sum-v1",
+  "task": { "packagePath": "test/fixtures/tasks/tiny-sum" },
+  "apiKeyEnv": "MASS_JOB_TEST_KEY",
+  "options": {
+    "workflow": { "schemaVersion": 1, "text": "One analyst does the whole task." },
+    "teacher": false,
+    "model": "Qwen/Qwen3.6-35B-A3B",
+    "baseUrl": "http://gpu-1:8000/v1",
+    "seed": 3,
+    "dataSeed": 7,
+    "timeoutSeconds": 1800,
+    "cpuSeconds": 7200,
+    "memoryBytes": 8589934592,
+    "processLimit": 512,
+    "diskBytes": 34359738368,
+    "maxOutputTokens": 32768,
+    "outputBudget": 200000,
+    "sampling": { "temperature": 0.6, "topP": 0.95, "topK": 20, "enableThinking": true },
+    "contextWindowSize": 262144,
+    "sandbox": "bubblewrap",
+    "stopOnModelError": true,
+    "sandboxHide": ["/srv/datasets/private"],
+    "retry": { "maxAttempts": 5, "responseHeadTimeoutMs": null },
+    "singleAgent": false,
+    "network": { "anyPublicHost": true },
+    "privateDestinations": ["registry.internal:5000"],
+    "harnessProfile": "lean",
+    "images": true,
+    "gpus": [0, 3]
+  }
+}`;
+
 describe('episode jobs', () => {
   afterEach(() => {
     delete process.env.MASS_JOB_TEST_KEY;
@@ -83,6 +121,27 @@ describe('episode jobs', () => {
     expect(withNetwork({ allow: ['pypi.org'] }).success).toBe(true);
     expect(withNetwork({ allow: ['*'] }).success).toBe(false);
     expect(withNetwork({ anyPublicHost: true, allow: ['pypi.org'] }).success).toBe(false);
+  });
+
+  it('as written before the episode specification (every field it carried) still parse, unchanged', () => {
+    // A job as the queue stored it when its options were a hand-written schema of their own.
+    const stored = JSON.parse(OLD_JOB) as unknown;
+    const parsed = EpisodeJobData.parse(stored);
+    expect(parsed).toEqual(stored);
+    expect(parsed.options.outputBudget).toBe(200000);
+    expect(parsed.options.retry).toEqual({ maxAttempts: 5, responseHeadTimeoutMs: null });
+    // Its path rules hold as before: a host path to hide must be absolute, and the options are closed.
+    const hiding = (sandboxHide: string[]) =>
+      EpisodeJobData.safeParse({ ...parsed, options: { ...parsed.options, sandboxHide } }).success;
+    expect(hiding(['/srv/secrets'])).toBe(true);
+    expect(hiding(['srv/secrets'])).toBe(false);
+    expect(hiding(['/srv/../etc'])).toBe(false);
+    const withOption = (name: string, value: unknown) =>
+      EpisodeJobData.safeParse({ ...parsed, options: { ...parsed.options, [name]: value } }).success;
+    expect(withOption('outDir', '/elsewhere')).toBe(false);
+    expect(withOption('model', '--yolo')).toBe(false);
+    expect(withOption('outputBudget', 0)).toBe(false);
+    expect(withOption('sandbox', 'container')).toBe(false);
   });
 
   it('have ids from the run and the step, without the colon BullMQ refuses; one queue per endpoint', () => {

@@ -5,12 +5,12 @@ import { checkedBaseUrlFlag } from '../../config/base-url.js';
 import { harnessWindow } from '../../harness/context-window.js';
 import { servedContextLength } from '../../session/context-fit.js';
 import { assertEpisodeDirectory } from '../../episode/episode-directory.js';
+import { EPISODE_DEFAULTS, type EpisodeSpec } from '../../episode/episode-spec.js';
 import { runEpisode } from '../../episode/run-episode.js';
 import {} from '../../episode/sandbox-limits.js';
 import { UserError } from '../../errors.js';
 import {
   DEFAULT_CONTEXT_WINDOW,
-  DEFAULT_SAMPLING,
   HARNESS_PROFILES,
   type HarnessProfile,
 } from '../../harness/qwen-settings.js';
@@ -48,8 +48,9 @@ interface EpisodeFlags {
 
 export async function episodeAction(flags: EpisodeFlags): Promise<void> {
   checkedBaseUrlFlag(flags.baseUrl, '--base-url', 'team');
-  const harnessProfile = parseHarnessProfile(flags.harnessProfile);
-  const timeoutSeconds = parseDurationSeconds(flags.timeout, '--timeout');
+  // Flags are checked before the folder is touched (`episodeSpecOf` reads them again).
+  parseHarnessProfile(flags.harnessProfile);
+  parseDurationSeconds(flags.timeout, '--timeout');
   // Before anything else: a folder that is not an episode's is refused, never emptied.
   await assertEpisodeDirectory(resolve(flags.out));
   if (flags.singleAgent && flags.workflow !== undefined)
@@ -59,45 +60,12 @@ export async function episodeAction(flags: EpisodeFlags): Promise<void> {
     const parsed = parseAllowEntry(entry);
     if (!parsed.ok) throw new UserError(`--private-destination: ${parsed.error}`);
   }
-  const maxOutputTokens = flags.maxOutputTokens
-    ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
-    : undefined;
-  // The harness compacts its history in time for what the server serves (vLLM's max_model_len), when it says.
-  const served = await servedContextLength({
-    provider: 'openai-compatible',
-    baseUrl: flags.baseUrl,
-    model: flags.model,
-    apiKeyEnv: flags.apiKeyEnv,
-  });
+  const spec = await episodeSpecOf(flags, workflow);
   const { record, ran } = await runEpisode({
+    ...spec,
     taskDir: flags.task,
-    workflow,
-    teacher: flags.teacher ?? false,
-    singleAgent: flags.singleAgent ?? false,
-    model: flags.model,
-    baseUrl: flags.baseUrl,
-    apiKey: apiKeyFrom(flags.apiKeyEnv),
-    seed: parsePositiveInteger(flags.seed, '--seed'),
-    dataSeed: flags.dataSeed === undefined ? undefined : parsePositiveInteger(flags.dataSeed, '--data-seed'),
     outDir: flags.out,
-    timeoutSeconds,
-    maxOutputTokens,
-    contextWindowSize:
-      served === null
-        ? undefined
-        : harnessWindow(
-            Math.min(DEFAULT_CONTEXT_WINDOW, served),
-            maxOutputTokens ?? DEFAULT_SAMPLING.maxTokens,
-          ),
-    outputBudget: flags.outputBudget
-      ? parsePositiveInteger(flags.outputBudget, '--output-budget')
-      : undefined,
-    cpuSeconds: flags.cpuTime === undefined ? undefined : parseDurationSeconds(flags.cpuTime, '--cpu-time'),
-    processLimit: flags.maxProcesses === undefined ? undefined : parseProcessLimit(flags.maxProcesses),
-    diskBytes: flags.diskLimit === undefined ? undefined : parseSizeBytes(flags.diskLimit, '--disk-limit'),
-    sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
-    harnessProfile,
-    privateDestinations: flags.privateDestination,
+    apiKey: apiKeyFrom(flags.apiKeyEnv),
     log: flags.json ? undefined : (message) => console.error(`mass: ${message}`),
   });
   if (flags.json) {
@@ -117,6 +85,47 @@ export async function episodeAction(flags: EpisodeFlags): Promise<void> {
     console.log(`  ${out}/ ${workspace}/, ${proxyLog}, ${threads}, ${harnessEvents}, ${recordFile}`);
   }
   if (record.status === 'failure') process.exitCode = 1;
+}
+
+/** The episode the flags describe; the server is asked for its context length, so that the harness compacts in time. */
+async function episodeSpecOf(flags: EpisodeFlags, workflow: TeamDesign | undefined): Promise<EpisodeSpec> {
+  const maxOutputTokens = flags.maxOutputTokens
+    ? parsePositiveInteger(flags.maxOutputTokens, '--max-output-tokens')
+    : undefined;
+  // The harness compacts its history in time for what the server serves (vLLM's max_model_len), when it says.
+  const served = await servedContextLength({
+    provider: 'openai-compatible',
+    baseUrl: flags.baseUrl,
+    model: flags.model,
+    apiKeyEnv: flags.apiKeyEnv,
+  });
+  return {
+    workflow,
+    teacher: flags.teacher ?? false,
+    singleAgent: flags.singleAgent ?? false,
+    model: flags.model,
+    baseUrl: flags.baseUrl,
+    seed: parsePositiveInteger(flags.seed, '--seed'),
+    dataSeed: flags.dataSeed === undefined ? undefined : parsePositiveInteger(flags.dataSeed, '--data-seed'),
+    timeoutSeconds: parseDurationSeconds(flags.timeout, '--timeout'),
+    maxOutputTokens,
+    contextWindowSize:
+      served === null
+        ? undefined
+        : harnessWindow(
+            Math.min(DEFAULT_CONTEXT_WINDOW, served),
+            maxOutputTokens ?? EPISODE_DEFAULTS.maxOutputTokens,
+          ),
+    outputBudget: flags.outputBudget
+      ? parsePositiveInteger(flags.outputBudget, '--output-budget')
+      : undefined,
+    cpuSeconds: flags.cpuTime === undefined ? undefined : parseDurationSeconds(flags.cpuTime, '--cpu-time'),
+    processLimit: flags.maxProcesses === undefined ? undefined : parseProcessLimit(flags.maxProcesses),
+    diskBytes: flags.diskLimit === undefined ? undefined : parseSizeBytes(flags.diskLimit, '--disk-limit'),
+    sandbox: flags.sandbox ? 'bubblewrap' : 'unsandboxed',
+    harnessProfile: parseHarnessProfile(flags.harnessProfile),
+    privateDestinations: flags.privateDestination,
+  };
 }
 
 function parseProcessLimit(text: string): number {
