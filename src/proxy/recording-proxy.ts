@@ -32,7 +32,7 @@ import { relayCall } from './upstream-relay.js';
 import { DEFAULT_UPSTREAM_RETRY } from './upstream-retry.js';
 import { parseUpstream } from './upstream-target.js';
 
-/** Where the proxy listens and relays to, and what it records; its limits (`outputBudget`, `retry`) are `ProxyLimits`. */
+/** Where the proxy listens, relays and records; its limits (`outputBudget`, `retry`) are `ProxyLimits`. */
 export interface RecordingProxyOptions extends ProxyLimits {
   /** The model server, e.g. `http://127.0.0.1:8000` (a trailing `/v1` is fine). */
   upstream: string;
