@@ -64,7 +64,12 @@ const Deploy = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('restart'),
-      argv: z.array(z.string()).min(1).describe('restarts the server on {model_path} as {served_as}'),
+      argv: z
+        .array(z.string())
+        .min(1)
+        .describe(
+          'restarts the server on {model_path} as {served_as}; with {base_url}, run once per replica with its address',
+        ),
       timeoutSeconds: durationSchema({ unit: 's' }).default(900),
       format: z
         .enum(['bf16', 'fp8'])
