@@ -7,7 +7,7 @@ import { parseRunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { servedHost } from '../../src/hosting/served-host.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
-import { declareReplicas } from '../../src/model/replicas.js';
+import { declareReplicas, ReplicaSet } from '../../src/model/replicas.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
 import { modelsEndpointProbe } from '../../src/search/outage-gate.js';
@@ -20,6 +20,37 @@ import { startFakeVllm } from '../train/fake-vllm.js';
 
 const directory = temporaryDirectory('mass-replicas-');
 afterAll(() => directory.remove());
+
+describe('a replica set: the least loaded healthy replica, outages per replica', () => {
+  it('takes turns among equals, prefers the least loaded, and skips a replica in outage for a doubling cooldown', () => {
+    let now = 0;
+    const set = new ReplicaSet(['http://a/v1', 'http://b/v1'], { cooldownMs: 100, now: () => now });
+    const first = set.pick();
+    const second = set.pick();
+    expect([first.address, second.address]).toEqual(['http://a/v1', 'http://b/v1']);
+    first.done('ok');
+    // b still has a call in flight: a is the less loaded.
+    expect(set.pick().address).toBe('http://a/v1');
+    second.done('failed');
+    expect(set.states().map((state) => [state.address, state.inFlight, state.inOutage])).toEqual([
+      ['http://a/v1', 1, false],
+      ['http://b/v1', 0, true],
+    ]);
+    // In outage, b is skipped though it is the less loaded; after its cooldown it gets a call again.
+    expect(set.pick().address).toBe('http://a/v1');
+    now = 100;
+    const retry = set.pick();
+    expect(retry.address).toBe('http://b/v1');
+    retry.done('failed');
+    now = 250;
+    expect(set.states()[1]!.inOutage).toBe(true); // a second failure in a row: 200 ms
+    // Every replica down (a until 350, b until 300): the one whose cooldown ends first.
+    const a = set.pick();
+    expect(a.address).toBe('http://a/v1');
+    a.done('failed');
+    expect(set.pick().address).toBe('http://b/v1');
+  });
+});
 
 describe('replicas: calls go to the least loaded healthy replica', () => {
   it('spreads episodes over two replicas, one failing at first: no call is lost, and each row names its replica', async () => {
@@ -152,6 +183,27 @@ async function replicatedRun(name: string, secondStale: boolean) {
   };
   return { host: servedHost(config), registry, l1, runDirectory, first, second, close };
 }
+
+describe('replicas in the configuration', () => {
+  const config = (executor: Record<string, unknown>) =>
+    parseRunConfig(
+      { name: 'r', suite: DEMO_SUITE, roles: { executor: { model: 'qwen3', ...executor } } },
+      'run.yaml',
+    );
+
+  it('refuses replicas without a baseUrl, and a replica on another scheme, naming the field', () => {
+    expect(() => config({ replicas: ['http://10.0.0.2:8000/v1'] })).toThrow(
+      /roles\.executor\.replicas.*give baseUrl too/s,
+    );
+    expect(() =>
+      config({ baseUrl: 'http://10.0.0.1:8000/v1', replicas: ['https://10.0.0.2:8000/v1'] }),
+    ).toThrow(/roles\.executor\.replicas\.0.*another scheme than baseUrl/s);
+  });
+
+  it('loads a configuration without replicas as before', () => {
+    expect(config({ baseUrl: 'http://10.0.0.1:8000/v1' }).roles.executor.replicas).toBeUndefined();
+  });
+});
 
 describe('replicas: a deployment and its check reach every replica', () => {
   it('loads the adapter into both replicas and records the check of each', async () => {
