@@ -137,6 +137,7 @@ export class BubblewrapTrialEnvironment implements TrialEnvironment {
       await mkdir(target, { recursive: true });
       this.folders.set(inside, target);
     }
+    await rm(target, { recursive: true, force: true });
     await cp(hostFolder, target, { recursive: true });
   }
 

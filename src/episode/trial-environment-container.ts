@@ -1,12 +1,18 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
 import { SystemError } from '../errors.js';
 import { writeForwarder } from './forwarder.js';
+import {
+  COPY_OUT_LIMITS,
+  copyOutOfContainer,
+  type CopyOutLimits,
+  type CopyOutReport,
+} from './container-copy-out.js';
 import { handBackFiles, type HandBackReport } from './hand-back-files.js';
 import { DEFAULT_PROCESS_LIMIT, withDefaultLimits } from './sandbox-limits.js';
 import { runProcessTree, type SandboxResult } from './sandbox-run.js';
@@ -60,6 +66,8 @@ export interface ContainerTrialOptions {
   memoryBytes?: number | null;
   /** The Node that runs the forwarder inside (its folder is shown read-only); default this process's. */
   nodePath?: string;
+  /** What may come back from the container (`copyOutOfContainer`); default `COPY_OUT_LIMITS`. */
+  handBackLimits?: CopyOutLimits;
 }
 
 /**
@@ -208,7 +216,11 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
 
   async putFiles(hostFolder: string, inside: string, user?: string | null): Promise<void> {
     await this.fresh();
+    // Whatever the agent left there goes first (a reward.json planted in /logs/verifier, reward.txt made a folder so
+    // that the verifier's own cannot be written), and the engine, not a program of the image, says it is gone.
+    await this.root(['rm', '-rf', '--', inside]);
     await this.root(['mkdir', '-p', inside]);
+    await this.assertEmpty(inside);
     await engineCommand(this.options.engine, ['cp', `${hostFolder}/.`, `${this.options.name}:${inside}`]);
     if (user) await this.root(['chown', '-R', user, inside]);
   }
@@ -216,22 +228,15 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
   async getFiles(inside: string, hostFolder: string): Promise<HandBackReport | null> {
     // Nothing of the trial runs while its files are read.
     if (this.running && this.dirty) await this.stop();
-    const staging = await mkdtemp(join(this.options.stateDirectory, 'hand-back-'));
-    await chmod(staging, 0o700);
-    try {
-      try {
-        await engineCommand(this.options.engine, [
-          'cp',
-          `${this.options.name}:${inside}`,
-          join(staging, 'copy'),
-        ]);
-      } catch {
-        return null;
-      }
-      return await handBackFiles(join(staging, 'copy'), hostFolder);
-    } finally {
-      await rm(staging, { recursive: true, force: true });
-    }
+    return this.copiedOut(inside, this.options.handBackLimits ?? COPY_OUT_LIMITS, async (copy, copied) => {
+      if (copied === null) return null;
+      const report = await handBackFiles(copy, hostFolder);
+      return {
+        ...report,
+        links: [...copied.links, ...report.links],
+        leftOut: [...copied.leftOut, ...report.leftOut],
+      };
+    });
   }
 
   async remove(): Promise<void> {
@@ -254,6 +259,43 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
   private async stop(): Promise<void> {
     await engineCommand(this.options.engine, ['stop', '--time', '0', this.options.name]);
     this.running = false;
+  }
+
+  /** Refuses to go on when `inside` holds anything: the image's own `rm` may be the agent's. */
+  private async assertEmpty(inside: string): Promise<void> {
+    const limits = { ...COPY_OUT_LIMITS, maxFiles: 0, maxStreamBytes: 1024 * 1024 };
+    const found = await this.copiedOut(inside, limits, async (copy, copied) =>
+      copied === null
+        ? []
+        : [...(await readdir(copy)), ...[...copied.links, ...copied.leftOut].map((entry) => entry.path)],
+    );
+    if (found.length > 0) {
+      throw new SystemError(
+        `${inside} still held ${found.slice(0, 5).join(', ')} after it was emptied: the image's rm did not remove them`,
+      );
+    }
+  }
+
+  /**
+   * `inside` copied out into a staging folder of the trial's (`copyOutOfContainer`: read as a stream within `limits`,
+   * since the engine's own cp to a host folder would write a sparse file of any size in full), used, then removed.
+   */
+  private async copiedOut<T>(
+    inside: string,
+    limits: CopyOutLimits,
+    use: (copy: string, copied: CopyOutReport | null) => Promise<T>,
+  ): Promise<T> {
+    const staging = await mkdtemp(join(this.options.stateDirectory, 'hand-back-'));
+    await chmod(staging, 0o700);
+    try {
+      const copy = join(staging, 'copy');
+      return await use(
+        copy,
+        await copyOutOfContainer(this.options.engine, this.options.name, inside, copy, limits),
+      );
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
   }
 
   /** A short command as root inside, failing loudly. */

@@ -31,7 +31,10 @@ export interface TrialEnvironment extends Isolation {
   readonly egressProxyUrl: string;
   /** A host folder shown read-only inside, for files the host writes for a command (a harness's guard). */
   readonly sharedDirectory: { host: string; inside: string };
-  /** Copies a host folder's contents to `inside` (an absolute folder, made when missing), readable by `user`. */
+  /**
+   * Puts a host folder's contents at `inside` (an absolute folder), readable by `user`, in place of whatever was there:
+   * nothing an earlier command left at `inside` stays beside them.
+   */
   putFiles(hostFolder: string, inside: string, user?: string | null): Promise<void>;
   /**
    * Hands the folder `inside` back into `hostFolder` (`handBackFiles`): files of the host's user, no set-user-ID or
