@@ -7,6 +7,7 @@ import type {
   ChatStreamEvent,
   TokenUsage,
 } from '../model/types.js';
+import { billedUsageOf, markBilled } from '../model/billed-usage.js';
 import { pricedUsage } from './call-cost.js';
 
 /**
@@ -23,10 +24,26 @@ export function meteredModel(
     await options.onUsage?.(usage);
     return { ...response, usage };
   };
+  /** A call that failed after billed attempts: those are counted, and its error carries them priced. */
+  const failed = async (error: unknown): Promise<unknown> => {
+    const billed = billedUsageOf(error);
+    if (billed) {
+      const usage = pricedUsage(billed, options.prices);
+      markBilled(error, usage);
+      await options.onUsage?.(usage);
+    }
+    return error;
+  };
   return {
     endpoint: model.endpoint,
     async complete(request: ChatRequest, callOptions?: CallOptions): Promise<ChatResponse> {
-      return price(await model.complete(request, callOptions));
+      let response: ChatResponse;
+      try {
+        response = await model.complete(request, callOptions);
+      } catch (error) {
+        throw await failed(error);
+      }
+      return price(response);
     },
     async *stream(request: ChatRequest, callOptions?: CallOptions): AsyncIterable<ChatStreamEvent> {
       for await (const event of model.stream(request, callOptions)) {

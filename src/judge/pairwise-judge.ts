@@ -1,4 +1,5 @@
 import { sumCallCosts } from '../cost/call-cost.js';
+import { billedUsageOf } from '../model/billed-usage.js';
 import { createHash } from 'node:crypto';
 
 import { ModelBehaviourError, errorMessage } from '../errors.js';
@@ -223,11 +224,13 @@ async function callJudge(options: JudgePairOptions, messages: ChatMessage[]): Pr
     // The model answered but unusably: that is the judge misbehaving, which a repair may fix. Anything else (the
     // server down, a wrong model name) is no judgment at all and goes to the caller.
     if (!(error instanceof ModelBehaviourError)) throw error;
+    // An unusable answer was billed all the same.
+    const billed = billedUsageOf(error);
     return {
       rawOutput: '',
       reasoning: null,
       finishReason: null,
-      usage: null,
+      usage: billed ? toJudgeUsage(billed) : null,
       callError: errorMessage(error),
     };
   }

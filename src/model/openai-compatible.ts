@@ -12,6 +12,7 @@ import {
   type CallFailure,
   type RetryPolicy,
 } from './retry.js';
+import { BilledAttempts } from './billed-usage.js';
 import { replicaSetOf, type ReplicaLease, type ReplicaSet } from './replicas.js';
 import { chatCompletionParameters } from './request-parameters.js';
 import { describeSdkFailure } from './sdk-failure.js';
@@ -124,25 +125,33 @@ export class OpenAICompatibleModel implements ChatModel {
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
     // Built before any call: settings the provider refuses are the caller's mistake, not worth a retry.
     const body = { ...requestBody(request, this.dialect), stream: false };
-    return this.withSlot(async () =>
-      withRetries(
-        async () => {
-          const { client, settle } = this.onReplica();
-          try {
-            const completion: unknown = await client.chat.completions.create(body as never, {
-              signal: options.signal,
-            });
-            const response = responseFromCompletion(completion);
-            settle();
-            return response;
-          } catch (error) {
-            settle(error);
-            throw error;
-          }
-        },
-        this.retryContext(request, options),
-      ),
-    );
+    // An answer with usage that is retried or unusable was billed all the same: the call's usage counts it.
+    const billed = new BilledAttempts();
+    return this.withSlot(async () => {
+      try {
+        return billed.settle(
+          await withRetries(
+            async () => {
+              const { client, settle } = this.onReplica();
+              try {
+                const completion: unknown = await client.chat.completions.create(body as never, {
+                  signal: options.signal,
+                });
+                const response = billed.parse(completion, responseFromCompletion);
+                settle();
+                return response;
+              } catch (error) {
+                settle(error);
+                throw error;
+              }
+            },
+            this.retryContext(request, options),
+          ),
+        );
+      } catch (error) {
+        throw billed.fail(error);
+      }
+    });
   }
 
   async *stream(request: ChatRequest, options: CallOptions = {}): AsyncIterable<ChatStreamEvent> {

@@ -41,6 +41,10 @@ export function wireUsage(spec: ReplySpec, context: WireReplyContext) {
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     completion_tokens_details: { reasoning_tokens: reasoningTokens },
+    ...(spec.usage?.cachedTokens === undefined
+      ? {}
+      : { prompt_tokens_details: { cached_tokens: spec.usage.cachedTokens } }),
+    ...(spec.usage?.cost === undefined ? {} : { cost: spec.usage.cost }),
   };
 }
 

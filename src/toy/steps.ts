@@ -17,7 +17,15 @@ export interface ReplySpec {
   /** Default: `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: string;
   /** Default: an approximate count (characters / 4) of the request and the reply. */
-  usage?: { promptTokens?: number; completionTokens?: number; reasoningTokens?: number };
+  usage?: {
+    promptTokens?: number;
+    completionTokens?: number;
+    reasoningTokens?: number;
+    /** Prompt tokens served from the cache (`prompt_tokens_details.cached_tokens`); default none reported. */
+    cachedTokens?: number;
+    /** The call's cost as OpenRouter reports it (`usage.cost`, US dollars); default none reported. */
+    cost?: number;
+  };
   /** Default: the model named in the request. */
   model?: string;
 }

@@ -1,0 +1,156 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { meteredModel } from '../../src/cost/metered-model.js';
+import { billedUsageOf } from '../../src/model/billed-usage.js';
+import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
+import type { TokenUsage } from '../../src/model/types.js';
+import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
+import { step } from '../../src/toy/steps.js';
+
+const PRICES = { input: 3, cachedInput: 0.3, output: 15 };
+const servers: Array<{ close(): Promise<void> | void }> = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function scripted(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
+  const server = await startScriptedServer(script);
+  servers.push(server);
+  return server;
+}
+
+function client(baseUrl: string, prices = PRICES, seen: TokenUsage[] = []) {
+  const model = new OpenAICompatibleModel({
+    baseUrl,
+    retry: { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 2 },
+  });
+  return meteredModel(model, { prices, onUsage: (usage) => void seen.push(usage) });
+}
+
+const ask = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }] };
+
+describe("a call's cost", () => {
+  it('is the cost the provider reports (usage.cost), marked reported, whatever the prices', async () => {
+    const server = await scripted({
+      script: [
+        step.reply({ content: 'ok', usage: { promptTokens: 1000, completionTokens: 200, cost: 0.0123 } }),
+      ],
+    });
+    const seen: TokenUsage[] = [];
+    const response = await client(server.baseUrl, PRICES, seen).complete(ask);
+    expect(response.usage).toMatchObject({ promptTokens: 1000, completionTokens: 200 });
+    expect(response.usage!.cost).toEqual({ usd: 0.0123, source: 'reported' });
+    expect(seen.map((usage) => usage.cost)).toEqual([{ usd: 0.0123, source: 'reported' }]);
+  });
+
+  it('is computed from the usage and the prices when the provider reports none, cached input at its own price', async () => {
+    const server = await scripted({
+      script: [
+        step.reply({
+          content: 'ok',
+          usage: { promptTokens: 1000, completionTokens: 200, cachedTokens: 400 },
+        }),
+      ],
+    });
+    const response = await client(server.baseUrl).complete(ask);
+    expect(response.usage!.cachedPromptTokens).toBe(400);
+    // 600 × $3 + 400 × $0.30 + 200 × $15, per million tokens.
+    expect(response.usage!.cost!.source).toBe('computed');
+    expect(response.usage!.cost!.usd).toBeCloseTo((600 * 3 + 400 * 0.3 + 200 * 15) / 1e6, 12);
+  });
+
+  it('is unknown, never 0, without prices and without a reported cost', async () => {
+    const server = await scripted({
+      script: [step.reply({ content: 'ok', usage: { promptTokens: 10, completionTokens: 5 } })],
+    });
+    const model = meteredModel(new OpenAICompatibleModel({ baseUrl: server.baseUrl }), {});
+    const response = await model.complete(ask);
+    expect(response.usage).toMatchObject({ promptTokens: 10, completionTokens: 5 });
+    expect(response.usage!.cost).toBeUndefined();
+  });
+});
+
+describe('a retried call', () => {
+  /** A server whose first answer is a 200 with usage and a cost but no completion (billed, then retried). */
+  async function billedThenAnswered(): Promise<{ baseUrl: string; requests: () => number }> {
+    let requests = 0;
+    const server: Server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        requests++;
+        response.setHeader('content-type', 'application/json');
+        const usage =
+          requests === 1
+            ? { prompt_tokens: 100, completion_tokens: 40, total_tokens: 140, cost: 0.001 }
+            : { prompt_tokens: 100, completion_tokens: 60, total_tokens: 160, cost: 0.002 };
+        const body =
+          requests === 1
+            ? { error: { message: 'provider error mid-generation' }, usage }
+            : {
+                id: 'c',
+                model: 'm',
+                choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+                usage,
+              };
+        response.end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    const { port } = server.address() as AddressInfo;
+    return { baseUrl: `http://127.0.0.1:${port}/v1`, requests: () => requests };
+  }
+
+  it('counts every attempt the provider billed: an answer with usage that was retried is in the call usage', async () => {
+    const server = await billedThenAnswered();
+    const seen: TokenUsage[] = [];
+    const response = await client(server.baseUrl, PRICES, seen).complete(ask);
+    expect(server.requests()).toBe(2);
+    expect(response.message.content).toBe('ok');
+    expect(response.usage).toMatchObject({ promptTokens: 200, completionTokens: 100, billedAttempts: 2 });
+    expect(response.usage!.cost!.source).toBe('reported');
+    expect(response.usage!.cost!.usd).toBeCloseTo(0.003, 12);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('does not count an attempt whose connection failed: it was never answered', async () => {
+    const server = await scripted({
+      script: [
+        step.drop({ afterChunks: 0 }),
+        step.reply({ content: 'ok', usage: { promptTokens: 100, completionTokens: 60, cost: 0.002 } }),
+      ],
+    });
+    const response = await client(server.baseUrl).complete(ask);
+    expect(server.requests).toHaveLength(2);
+    expect(response.usage!.billedAttempts).toBeUndefined();
+    expect(response.usage).toMatchObject({ promptTokens: 100, completionTokens: 60 });
+    expect(response.usage!.cost).toEqual({ usd: 0.002, source: 'reported' });
+  });
+
+  it('a call that fails in the end still hands on what its attempts were billed', async () => {
+    let requests = 0;
+    const server: Server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        requests++;
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ usage: { prompt_tokens: 50, completion_tokens: 10 } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    const { port } = server.address() as AddressInfo;
+    const seen: TokenUsage[] = [];
+    const error = await client(`http://127.0.0.1:${port}/v1`, PRICES, seen)
+      .complete(ask)
+      .catch((thrown: unknown) => thrown);
+    expect(requests).toBe(3);
+    const billed = billedUsageOf(error);
+    expect(billed).toMatchObject({ promptTokens: 150, completionTokens: 30, billedAttempts: 3 });
+    expect(billed!.cost!.usd).toBeCloseTo((150 * 3 + 30 * 15) / 1e6, 12);
+    expect(seen).toHaveLength(1);
+  });
+});
