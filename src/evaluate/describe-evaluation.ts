@@ -1,3 +1,5 @@
+import { describeCost } from '../cost/cost-total.js';
+import type { SpendingSummary } from '../cost/spending-summary.js';
 import type { EvaluationSummary, TransferRecord } from './evaluation-records.js';
 import type { SearchCoverageFigure } from './search-coverage-figure.js';
 import type { GradeFigure, Interval } from './statistics/index.js';
@@ -20,6 +22,7 @@ export function describeEvaluation(summary: EvaluationSummary, directory: string
     `  ${counts.episodes} episodes (${counts.failedEpisodes} failed), ${counts.judgments} judgments ` +
       `(${counts.repairedJudgments} repaired, ${counts.failedJudgments} failed and left out), ` +
       `${counts.grades} grades (${counts.failedGrades} failed)`,
+    ...(summary.spending ? [describeSpending(summary.spending)] : []),
   ];
   const records = `Records: ${directory}/evaluation/${summary.name}/ (summary.json, judgments.jsonl, grades.jsonl, episodes/)`;
   // An evaluation of the recorded searches alone (comparisons: [] with searchCoverage) ran no episode.
@@ -245,4 +248,13 @@ function labelled(
     const label = labels.get(name);
     return label ? `${name} (${label})` : name;
   };
+}
+
+/** `  Spent: $0.0420 (reported); judge 12 calls, 48,000 tokens, $0.0300 (reported); executor …` */
+function describeSpending(spending: SpendingSummary): string {
+  const roles = Object.entries(spending.roles).map(
+    ([role, spent]) =>
+      `${role} ${spent.calls} calls, ${(spent.promptTokens + spent.completionTokens).toLocaleString('en-US')} tokens, ${describeCost(spent.cost)}`,
+  );
+  return `  Spent: ${describeCost(spending.total.cost)}${roles.length > 0 ? `; ${roles.join('; ')}` : ''}`;
 }
