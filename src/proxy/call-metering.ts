@@ -15,8 +15,11 @@ export function meterCall(meter: TokenMeter, model: string | null, exchange: Exc
   );
 }
 
-/** The usage an answer reports: a completion's, or the `usage` of any other JSON answer, when it is well formed. */
-function reportedUsage(response: RecordedResponse | null): WireUsage | null {
+/**
+ * The usage an answer reports: a completion's, or the `usage` of any other JSON answer, when it is well formed; with
+ * the provider's `cost` and cached prompt tokens when it gives them (`tokenUsageFromWire`).
+ */
+export function reportedUsage(response: RecordedResponse | null): WireUsage | null {
   const usage =
     response?.kind === 'completion'
       ? response.completion.usage

@@ -6,6 +6,11 @@ export interface ModelTotals {
   promptTokens: number;
   completionTokens: number;
   reasoningTokens: number;
+  /** Prompt tokens the provider served from its cache, as it reported them. */
+  cachedPromptTokens?: number;
+  /** US dollars the provider reported for its calls (OpenRouter's `usage.cost`), and how many calls reported one. */
+  reportedCostUsd?: number;
+  reportedCostCalls?: number;
 }
 
 /** Running token totals per model name, readable at any moment while the proxy runs. */
@@ -27,6 +32,13 @@ export class TokenMeter {
       totals.completionTokens += usage.completionTokens;
       this.completionTokens += usage.completionTokens;
       totals.reasoningTokens += usage.reasoningTokens;
+      if (usage.cachedPromptTokens) {
+        totals.cachedPromptTokens = (totals.cachedPromptTokens ?? 0) + usage.cachedPromptTokens;
+      }
+      if (usage.cost?.source === 'reported') {
+        totals.reportedCostUsd = (totals.reportedCostUsd ?? 0) + usage.cost.usd;
+        totals.reportedCostCalls = (totals.reportedCostCalls ?? 0) + 1;
+      }
     }
   }
 

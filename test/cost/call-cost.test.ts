@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -7,6 +10,8 @@ import { meteredModel } from '../../src/cost/metered-model.js';
 import { billedUsageOf } from '../../src/model/billed-usage.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import type { TokenUsage } from '../../src/model/types.js';
+import { readProxyLog } from '../../src/proxy/log-row.js';
+import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
 
@@ -152,5 +157,49 @@ describe('a retried call', () => {
     expect(billed).toMatchObject({ promptTokens: 150, completionTokens: 30, billedAttempts: 3 });
     expect(billed!.cost!.usd).toBeCloseTo((150 * 3 + 30 * 15) / 1e6, 12);
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('through the recording proxy', () => {
+  it("each row keeps the provider's cost beside its usage, and the meter sums what was reported", async () => {
+    const server = await scripted({
+      script: [
+        step.reply({ content: 'a', usage: { promptTokens: 100, completionTokens: 10, cost: 0.0005 } }),
+        step.reply({ content: 'b', usage: { promptTokens: 300, completionTokens: 30, cachedTokens: 200 } }),
+      ],
+    });
+    const directory = await mkdtemp(join(tmpdir(), 'mass-cost-proxy-'));
+    const logFile = join(directory, 'requests.jsonl');
+    const proxy = await startRecordingProxy({
+      upstream: server.baseUrl,
+      listen: { host: '127.0.0.1', port: 0 },
+      logFile,
+    });
+    try {
+      for (const stream of [false, true]) {
+        const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...ask, stream }),
+        });
+        await response.text();
+      }
+    } finally {
+      await proxy.close();
+    }
+    const rows = await readProxyLog(logFile);
+    const usages = rows.map((row) =>
+      row.response?.kind === 'completion' ? row.response.completion.usage : null,
+    );
+    expect(usages[0]).toMatchObject({ prompt_tokens: 100, cost: 0.0005 });
+    expect(usages[1]).toMatchObject({ prompt_tokens: 300, prompt_tokens_details: { cached_tokens: 200 } });
+    expect(proxy.meter.snapshot()['m']).toMatchObject({
+      requests: 2,
+      promptTokens: 400,
+      cachedPromptTokens: 200,
+      reportedCostUsd: 0.0005,
+      reportedCostCalls: 1,
+    });
+    await rm(directory, { recursive: true, force: true });
   });
 });
