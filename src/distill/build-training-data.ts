@@ -1,3 +1,4 @@
+import type { Thread } from '../episode/threads.js';
 import { UserError } from '../errors.js';
 import type { ChatTemplateModel } from './chat-template-model.js';
 import type { EpisodeSource } from './episode-source.js';
@@ -45,6 +46,7 @@ export async function buildTrainingData(
   const tally = new StatsTally();
   const tokens = new TokenCache(options.model);
   const seen = new Set<string>();
+  const build: Build = { options, limits, tally, tokens };
 
   for await (const episode of episodes) {
     if (seen.has(episode.episodeId)) {
@@ -99,85 +101,7 @@ export async function buildTrainingData(
       tally.skip(split, skipped);
       tokens.clear();
       for (const conversation of conversations) {
-        tally.add(split, task, thread.role, { conversations: 1 });
-        for (const messageIndex of conversation.targets) {
-          const message = toTemplateMessage(conversation.messages[messageIndex]!);
-          tally.toolCalls(split, message.tool_calls?.length ?? 0, argumentsKeptAsText(message), {
-            episode: episode.episodeId,
-            thread: thread.threadId,
-            threadSegment: conversation.threadSegment,
-            messageIndex,
-          });
-        }
-        const skippedHere: SkippedItem[] = [];
-        for (const result of querySegments(conversation, options.model, tokens, { verify: options.verify })) {
-          const where = {
-            episode: episode.episodeId,
-            thread: thread.threadId,
-            role: thread.role,
-            threadSegment: conversation.threadSegment,
-            querySegment: result.ok ? result.segment.index : result.index,
-          };
-          if (!result.ok) {
-            skippedHere.push({ ...where, reason: 'render-mismatch', detail: result.error });
-            continue;
-          }
-          const { segment } = result;
-          const plan = planWindows(segment, limits);
-          if (!plan.ok) {
-            skippedHere.push({
-              ...where,
-              reason: 'header-too-long',
-              supervisedTokens: supervisedTokensOf(segment),
-              detail: plan.error,
-            });
-            continue;
-          }
-          for (const turn of plan.skippedTurns) {
-            skippedHere.push({
-              ...where,
-              reason: 'turn-too-long',
-              messageIndex: turn.messageIndex,
-              supervisedTokens: turn.supervisedTokens,
-              detail: `the turn has ${turn.tokens} tokens; with the header it does not fit in a ${limits.windowTokens}-token window`,
-            });
-          }
-          if (plan.windows.length === 0) continue;
-          const id = `${episode.episodeId}/${thread.threadId}/${conversation.threadSegment}/${segment.index}`;
-          const provenance = {
-            id,
-            split,
-            episode: episode.episodeId,
-            task,
-            role: thread.role,
-            thread: thread.threadId,
-            threadSegment: conversation.threadSegment,
-            querySegment: segment.index,
-          };
-          for (const [index, layout] of plan.windows.entries()) {
-            const { inputIds, labels } = windowTokens(segment, layout);
-            await options.sink.window({
-              schemaVersion: 1,
-              ...provenance,
-              id: `${id}/${index}`,
-              window: index,
-              windowsInQuerySegment: plan.windows.length,
-              targets: layout.targets,
-              tokens: layout.tokens,
-              supervisedTokens: layout.supervisedTokens,
-              input_ids: inputIds,
-              labels,
-            });
-            tally.add(split, task, thread.role, {
-              windows: 1,
-              tokens: layout.tokens.total,
-              supervisedTokens: layout.supervisedTokens,
-            });
-          }
-          tally.add(split, task, thread.role, { querySegments: 1 });
-          await options.sink.conversation(exportConversation(conversation, segment, provenance));
-        }
-        tally.skip(split, skippedHere);
+        await buildConversation(build, episode, thread, conversation);
       }
     }
   }
@@ -187,6 +111,107 @@ export async function buildTrainingData(
     limits,
     splits: tally.splits,
   };
+}
+
+/** What one build shares across its episodes. */
+interface Build {
+  options: BuildTrainingDataOptions;
+  limits: WindowLimits;
+  tally: StatsTally;
+  tokens: TokenCache;
+}
+
+/**
+ * One conversation of a thread: its tool calls counted, each user query rendered and cut into windows for the sink,
+ * with its conversation; what cannot be used is tallied with the reason.
+ */
+async function buildConversation(
+  build: Build,
+  episode: EpisodeSource,
+  thread: Thread,
+  conversation: TrainingConversation,
+): Promise<void> {
+  const { options, limits, tally, tokens } = build;
+  const { split, taskId: task } = episode;
+  tally.add(split, task, thread.role, { conversations: 1 });
+  for (const messageIndex of conversation.targets) {
+    const message = toTemplateMessage(conversation.messages[messageIndex]!);
+    tally.toolCalls(split, message.tool_calls?.length ?? 0, argumentsKeptAsText(message), {
+      episode: episode.episodeId,
+      thread: thread.threadId,
+      threadSegment: conversation.threadSegment,
+      messageIndex,
+    });
+  }
+  const skippedHere: SkippedItem[] = [];
+  for (const result of querySegments(conversation, options.model, tokens, { verify: options.verify })) {
+    const where = {
+      episode: episode.episodeId,
+      thread: thread.threadId,
+      role: thread.role,
+      threadSegment: conversation.threadSegment,
+      querySegment: result.ok ? result.segment.index : result.index,
+    };
+    if (!result.ok) {
+      skippedHere.push({ ...where, reason: 'render-mismatch', detail: result.error });
+      continue;
+    }
+    const { segment } = result;
+    const plan = planWindows(segment, limits);
+    if (!plan.ok) {
+      skippedHere.push({
+        ...where,
+        reason: 'header-too-long',
+        supervisedTokens: supervisedTokensOf(segment),
+        detail: plan.error,
+      });
+      continue;
+    }
+    for (const turn of plan.skippedTurns) {
+      skippedHere.push({
+        ...where,
+        reason: 'turn-too-long',
+        messageIndex: turn.messageIndex,
+        supervisedTokens: turn.supervisedTokens,
+        detail: `the turn has ${turn.tokens} tokens; with the header it does not fit in a ${limits.windowTokens}-token window`,
+      });
+    }
+    if (plan.windows.length === 0) continue;
+    const id = `${episode.episodeId}/${thread.threadId}/${conversation.threadSegment}/${segment.index}`;
+    const provenance = {
+      id,
+      split,
+      episode: episode.episodeId,
+      task,
+      role: thread.role,
+      thread: thread.threadId,
+      threadSegment: conversation.threadSegment,
+      querySegment: segment.index,
+    };
+    for (const [index, layout] of plan.windows.entries()) {
+      const { inputIds, labels } = windowTokens(segment, layout);
+      await options.sink.window({
+        schemaVersion: 1,
+        ...provenance,
+        id: `${id}/${index}`,
+        window: index,
+        windowsInQuerySegment: plan.windows.length,
+        targets: layout.targets,
+        tokens: layout.tokens,
+        supervisedTokens: layout.supervisedTokens,
+        input_ids: inputIds,
+        labels,
+      });
+      tally.add(split, task, thread.role, {
+        windows: 1,
+        tokens: layout.tokens.total,
+        supervisedTokens: layout.supervisedTokens,
+      });
+    }
+    tally.add(split, task, thread.role, { querySegments: 1 });
+    await options.sink.conversation(exportConversation(conversation, segment, provenance));
+  }
+  tally.skip(split, skippedHere);
 }
 
 function checkLimits(limits: WindowLimits): void {
