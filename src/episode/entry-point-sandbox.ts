@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import type { EntryPointRunner, EntryPointRunOutcome } from '../tasks/entry-point-rerun.js';
 import { Sandbox, type SandboxMode, type SandboxResult } from './sandbox.js';
+import { removeTree } from '../store/remove-tree.js';
 
 /**
  * Runs a task's entry point again for grading (`tasks/entry-point-rerun.ts`), in a sandbox of its own: the team's code
@@ -72,7 +73,8 @@ export function sandboxedEntryPointRunner(options: EntryPointSandboxOptions): En
         await sandbox.close();
       }
     } finally {
-      await rm(state, { recursive: true, force: true });
+      // Its home is the rerun's to write: a tree past PATH_MAX there must not fail the rerun's outcome.
+      await removeTree(state);
     }
   };
 }

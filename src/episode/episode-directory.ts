@@ -1,8 +1,9 @@
-import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { UserError } from '../errors.js';
 import { episodeFiles } from '../store/run-paths.js';
+import { removeTree } from '../store/remove-tree.js';
 
 /**
  * Written first into every episode directory, before anything else: a directory holding it is an episode's, finished
@@ -69,7 +70,7 @@ export async function prepareEpisodeDirectory(
   await assertEpisodeDirectory(directory);
   if ((await episodeDirectoryState(directory)) === 'episode') {
     log?.('cleaning a half-finished run');
-    await rm(directory, { recursive: true, force: true });
+    await removeTree(directory);
   }
   await mkdir(directory, { recursive: true });
   await writeFile(join(directory, EPISODE_MARKER), 'mass episode directory\n');

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
@@ -9,6 +8,7 @@ import type { RunDatabase } from './database.js';
 import { describeIssues } from './describe-issues.js';
 import { migrateLegacyStepPaths } from './legacy-step-paths.js';
 import { parseLocations, relativizePaths, resolvePaths, runRoots } from './run-relative-paths.js';
+import { removeTree } from './remove-tree.js';
 
 /**
  * `interrupted`: an attempt started in an earlier process that died before finishing; the next request
@@ -137,7 +137,8 @@ export class StepRunner {
     try {
       if (previousRecord !== undefined) await options.onRedo?.(previousRecord);
       const keep = options.keepDirOnRedo === true && previousRecord !== undefined;
-      if (dir !== undefined && !keep) await rm(dir, { recursive: true, force: true });
+      // An unfinished attempt's folder may hold what agent code wrote, nested past PATH_MAX.
+      if (dir !== undefined && !keep) await removeTree(dir);
       return await this.attempt(key, fn, options);
     } finally {
       this.inFlight.delete(key);

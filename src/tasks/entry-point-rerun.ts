@@ -4,6 +4,7 @@ import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { copyForGrading } from './grading-copy.js';
 import type { LoadedTask } from './load-task.js';
+import { removeTree } from '../store/remove-tree.js';
 
 /**
  * Reproducibility, mass's side: a task's entry point (its `entry-point` deliverable's `command`) is run again in a
@@ -82,7 +83,7 @@ export async function rerunEntryPoint(
   try {
     await copyForGrading(work, result);
   } catch (error) {
-    await rm(result, { recursive: true, force: true });
+    await removeTree(result);
     await mkdir(result, { recursive: true });
     if (outcome.ok) outcome = { ok: false, reason: `its output could not be copied: ${errorMessage(error)}` };
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -10,6 +10,7 @@ import { copyForGrading, type LeftOutOfGrading } from './grading-copy.js';
 import { isDirectory } from './file-kind.js';
 import type { LoadedTask } from './load-task.js';
 import { runPython } from './python.js';
+import { removeTree } from '../store/remove-tree.js';
 
 /**
  * The outside measure of a finished workspace, from the task's withheld grader. It must never feed the loop: no role
@@ -179,6 +180,7 @@ export async function gradeWorkspaces(task: LoadedTask, options: GradeManyOption
     }
     return grades.data.map((grade, index) => ({ ...grade, leftOut: leftOut[index]! }));
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    // The rerun's folder is in it, written by the team's code: however deep.
+    await removeTree(scratch);
   }
 }
