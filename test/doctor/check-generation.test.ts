@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -8,21 +8,9 @@ import { parseRunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { doctorPlan } from '../../src/doctor/doctor-plan.js';
 import { declareReplicas } from '../../src/model/replicas.js';
-import type { DeploymentProbe } from '../../src/train/deployment-check.js';
-import { ModelRegistry } from '../../src/train/registry.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { probeAnswers, trainedRun } from '../hosting/trained-run.js';
 import { startFakeVllm, type FakeVllm } from '../train/fake-vllm.js';
-
-// The trainer's probe: training moved each token's log-probability by 0.3 or 0.4 (0.34 on average).
-const probe: DeploymentProbe = {
-  schemaVersion: 1,
-  kind: 'deployment-probe',
-  tokens: [5, 9, 2, 14, 7, 3],
-  parent: [-2.1, -0.7, -3.3, -1.2, -0.4],
-  trained: [-1.7, -0.3, -3.0, -0.9, -0.1],
-  trainedWeights: 'the parent with the adapter',
-  maxGenerationChange: 0.4,
-};
 
 const directory = temporaryDirectory('mass-doctor-generation-');
 afterAll(() => directory.remove());
@@ -38,26 +26,11 @@ afterEach(async () => {
 async function servedRun(name: string, stale: boolean) {
   for (const answersAsParent of [false, stale]) {
     servers.push(
-      await startFakeVllm({
-        models: ['qwen3', 'mass-L1'],
-        promptLogprobs: (model) => (model === 'mass-L1' && !answersAsParent ? probe.trained : probe.parent),
-      }),
+      await startFakeVllm({ models: ['qwen3', 'mass-L1'], promptLogprobs: probeAnswers(answersAsParent) }),
     );
   }
   const runs = join(directory.path, 'runs');
-  const runDirectory = join(runs, name);
-  mkdirSync(join(runDirectory, 'train', 'L1'), { recursive: true });
-  mkdirSync(join(runDirectory, 'adapter'));
-  writeFileSync(join(runDirectory, 'train', 'L1', 'probe.json'), JSON.stringify(probe));
-  const registry = await ModelRegistry.open(runDirectory);
-  await registry.addBase({ model: 'Qwen/Qwen3-8B', servedAs: 'qwen3' });
-  await registry.addTrained({
-    name: 'L1',
-    parent: 'L0',
-    datasetId: 'distill/L0/dataset',
-    servedAs: 'mass-L1',
-    result: { adapterPath: join(runDirectory, 'adapter'), metrics: null as never, logFile: 'train.log' },
-  });
+  await trainedRun(join(runs, name));
   const config = {
     name,
     suite: DEMO_SUITE,

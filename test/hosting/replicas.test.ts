@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,10 +12,10 @@ import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
 import { modelsEndpointProbe } from '../../src/search/outage-gate.js';
 import { startScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
-import type { DeploymentProbe } from '../../src/train/deployment-check.js';
 import { ModelRegistry } from '../../src/train/registry.js';
 import { postCompletion, temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm } from '../train/fake-vllm.js';
+import { probeAnswers, trainedRun } from './trained-run.js';
 
 const directory = temporaryDirectory('mass-replicas-');
 afterAll(() => directory.remove());
@@ -134,40 +133,16 @@ describe('replicas: calls go to the least loaded healthy replica', () => {
   });
 });
 
-// The trainer's probe: training moved each token's log-probability by 0.3 or 0.4.
-const probe: DeploymentProbe = {
-  schemaVersion: 1,
-  kind: 'deployment-probe',
-  tokens: [5, 9, 2, 14, 7, 3],
-  parent: [-2.1, -0.7, -3.3, -1.2, -0.4],
-  trained: [-1.7, -0.3, -3.0, -0.9, -0.1],
-  trainedWeights: 'the parent with the adapter',
-  maxGenerationChange: 0.4,
-};
-
 /** Two vLLM replicas serving `qwen3` with runtime LoRA; the second answers as the parent when `secondStale`. */
 async function replicatedRun(name: string, secondStale: boolean) {
-  const answer = (stale: boolean) => (model: string) =>
-    model === 'mass-L1' && !stale ? probe.trained : probe.parent;
-  const first = await startFakeVllm({ models: ['qwen3'], runtimeLora: true, promptLogprobs: answer(false) });
+  const first = await startFakeVllm({ models: ['qwen3'], runtimeLora: true, promptLogprobs: probeAnswers() });
   const second = await startFakeVllm({
     models: ['qwen3'],
     runtimeLora: true,
-    promptLogprobs: answer(secondStale),
+    promptLogprobs: probeAnswers(secondStale),
   });
   const runDirectory = join(directory.path, name);
-  const adapter = join(runDirectory, 'train', 'L1', 'checkpoints', 'step-000004');
-  mkdirSync(adapter, { recursive: true });
-  writeFileSync(join(runDirectory, 'train', 'L1', 'probe.json'), JSON.stringify(probe));
-  const registry = await ModelRegistry.open(runDirectory);
-  await registry.addBase({ model: 'Qwen/Qwen3-8B', servedAs: 'qwen3' });
-  const l1 = await registry.addTrained({
-    name: 'L1',
-    parent: 'L0',
-    datasetId: 'distill/L0/dataset',
-    servedAs: 'mass-L1',
-    result: { adapterPath: adapter, metrics: null as never, logFile: join(runDirectory, 'train.log') },
-  });
+  const { registry, l1 } = await trainedRun(runDirectory);
   const config = parseRunConfig(
     {
       name,

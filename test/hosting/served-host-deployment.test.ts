@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -6,21 +5,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { servedHost } from '../../src/hosting/served-host.js';
-import type { DeploymentProbe } from '../../src/train/deployment-check.js';
 import { ModelRegistry } from '../../src/train/registry.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm, type FakeVllm } from '../train/fake-vllm.js';
-
-// The probe a training left beside its weights: training moved each token's log-probability by 0.3 or 0.4.
-const probe: DeploymentProbe = {
-  schemaVersion: 1,
-  kind: 'deployment-probe',
-  tokens: [5, 9, 2, 14, 7, 3],
-  parent: [-2.1, -0.7, -3.3, -1.2, -0.4],
-  trained: [-1.7, -0.3, -3.0, -0.9, -0.1],
-  trainedWeights: 'the parent with the adapter',
-  maxGenerationChange: 0.4,
-};
+import { probeAnswers, trainedRun as registeredL1 } from './trained-run.js';
 
 const directory = temporaryDirectory('mass-served-deploy-');
 afterAll(() => directory.remove());
@@ -36,22 +24,10 @@ async function trainedRun(name: string, answers: 'generation' | 'parent') {
     models: ['qwen3'],
     runtimeLora: true,
     sleepMode: true,
-    promptLogprobs: (model) =>
-      model === 'mass-L1' && answers === 'generation' ? probe.trained : probe.parent,
+    promptLogprobs: probeAnswers(answers === 'parent'),
   });
   const runDirectory = join(directory.path, name);
-  const adapter = join(runDirectory, 'train', 'L1', 'checkpoints', 'step-000004');
-  mkdirSync(adapter, { recursive: true });
-  writeFileSync(join(runDirectory, 'train', 'L1', 'probe.json'), JSON.stringify(probe));
-  const registry = await ModelRegistry.open(runDirectory);
-  await registry.addBase({ model: 'Qwen/Qwen3-8B', servedAs: 'qwen3' });
-  const l1 = await registry.addTrained({
-    name: 'L1',
-    parent: 'L0',
-    datasetId: 'distill/L0/dataset',
-    servedAs: 'mass-L1',
-    result: { adapterPath: adapter, metrics: null as never, logFile: join(runDirectory, 'train.log') },
-  });
+  const { registry, l1 } = await registeredL1(runDirectory);
   const config = parseRunConfig(
     {
       name,
