@@ -13,6 +13,7 @@ import { FaultTolerance } from './fault-tolerance.js';
 import { Budgets, Concurrency, Distill, Sampling, Search } from './loop-settings.js';
 import { ModelSetting } from './model-setting.js';
 import { NetworkSettings } from './network-settings.js';
+import { NotifySettings } from './notify-settings.js';
 import { checkBaseUrls, checkRoleSampling } from './role-checks.js';
 import { Rsi } from './rsi-settings.js';
 import { SandboxMode } from './sandbox-mode.js';
@@ -103,6 +104,9 @@ const RunConfigObject = z
     rsi: Rsi.prefault({}).describe('generations (mass rsi): training, deployment and served names'),
     distill: Distill,
     evaluation: Evaluation.optional().describe('mass eval: generations compared on held-out tasks'),
+    notify: NotifySettings.optional().describe(
+      'a command run when a stage finishes, a run fails or a budget runs out, the event as JSON on its standard input (docs/planning-and-cost.md)',
+    ),
     faultTolerance: FaultTolerance.optional().describe(
       'retrying model calls while a server fails, and waiting out outages (src/config/fault-tolerance.ts has the defaults)',
     ),

@@ -93,32 +93,40 @@ export function describePlan(plan: RunPlan, cost: PlanCost): string {
   return lines.join('\n');
 }
 
-/** Each stage's planned time beside what it took in the `--like` run, where that run has the stage. */
+/** Each stage's planned counts and time beside what the `--like` run's records say it did. */
 function describeAgainstLike(plan: RunPlan): string[] {
   const like = plan.like!;
+  const same = (stage: { stage: string; generation: string | null }) => (entry: typeof stage) =>
+    entry.stage === stage.stage && entry.generation === stage.generation;
   const rows = plan.stages.flatMap((stage) => {
-    const measured = like.stages.find(
-      (entry) => entry.stage === stage.stage && entry.generation === stage.generation,
-    );
-    if (!measured || !stage.seconds) return [];
+    const recorded = like.recorded.find(same(stage));
+    const measured = like.stages.find(same(stage));
+    if (!recorded && !measured) return [];
+    const pair = (planned: WorkCount, actual: WorkCount | undefined) =>
+      `${describeCount(planned)} / ${actual ? actual.count : '—'}`;
     return [
       [
         `${stage.generation ?? ''} ${stage.stage}`.trim(),
-        describeSeconds(stage.seconds.value),
-        describeSeconds(measured.seconds),
+        pair(stage.episodes, recorded?.episodes),
+        pair(stage.judgeCalls, recorded?.judgeCalls),
+        pair(stage.optimizerCalls, recorded?.optimizerCalls),
+        `${stage.seconds ? describeSeconds(stage.seconds.value) : '—'} / ${measured ? describeSeconds(measured.seconds) : '—'}`,
       ],
     ];
   });
   if (rows.length === 0) return [];
   return [
-    `Planned time against ${like.name}'s own (first step's start to last step's end):`,
-    ...textTable(['stage', 'planned', `in ${like.name}`], rows).map((line) => `  ${line}`),
+    `Planned / recorded in ${like.name} (time: its stage's first step's start to its last step's end; stages overlap):`,
+    ...textTable(['stage', 'episodes', 'judge calls', 'optimizer calls', 'time'], rows).map(
+      (line) => `  ${line}`,
+    ),
   ];
 }
 
 export function describePlanCost(cost: PlanCost): string {
-  if (cost.endpoints.length === 0)
+  if (cost.endpoints.length === 0) {
     return 'no prices (give an endpoint prices: { input, output } per million tokens)';
+  }
   const parts = cost.endpoints.map(
     (entry) => `${entry.role} $${entry.usd.value.toFixed(2)} (${entry.usd.basis})`,
   );

@@ -6,6 +6,8 @@ import { UserError } from '../errors.js';
 import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { episodePath, evaluationPath, runFiles, searchVersionFiles } from '../store/run-paths.js';
+import type { StageWork } from './plan-types.js';
+import { recordedWork } from './recorded-work.js';
 import {
   meanStepSeconds,
   stageWallTimes,
@@ -36,6 +38,8 @@ export interface MeasuredRun {
   optimizerCall: MeasuredMeans;
   training: TrainingMeasure | null;
   stages: StageWallTime[];
+  /** What its records say each stage did (`recordedWork`). */
+  recorded: StageWork[];
 }
 
 /** The loop's judgment steps: a search version's judge step, a tournament's match. */
@@ -100,6 +104,7 @@ export async function measureRun(directory: string): Promise<MeasuredRun> {
     optimizerCall: means(optimizer),
     training: trainingSteps(absolute),
     stages: stageWallTimes(absolute),
+    recorded: await recordedWork(absolute),
   };
 }
 

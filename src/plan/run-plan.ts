@@ -3,7 +3,7 @@ import { evaluationConfig } from '../config/run-config.js';
 import { searchTaskDirs } from '../search/search-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
 import { resolveHyperparameters, type TrainingHyperparameters } from '../train/hyperparameters.js';
-import { evaluationWork, plannedGenerations } from './evaluation-work.js';
+import { evaluationWork, plannedGenerations, type PlannedGeneration } from './evaluation-work.js';
 import { collectionWork, searchWork, tournamentWork } from './loop-work.js';
 import type { MeasuredRun } from './measured-run.js';
 import { exactly, stageTotals, type Figure, type StageWork } from './plan-types.js';
@@ -49,6 +49,11 @@ export interface PlanOptions {
    * sampled by the evaluation. Default: every task (the most); a run's own outcome once known.
    */
   winning?: readonly number[];
+  /**
+   * The generations an evaluation compares and each one's tasks distilled, when the run has them (`mass eval` on a
+   * run): default the loop's L0 … L<rounds>, every round with `winning` tasks.
+   */
+  evaluated?: { generations: PlannedGeneration[]; distilledTasks: (generation: string) => number };
 }
 
 /**
@@ -82,9 +87,11 @@ export async function planRun(options: PlanOptions): Promise<RunPlan> {
       evaluationWork({
         config,
         evaluation,
-        generations: plannedGenerations(rounds),
         evaluationTasks,
-        distilledTasks: (generation) => winning(Number(generation.slice(1))),
+        ...(options.evaluated ?? {
+          generations: plannedGenerations(rounds),
+          distilledTasks: (generation: string) => winning(Number(generation.slice(1))),
+        }),
       }),
     );
   }

@@ -9,11 +9,11 @@
 export const LAYERS: readonly string[] = [
   'model',
   'config',
-  'notify',
   'statistics',
   'html',
   'store',
   'cost',
+  'notify',
   'ranking',
   'harness',
   'workflow',

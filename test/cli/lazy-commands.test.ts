@@ -51,6 +51,7 @@ describe('the mass program', () => {
       'log',
       'models',
       'doctor',
+      'plan',
       'tasks',
       'rank',
       'data',

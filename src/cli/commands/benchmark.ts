@@ -8,7 +8,10 @@ import {
 } from '../../benchmark/benchmark-run.js';
 import { describeBenchmark } from '../../benchmark/describe-benchmark.js';
 import { describeInternet, type InternetPolicy } from '../../benchmark/task-environment.js';
+import type { RunConfig } from '../../config/run-config.js';
 import { UserError } from '../../errors.js';
+import { RunNotifications } from '../../notify/run-notifications.js';
+import { benchmarkPlanText } from '../../plan/command-plans.js';
 import { parseAllowEntry } from '../../proxy/egress-allow-list.js';
 import { openRunSession } from '../../session/run-session.js';
 import { isHarborTaskDir, loadHarborDataset } from '../../tasks/harbor-task.js';
@@ -48,19 +51,24 @@ export async function benchmarkAction(flags: BenchmarkFlags): Promise<void> {
     },
     open: openEvaluatedRun,
   });
-  const progress = progressLine();
+  const progress = progressLine(session.config, usesModel(agent));
+  const notifications = new RunNotifications(session.config, session.run.directory, 'mass benchmark');
   let summaries;
   try {
-    summaries = await runBenchmarks({
-      session,
-      datasets,
-      agent,
-      ...(generations ? { generations } : {}),
-      trials,
-      internet,
-      hostCompatibleImages: list(flags.hostImages) ?? [],
-      containerEngine,
-      onProgress: progress,
+    summaries = await notifications.around(async () => {
+      const finished = await runBenchmarks({
+        session,
+        datasets,
+        agent,
+        ...(generations ? { generations } : {}),
+        trials,
+        internet,
+        hostCompatibleImages: list(flags.hostImages) ?? [],
+        containerEngine,
+        onProgress: progress,
+      });
+      notifications.stageFinished('benchmark', undefined, datasets.map((dataset) => dataset.name).join(', '));
+      return finished;
     });
   } finally {
     await session.close();
@@ -133,8 +141,11 @@ async function datasetsOf(folders: readonly string[]): Promise<BenchmarkDataset[
   return datasets;
 }
 
-/** A line on stderr per benchmark planned (with its skipped tasks), then progress at most once a second. */
-function progressLine(): (event: BenchmarkProgress) => void {
+/**
+ * A line on stderr per benchmark planned (with its plan's time and disk, and its skipped tasks), then progress at most
+ * once a second.
+ */
+function progressLine(config: RunConfig, modelAgent: boolean): (event: BenchmarkProgress) => void {
   let planned = 0;
   const done = { trial: 0, verification: 0 };
   let last = 0;
@@ -142,6 +153,9 @@ function progressLine(): (event: BenchmarkProgress) => void {
     if (event.kind === 'planned') {
       planned += event.trials;
       process.stderr.write(`mass benchmark: ${event.benchmark}: ${event.trials} trial(s)\n`);
+      process.stderr.write(
+        `${benchmarkPlanText(config, event.trials, modelAgent, `mass benchmark: ${event.benchmark}`)}\n`,
+      );
       for (const [internet, tasks] of groupedBy(event.internet)) {
         process.stderr.write(
           `mass benchmark: ${event.benchmark}: internet ${internet} (${describeInternet(internet)}): ${tasks.join(', ')}\n`,

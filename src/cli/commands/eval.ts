@@ -6,6 +6,8 @@ import { EvaluationOrders } from '../../config/evaluation-settings.js';
 import { UserError } from '../../errors.js';
 import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun, type EvaluationProgress } from '../../evaluate/evaluate-run.js';
+import { RunNotifications } from '../../notify/run-notifications.js';
+import { evaluationPlanText } from '../../plan/command-plans.js';
 import { openRunSession } from '../../session/run-session.js';
 import { readFrozenConfig } from '../../store/frozen-config.js';
 import { openRun, runFileNames, type Run } from '../../store/run-store.js';
@@ -66,7 +68,21 @@ export async function evalAction(flags: EvalFlags): Promise<void> {
     process.stderr.write(
       `mass eval: evaluation "${evaluation.name}" of run ${run.directory}, ${evaluation.rollouts} rollout(s) per task, model and condition\n`,
     );
-    summary = await evaluateRun({ session, evaluation, onProgress: progress.onEvent });
+    const plan = await evaluationPlanText({
+      config: session.config,
+      evaluation,
+      suiteDir: session.suiteDir,
+      run,
+      registry: await session.registry(),
+      command: 'mass eval',
+    });
+    process.stderr.write(`${plan}\n`);
+    const notifications = new RunNotifications(session.config, run.directory, 'mass eval');
+    summary = await notifications.around(async () => {
+      const finished = await evaluateRun({ session, evaluation, onProgress: progress.onEvent });
+      notifications.stageFinished('evaluation', undefined, `evaluation ${evaluation.name}`);
+      return finished;
+    });
   } finally {
     progress.stop();
     await session.close();

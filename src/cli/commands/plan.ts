@@ -71,7 +71,9 @@ function planJson(plan: RunPlan, cost: ReturnType<typeof planCost>) {
   return {
     ...rest,
     roles: plan.roles.map(({ endpoint, ...role }) => ({ ...role, model: endpoint.model })),
-    like: like ? { name: like.name, directory: like.directory, stages: like.stages } : null,
+    like: like
+      ? { name: like.name, directory: like.directory, stages: like.stages, recorded: like.recorded }
+      : null,
     cost,
   };
 }

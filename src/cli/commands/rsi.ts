@@ -1,4 +1,6 @@
-import { runGenerations } from '../../rsi/run-generations.js';
+import { RunNotifications } from '../../notify/run-notifications.js';
+import { loopPlan } from '../../plan/command-plans.js';
+import { runGenerations, type RsiProgressEvent } from '../../rsi/run-generations.js';
 import type { RsiSummary } from '../../rsi/rsi-records.js';
 import { openRunSession, type RunSession } from '../../session/run-session.js';
 import { parsePositiveInteger } from '../duration.js';
@@ -33,15 +35,46 @@ export async function runRsi(session: RunSession, rounds: number, command = 'mas
   try {
     const { config, run } = session;
     const tasks = (await session.taskDirs()).length;
-    const perRound = tasks * (config.search.iterations + 2 + config.distill.runs);
-    const display = new RsiProgressDisplay(perRound * rounds);
+    const { plan, text } = await loopPlan({ config, suiteDir: session.suiteDir, rounds, command });
+    // The display counts the plan's episodes: each round's search and champion runs, as if every search won.
+    const display = new RsiProgressDisplay(plan?.totals.episodes.count ?? 0);
     process.stderr.write(
-      `${command}: ${rounds} generation(s), ${tasks} task(s), ${config.search.iterations} search iteration(s), ${config.distill.runs} champion runs per task; run ${run.directory}\n`,
+      `${command}: ${rounds} generation(s), ${tasks} task(s), ${config.search.iterations} search iteration(s), ${config.distill.runs} champion runs per task; run ${run.directory}\n${text}\n`,
     );
-    return await runGenerations({ session, rounds, onProgress: display.onEvent });
+    const notifications = new RunNotifications(config, run.directory, command);
+    const onProgress = stageNotifier(notifications, display.onEvent);
+    return await notifications.around(async () => {
+      const summary = await runGenerations({ session, rounds, onProgress });
+      notifications.stageFinished('rsi', undefined, `${summary.generations.length} generation(s) played`);
+      return summary;
+    });
   } finally {
     await session.close();
   }
+}
+
+/**
+ * The display's events, and a `stage-finished` notification each time a stage gives way to the next: the loop's
+ * stages run one after another (`serve`, `search`, `distill`, then the next generation's `train`), and `done` ends a
+ * generation's last.
+ */
+function stageNotifier(
+  notifications: RunNotifications,
+  onEvent: (event: RsiProgressEvent) => void,
+): (event: RsiProgressEvent) => void {
+  let current: { stage: string; generation: string } | null = null;
+  return (event) => {
+    onEvent(event);
+    if (event.kind !== 'stage') return;
+    if (current !== null) {
+      notifications.stageFinished(
+        current.stage,
+        current.generation,
+        event.stage === 'done' ? event.detail : undefined,
+      );
+    }
+    current = event.stage === 'done' ? null : { stage: event.stage, generation: event.generation };
+  };
 }
 
 export function describeRsi(summary: RsiSummary, runDirectory: string): string {
