@@ -1,6 +1,6 @@
 import type { Prices } from '../config/prices.js';
-import type { CallCost } from '../model/types.js';
-import { computedCost } from './call-cost.js';
+import type { CallCost, TokenUsage } from '../model/types.js';
+import { computedCost, sumCallCosts } from './call-cost.js';
 
 /** What an episode's record says of its team's calls: their tokens and, when the provider reported it, their cost. */
 export interface EpisodeSpendFacts {
@@ -20,4 +20,20 @@ export function episodeCost(record: EpisodeSpendFacts, prices: Prices | undefine
     { promptTokens, completionTokens, cachedPromptTokens: record.usage.cachedPromptTokens },
     prices,
   );
+}
+
+/**
+ * What an episode's record states of its calls' spending, from the usage each call's answer reported (null: no
+ * usage, not billed): the prompt tokens served from the provider's cache, and the cost when the provider reported one
+ * for every billed call (a partial sum would understate it; the cost is then computed where it is summed).
+ */
+export function episodeSpendFacts(usages: ReadonlyArray<TokenUsage | null>): {
+  cachedPromptTokens?: number;
+  cost?: CallCost;
+} {
+  const billed = usages.filter((usage): usage is TokenUsage => usage !== null);
+  const cached = billed.reduce((sum, usage) => sum + (usage.cachedPromptTokens ?? 0), 0);
+  const reported = billed.every((usage) => usage.cost?.source === 'reported');
+  const cost = reported ? sumCallCosts(billed) : undefined;
+  return { ...(cached > 0 ? { cachedPromptTokens: cached } : {}), ...(cost ? { cost } : {}) };
 }

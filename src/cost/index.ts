@@ -19,5 +19,5 @@ export { BudgetGuard, type BudgetLimits, type SpendScope } from './budget-guard.
 export { meteredModel } from './metered-model.js';
 export { SpendLedger, type Spent, type SpendFilter } from './spend-ledger.js';
 export { appendSpending, readSpending, SPENDING_FILE, SpendRow } from './spend-journal.js';
-export { episodeCost, type EpisodeSpendFacts } from './episode-cost.js';
+export { episodeCost, episodeSpendFacts, type EpisodeSpendFacts } from './episode-cost.js';
 export { SpendingSummary, SpentFigures, spentFigures } from './spending-summary.js';

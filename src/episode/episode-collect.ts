@@ -2,6 +2,9 @@ import { writeFile } from 'node:fs/promises';
 
 import { summariseHarnessEvents } from '../harness/harness-events.js';
 import { QWEN_CODE_VERSION } from '../harness/qwen-code.js';
+import { episodeSpendFacts } from '../cost/episode-cost.js';
+import { tokenUsageFromWire } from '../model/types.js';
+import { reportedUsage } from '../proxy/call-metering.js';
 import { readProxyLog, wasRetried, type ProxyLogRow } from '../proxy/log-row.js';
 import { episodePath } from '../store/run-paths.js';
 import { sha256WorkspaceFile } from '../tasks/integrity.js';
@@ -109,6 +112,7 @@ function episodeRecord(found: {
   const { options, episode, outcome, facts, harnessRun } = found;
   const run = harnessRun.result;
   const chatRows = found.harnessRows.filter(isChatRow);
+  const spend = episodeSpendFacts(chatRows.map((row) => tokenUsageFromWire(reportedUsage(row.response))));
   const endedAt = new Date();
   const { egress } = found.proxies;
   const { network } = episode;
@@ -129,7 +133,11 @@ function episodeRecord(found: {
       durationMs: endedAt.getTime() - episode.startedAt.getTime(),
       harnessMs: Math.round(run.wallSeconds * 1000),
     },
-    usage: usageOf(facts.threads),
+    usage: {
+      ...usageOf(facts.threads),
+      ...(spend.cachedPromptTokens ? { cachedPromptTokens: spend.cachedPromptTokens } : {}),
+    },
+    ...(spend.cost ? { cost: spend.cost } : {}),
     modelCalls: chatRows.length,
     failedModelCalls: chatRows.filter((row) => row.error !== null || row.status === null || row.status >= 400)
       .length,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { CallCost } from '../model/types.js';
 import { defineRecord } from '../store/record.js';
 import { CapturedOutput } from '../harness/captured-output.js';
 import { HarnessTexts } from '../harness/harness-texts.js';
@@ -60,7 +61,14 @@ export const EpisodeRecord = defineRecord({
           calls: z.number().int(),
         }),
       ),
+      /** Prompt tokens the provider served from its cache, when it reported any (absent otherwise). */
+      cachedPromptTokens: z.number().int().nonnegative().optional(),
     }),
+    /**
+     * What the harness's calls cost, as their provider reported it for every billed call (OpenRouter's `usage.cost`);
+     * absent otherwise (and in older records): sums compute it from the tokens at the executor's prices.
+     */
+    cost: CallCost.optional(),
     /** The harness's chat requests (failed ones included); not those agent code posted itself. */
     modelCalls: z.number().int(),
     failedModelCalls: z.number().int(),

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { episodeCost, episodeSpendFacts } from '../../src/cost/episode-cost.js';
 import { meteredModel } from '../../src/cost/metered-model.js';
 import { billedUsageOf } from '../../src/model/billed-usage.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
@@ -201,5 +202,38 @@ describe('through the recording proxy', () => {
       reportedCostCalls: 1,
     });
     await rm(directory, { recursive: true, force: true });
+  });
+});
+
+describe("an episode's cost", () => {
+  const usage = (cost?: number, cached = 0): TokenUsage => ({
+    promptTokens: 1000,
+    completionTokens: 100,
+    reasoningTokens: 0,
+    totalTokens: 1100,
+    ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
+    ...(cost === undefined ? {} : { cost: { usd: cost, source: 'reported' as const } }),
+  });
+  const record = (facts: ReturnType<typeof episodeSpendFacts>) => ({
+    usage: {
+      total: { promptTokens: 2000, completionTokens: 200 },
+      cachedPromptTokens: facts.cachedPromptTokens,
+    },
+    ...(facts.cost ? { cost: facts.cost } : {}),
+  });
+
+  it("is what the provider reported for every billed call, else computed from the record's tokens", () => {
+    const reported = episodeSpendFacts([usage(0.01), null, usage(0.02, 500)]);
+    expect(reported.cachedPromptTokens).toBe(500);
+    expect(reported.cost!.usd).toBeCloseTo(0.03, 12);
+    expect(episodeCost(record(reported), PRICES)).toEqual(reported.cost);
+
+    // One call without a reported cost: the record holds none, and the sum is computed at the prices.
+    const partial = episodeSpendFacts([usage(0.01), usage(undefined, 500)]);
+    expect(partial.cost).toBeUndefined();
+    const computed = episodeCost(record(partial), PRICES)!;
+    expect(computed.source).toBe('computed');
+    expect(computed.usd).toBeCloseTo((1500 * 3 + 500 * 0.3 + 200 * 15) / 1e6, 12);
+    expect(episodeCost(record(partial), undefined)).toBeNull();
   });
 });
