@@ -210,8 +210,14 @@ export class BubblewrapSandbox extends SandboxBase {
   protected async release(): Promise<void> {
     const user = this.launch.user;
     if (!user) return;
-    handBack(this.ownedDirectories, user.user, { uid: process.getuid!(), gid: process.getgid!() });
-    releaseUser(user);
+    const skipped = handBack(this.ownedDirectories, user.user, {
+      uid: process.getuid!(),
+      gid: process.getgid!(),
+    });
+    // Entries that could not be handed back (a path past PATH_MAX) still belong to the uid: it stays reserved, so
+    // that no later sandbox is given their owner.
+    if (skipped === 0) releaseUser(user);
+    else removeStage(user);
   }
 }
 
@@ -242,12 +248,16 @@ function sandboxUser(bwrapPath: string, roots: string[]): (OwnUser & { probeStag
 
 /** The stage folder is empty on the host (its tmpfs lived in the staging bwrap's namespace only). */
 function releaseUser(user: OwnUser): void {
+  removeStage(user);
+  releaseSandboxUser(user.user);
+}
+
+function removeStage(user: OwnUser): void {
   try {
     rmdirSync(user.stageDirectory);
   } catch {
     // Gone already.
   }
-  releaseSandboxUser(user.user);
 }
 
 /**

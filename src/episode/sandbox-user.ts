@@ -112,14 +112,15 @@ export function handBack(roots: string[], user: SandboxUser, owner: { uid: numbe
 
 /**
  * Every entry under `roots` (roots included), parents before children, without following symbolic links; an
- * explicit stack, so that a deep tree cannot overflow the call stack.
+ * explicit stack, so that a deep tree cannot overflow the call stack. Names are bytes: one that is not UTF-8, read as
+ * a string, would name another path and its entry would be missed.
  */
 function walk(
   roots: string[],
-  visit: (path: string, stat: Stats) => void,
-  onUnreadable: (path: string) => void = () => undefined,
+  visit: (path: Buffer, stat: Stats) => void,
+  onUnreadable: (path: Buffer) => void = () => undefined,
 ): void {
-  const stack = [...roots].reverse();
+  const stack = roots.map((root) => Buffer.from(root)).reverse();
   for (let path = stack.pop(); path !== undefined; path = stack.pop()) {
     let stat: Stats;
     try {
@@ -130,16 +131,18 @@ function walk(
     }
     visit(path, stat);
     if (!stat.isDirectory()) continue;
-    let names: string[];
+    let names: Buffer[];
     try {
-      names = readdirSync(path);
+      names = readdirSync(path, { encoding: 'buffer' });
     } catch {
       onUnreadable(path);
       continue;
     }
-    for (const name of names.reverse()) stack.push(join(path, name));
+    for (const name of names.reverse()) stack.push(Buffer.concat([path, SLASH, name]));
   }
 }
+
+const SLASH = Buffer.from('/');
 
 /** The directory of reservations: root's alone, so that nobody else can reserve (or block) a uid. */
 function usersDirectory(): void {
