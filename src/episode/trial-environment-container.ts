@@ -218,8 +218,7 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
     await this.fresh();
     // Whatever the agent left there goes first (a reward.json planted in /logs/verifier, reward.txt made a folder so
     // that the verifier's own cannot be written), and the engine, not a program of the image, says it is gone.
-    await this.root(['rm', '-rf', '--', inside]);
-    await this.root(['mkdir', '-p', inside]);
+    await this.root(['sh', '-c', 'rm -rf -- "$1" && mkdir -p -- "$1"', 'sh', inside]);
     await this.assertEmpty(inside);
     await engineCommand(this.options.engine, ['cp', `${hostFolder}/.`, `${this.options.name}:${inside}`]);
     if (user) await this.root(['chown', '-R', user, inside]);
