@@ -18,15 +18,21 @@ export const Prices = z
   .strict();
 export type Prices = z.infer<typeof Prices>;
 
-/** The stages a spending limit may name: the commands that spend on model calls. */
+/** The stages spending is recorded under: the commands that spend on model calls. */
 export const SPEND_STAGES = ['search', 'distill', 'evaluation', 'benchmark', 'students'] as const;
 export type SpendStage = (typeof SPEND_STAGES)[number];
+
+/**
+ * The stages whose work is checked against the budgets before it starts (`mass eval`'s episodes and judgments). A
+ * budget of another stage could never stop anything yet, so the configuration refuses one.
+ */
+export const BUDGETED_STAGES = ['evaluation'] as const satisfies readonly SpendStage[];
 
 function spendLimits(unit: string, example: string) {
   const limit = z.number().positive().finite();
   return z
     .object({
-      run: limit.optional().describe(`the whole run's ${unit}`),
+      run: limit.optional().describe(`the whole run's ${unit}, as its spending journal holds them`),
       roles: z
         .object({ executor: limit.optional(), judge: limit.optional(), optimizer: limit.optional() })
         .strict()
@@ -34,14 +40,14 @@ function spendLimits(unit: string, example: string) {
         .describe(`${unit} per role, over the whole run`),
       stages: z
         .object(
-          Object.fromEntries(SPEND_STAGES.map((stage) => [stage, limit.optional()])) as Record<
-            SpendStage,
+          Object.fromEntries(BUDGETED_STAGES.map((stage) => [stage, limit.optional()])) as Record<
+            (typeof BUDGETED_STAGES)[number],
             z.ZodOptional<typeof limit>
           >,
         )
         .strict()
         .optional()
-        .describe(`${unit} per stage, over all its generations and evaluations`),
+        .describe(`${unit} per stage, over all its evaluations (evaluation only, for now)`),
     })
     .strict()
     .optional()

@@ -71,7 +71,11 @@ export class BudgetGuard {
       const scopes: Array<[string, number | undefined, SpendFilter]> = [
         [`${field}.run`, limits.run, {}],
         [`${field}.roles.${scope.role}`, limits.roles?.[scope.role], { role: scope.role }],
-        [`${field}.stages.${scope.stage}`, limits.stages?.[scope.stage], { stage: scope.stage }],
+        [
+          `${field}.stages.${scope.stage}`,
+          (limits.stages as Partial<Record<SpendStage, number>> | undefined)?.[scope.stage],
+          { stage: scope.stage },
+        ],
       ];
       for (const [budget, limit, filter] of scopes) {
         if (limit === undefined) continue;

@@ -133,12 +133,24 @@ describe('a budget', () => {
     expect(() => run.check({ ...searching, role: 'executor' })).toThrow(/budgets\.cost\.run ran out/);
     await rm(join(directory, SPENDING_FILE));
 
-    const tokens = await guardWith({ tokens: { stages: { search: 2000 } } }, [[searching, null]]);
-    expect(() => tokens.check(searching)).not.toThrow();
-    await tokens.recordCall(searching, 'm', call(null));
-    expect(() => tokens.check(searching)).toThrow(
-      /budgets\.tokens\.stages\.search ran out: 2,200 tokens spent of 2,000 tokens/,
+    const tokens = await guardWith({ tokens: { stages: { evaluation: 2000 } } }, [[judging, null]]);
+    expect(() => tokens.check(judging)).not.toThrow();
+    await tokens.recordCall(searching, 'm', call(null)); // another stage's tokens
+    expect(() => tokens.check(judging)).not.toThrow();
+    await tokens.recordCall(judging, 'm', call(null));
+    expect(() => tokens.check(judging)).toThrow(
+      /budgets\.tokens\.stages\.evaluation ran out: 2,200 tokens spent of 2,000 tokens/,
     );
+  });
+
+  it('of a stage whose work is not checked yet is refused by the configuration, never a stopper that cannot fire', () => {
+    const parsed = RunConfig.safeParse({
+      name: 'r',
+      suite: DEMO_SUITE,
+      roles: { executor: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } },
+      budgets: { cost: { stages: { search: 5 } } },
+    });
+    expect(parsed.success).toBe(false);
   });
 
   it('in dollars over calls of unknown cost is refused as the user’s to fix, never a stopper that cannot fire', async () => {
