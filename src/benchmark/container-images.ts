@@ -3,12 +3,12 @@ import { execFile } from 'node:child_process';
 import { z } from 'zod';
 
 import type { ContainerImage } from '../episode/sandbox-container.js';
-import { SystemError } from '../errors.js';
+import { SystemError, UserError, errorMessage } from '../errors.js';
 import type { RunConfig } from '../config/run-config.js';
 import type { Run } from '../store/run-store.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 import { durationMs, timerDelay } from '../timer-duration.js';
-import { benchmarkPath } from './benchmark-records.js';
+import { benchmarkImageKey } from '../work/step-keys.js';
 import type { ImageBuild, ImageSource } from './task-environment.js';
 
 const MadeImage = z.object({ engine: z.string(), image: z.string() }).strict();
@@ -27,7 +27,7 @@ export function containerImageStep(
   source: ImageSource,
 ): Promise<ContainerImage> {
   return run.step(
-    `${benchmarkPath(benchmark)}/image/${task.name}`,
+    benchmarkImageKey(benchmark, task.name),
     async () => {
       const timeout = timerDelay(durationMs(task.buildTimeoutSec, 's'));
       if (!('image' in source)) return { engine, image: await build(engine, source, timeout) };
@@ -49,26 +49,42 @@ export function containerImageStep(
 
 const ENGINE_TIMEOUT_MS = 60_000;
 
+/** Set to `host` to give a build on an engine without a bridge the host's network (see `buildNetworkArguments`). */
+export const BUILD_NETWORK_VARIABLE = 'MASS_BUILD_NETWORK';
+
 /**
- * Builds the task's image from its Dockerfile. Its `RUN` steps reach the network the engine gives builds; an engine
- * started without a bridge (`scripts/install-container-engine.sh`) has none, and the build then uses the host's, as
- * a build on a bridge would reach the same places. Trials themselves never get either.
+ * The network of a build's `RUN` steps. On an engine with a bridge, the engine's own (the internet, not the host's
+ * loopback). An engine started without one (`scripts/install-container-engine.sh`) can only give a build the host's
+ * network, where a dataset's Dockerfile reaches every service of the host's loopback (a model server, Redis, mass's
+ * own servers): such a build gets no network unless `MASS_BUILD_NETWORK=host` says the dataset is trusted.
  */
+export function buildNetworkArguments(
+  bridged: boolean,
+  environment: NodeJS.ProcessEnv = process.env,
+): string[] {
+  if (bridged) return [];
+  const chosen = environment[BUILD_NETWORK_VARIABLE];
+  if (chosen === undefined || chosen === '' || chosen === 'none') return ['--network', 'none'];
+  if (chosen === 'host') return ['--network', 'host'];
+  throw new UserError(`${BUILD_NETWORK_VARIABLE} is ${JSON.stringify(chosen)}: set it to host or none`);
+}
+
+/** Builds the task's image from its Dockerfile (its network: `buildNetworkArguments`). Trials never get any. */
 async function build(engine: string, image: ImageBuild, timeout: number): Promise<string> {
   const bridged = await engineSucceeds(engine, ['network', 'inspect', 'bridge'], ENGINE_TIMEOUT_MS);
-  await engineCommand(
-    engine,
-    [
-      'build',
-      ...(bridged ? [] : ['--network', 'host']),
-      '--tag',
-      image.tag,
-      '--file',
-      image.dockerfile,
-      image.context,
-    ],
-    timeout,
-  );
+  const network = buildNetworkArguments(bridged);
+  try {
+    await engineCommand(
+      engine,
+      ['build', ...network, '--tag', image.tag, '--file', image.dockerfile, image.context],
+      timeout,
+    );
+  } catch (error) {
+    if (network[1] !== 'none') throw error;
+    throw new SystemError(
+      `${errorMessage(error)}\n(the build had no network: the engine has no bridge, and a build on the host's network reaches the host's own services; for a dataset you trust, set ${BUILD_NETWORK_VARIABLE}=host)`,
+    );
+  }
   return image.tag;
 }
 
