@@ -135,12 +135,14 @@ describe('replicas: calls go to the least loaded healthy replica', () => {
 
 /** Two vLLM replicas serving `qwen3` with runtime LoRA; the second answers as the parent when `secondStale`. */
 async function replicatedRun(name: string, secondStale: boolean) {
-  const first = await startFakeVllm({ models: ['qwen3'], runtimeLora: true, promptLogprobs: probeAnswers() });
-  const second = await startFakeVllm({
-    models: ['qwen3'],
-    runtimeLora: true,
-    promptLogprobs: probeAnswers(secondStale),
-  });
+  const replica = (stale: boolean) =>
+    startFakeVllm({
+      models: ['qwen3'],
+      runtimeLora: true,
+      sleepMode: true,
+      promptLogprobs: probeAnswers(stale),
+    });
+  const [first, second] = [await replica(false), await replica(secondStale)];
   const runDirectory = join(directory.path, name);
   const { registry, l1 } = await trainedRun(runDirectory);
   const config = parseRunConfig(
@@ -148,7 +150,7 @@ async function replicatedRun(name: string, secondStale: boolean) {
       name,
       suite: DEMO_SUITE,
       roles: { executor: { baseUrl: first.baseUrl, replicas: [second.baseUrl], model: 'qwen3' } },
-      rsi: { deploy: { kind: 'lora' } },
+      rsi: { deploy: { kind: 'lora' }, sleepDuringTraining: true },
     },
     'rsi.yaml',
   );
@@ -199,6 +201,24 @@ describe('replicas: a deployment and its check reach every replica', () => {
         run.second.baseUrl,
       ]);
       expect(check.replicas!.map((replica) => replica.meanDifferenceFromGeneration)).toEqual([0, 0]);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it('puts every replica to sleep while a generation trains, and wakes each after', async () => {
+    const run = await replicatedRun('sleeps', false);
+    try {
+      const paths = () =>
+        [run.first, run.second].map((replica) => replica.requests.map((request) => request.path));
+      const whileTraining = await run.host.duringTraining!(async () => paths());
+      for (const requests of whileTraining) {
+        expect(requests).toContain('/sleep?level=1');
+        expect(requests).not.toContain('/wake_up');
+      }
+      for (const requests of paths()) {
+        expect(requests.indexOf('/wake_up')).toBeGreaterThan(requests.indexOf('/sleep?level=1'));
+      }
     } finally {
       await run.close();
     }
