@@ -15,7 +15,8 @@ const E2E = 'test/**/*.e2e.test.ts';
  * otherwise (a fresh CI checkout); these go first either way.
  */
 const LONGEST_FIRST = [
-  // The trainer's torch tests: a dozen training runs of a tiny model, one and two processes, about 3 minutes.
+  // The trainer's torch tests in one Python: six training launches of a tiny model, one and two processes, and the
+  // memory planner's layer measurements: about 3.5 minutes of processor time.
   'test/train/python-training.e2e.test.ts',
   // Every research task's careful, careless and trap reference solutions graded, and reruns of their entry points:
   // about 6 minutes.
@@ -71,6 +72,10 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, E2E],
           setupFiles: ['test/support/unit-tier.ts'],
+          // A worker runs file after file in one module graph: each file imported the same modules (the tokenizers,
+          // the run store, zod schemas) afresh, which cost more than its tests. A file that changes global state
+          // (process.env, timers, spies) puts it back in its afterEach/afterAll.
+          isolate: false,
         },
       },
       {
