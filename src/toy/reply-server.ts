@@ -10,9 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { isRecord } from '../model/stream-accumulator.js';
 import type { FaultPlanInput } from '../config/fault-plan.js';
 import { cutMidStream, FaultInjector } from './fault-injection.js';
-import { anthropicMessage, wireChunks, wireCompletion, type WireReplyContext } from './openai-wire.js';
+import type { WireReplyContext } from './openai-wire.js';
+import { playStep, sendJson, type Playback } from './reply-playback.js';
 import { asSampled, asServed, RuntimeLora, toolChoiceRefusal, type ServerFlags } from './server-flags.js';
-import type { ReplySpec, Step } from './steps.js';
+import type { Step } from './steps.js';
 
 /** A request as the reply server received it. */
 export interface ReceivedRequest {
@@ -130,6 +131,10 @@ export class ReplyServer {
     return this.options.name ?? 'reply';
   }
 
+  private get playback(): Playback {
+    return { name: this.name, hanging: this.hanging, chunkSize: this.options.chunkSize, flags: this.flags };
+  }
+
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const rawBody = await readBody(request);
     const path = (request.url ?? '/').split('?')[0]!;
@@ -224,7 +229,8 @@ export class ReplyServer {
       promptCharacters: JSON.stringify(body.messages ?? '').length,
       reasoningField: this.options.reasoningField ?? 'reasoning_content',
     };
-    await this.play(
+    await playStep(
+      this.playback,
       fault.kind === 'cut-answer' ? cutMidStream(next) : next,
       received,
       context,
@@ -232,173 +238,6 @@ export class ReplyServer {
       response,
     );
   }
-
-  private async play(
-    step: Step,
-    request: ReceivedRequest,
-    context: WireReplyContext,
-    anthropic: boolean,
-    response: ServerResponse,
-  ): Promise<void> {
-    if (step.kind === 'hang') {
-      this.hanging.add(response);
-      response.on('close', () => this.hanging.delete(response));
-      return;
-    }
-    if (step.delayMs) await sleep(step.delayMs);
-    if (response.destroyed) return;
-
-    switch (step.kind) {
-      case 'status': {
-        const headers: Record<string, string> = {};
-        if (step.retryAfterSeconds !== undefined) headers['retry-after'] = String(step.retryAfterSeconds);
-        sendJson(
-          response,
-          step.status,
-          { error: { message: step.message ?? `${this.name} failure ${step.status}`, code: step.status } },
-          headers,
-        );
-        return;
-      }
-      case 'malformed':
-        if (request.stream) {
-          startStream(response);
-          response.end(`data: {"id": "${this.name}", "choices": [{"delta": {"content": "unterminated\n\n`);
-        } else {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(`{"id": "${this.name}", "choices": [ not json`);
-        }
-        return;
-      case 'reply':
-        if (step.cutAfterChunks !== undefined) {
-          await this.cutReply(step.reply, step.cutAfterChunks, step.chunkSize, request, context, response);
-          return;
-        }
-        if (anthropic) {
-          sendJson(response, 200, anthropicMessage(step.reply, context));
-          return;
-        }
-        if (!request.stream) {
-          sendJson(response, 200, wireCompletion(step.reply, context));
-          return;
-        }
-        await this.streamChunks(
-          response,
-          request,
-          wireChunks(step.reply, context, this.chunkOptions(request, step.chunkSize)),
-          {
-            chunkDelayMs: step.chunkDelayMs,
-          },
-        );
-        return;
-      case 'drop':
-      case 'truncate': {
-        const fullReply = {
-          content: 'This reply is cut short by the server on purpose.',
-          reasoning: 'thinking',
-        };
-        if (step.afterChunks === 0 && step.kind === 'drop') {
-          // Before any response byte, the response head included: a connection reset.
-          response.socket?.destroy();
-          return;
-        }
-        if (!request.stream) {
-          const text = JSON.stringify(wireCompletion(fullReply, context));
-          response.writeHead(200, {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(text),
-          });
-          response.write(text.slice(0, Math.floor(text.length / 2)));
-          if (step.kind === 'drop') response.socket?.destroy();
-          else response.end();
-          return;
-        }
-        const chunks = wireChunks(fullReply, context, { chunkSize: 4, includeUsage: false });
-        await this.streamChunks(response, request, chunks.slice(0, step.afterChunks), {
-          end: step.kind === 'truncate' ? 'end' : 'destroy',
-        });
-      }
-    }
-  }
-
-  /** Sends the first part of a real answer, then drops the connection: a server dying mid-answer. */
-  private async cutReply(
-    reply: ReplySpec,
-    cutAfter: number | 'half',
-    chunkSize: number | undefined,
-    request: ReceivedRequest,
-    context: WireReplyContext,
-    response: ServerResponse,
-  ): Promise<void> {
-    if (!request.stream) {
-      const text = JSON.stringify(wireCompletion(reply, context));
-      response.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      response.write(text.slice(0, Math.floor(text.length / 2)));
-      await sleep(5);
-      response.socket?.destroy();
-      return;
-    }
-    const chunks = wireChunks(reply, context, this.chunkOptions(request, chunkSize));
-    const kept = cutAfter === 'half' ? Math.max(1, Math.floor(chunks.length / 2)) : cutAfter;
-    await this.streamChunks(response, request, chunks.slice(0, kept), { end: 'destroy' });
-  }
-
-  private chunkOptions(request: ReceivedRequest, chunkSize?: number) {
-    const body = isRecord(request.body) ? request.body : {};
-    const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
-    return {
-      chunkSize: chunkSize ?? this.options.chunkSize ?? 16,
-      includeUsage: streamOptions.include_usage === true && this.flags.streamUsage !== false,
-    };
-  }
-
-  private async streamChunks(
-    response: ServerResponse,
-    _request: ReceivedRequest,
-    chunks: object[],
-    options: { chunkDelayMs?: number; end?: 'done' | 'end' | 'destroy' },
-  ): Promise<void> {
-    startStream(response);
-    for (const chunk of chunks) {
-      if (response.destroyed) return;
-      response.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      if (options.chunkDelayMs) await sleep(options.chunkDelayMs);
-    }
-    const end = options.end ?? 'done';
-    if (end === 'destroy') {
-      // Let the written chunks reach the client before the connection dies.
-      await sleep(5);
-      response.socket?.destroy();
-    } else if (end === 'end') response.end();
-    else response.end('data: [DONE]\n\n');
-  }
-}
-
-function startStream(response: ServerResponse): void {
-  response.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
-  response.flushHeaders();
-}
-
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  response.end(text);
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -415,5 +254,3 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
