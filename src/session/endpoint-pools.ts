@@ -12,6 +12,10 @@ export interface PooledServer {
  * A stage's pools per model server: one outage gate per server address (waiting out the server's outages, recording
  * lost work to the stage's `outages.jsonl`), and named slot pools (episodes per endpoint, judge calls per judge) of a
  * limit each. Work on one server never waits for another's outage or slots. Closed when the stage is done.
+ *
+ * A server with replicas (`roles.<role>.replicas`, declared by the model host: `src/model/replicas.ts`) has one gate
+ * and one set of slots under its `baseUrl`: its calls spread over the replicas, a replica in outage is skipped while
+ * another answers, and the gate waits only while every replica is down (its probe asks each).
  */
 export class EndpointPools {
   private readonly gates = new Map<string, OutageGate>();
