@@ -79,36 +79,42 @@ describe("a call's cost", () => {
   });
 });
 
+/** A model server answering the n-th request (from 1) with `answer(n)` as JSON, status 200. */
+async function jsonServer(
+  answer: (n: number) => unknown,
+): Promise<{ baseUrl: string; requests: () => number }> {
+  let requests = 0;
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      requests++;
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify(answer(requests)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+  const { port } = server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests: () => requests };
+}
+
 describe('a retried call', () => {
   /** A server whose first answer is a 200 with usage and a cost but no completion (billed, then retried). */
-  async function billedThenAnswered(): Promise<{ baseUrl: string; requests: () => number }> {
-    let requests = 0;
-    const server: Server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        requests++;
-        response.setHeader('content-type', 'application/json');
-        const usage =
-          requests === 1
-            ? { prompt_tokens: 100, completion_tokens: 40, total_tokens: 140, cost: 0.001 }
-            : { prompt_tokens: 100, completion_tokens: 60, total_tokens: 160, cost: 0.002 };
-        const body =
-          requests === 1
-            ? { error: { message: 'provider error mid-generation' }, usage }
-            : {
-                id: 'c',
-                model: 'm',
-                choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-                usage,
-              };
-        response.end(JSON.stringify(body));
-      });
+  const billedThenAnswered = () =>
+    jsonServer((n) => {
+      const usage =
+        n === 1
+          ? { prompt_tokens: 100, completion_tokens: 40, total_tokens: 140, cost: 0.001 }
+          : { prompt_tokens: 100, completion_tokens: 60, total_tokens: 160, cost: 0.002 };
+      return n === 1
+        ? { error: { message: 'provider error mid-generation' }, usage }
+        : {
+            id: 'c',
+            model: 'm',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+            usage,
+          };
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
-    const { port } = server.address() as AddressInfo;
-    return { baseUrl: `http://127.0.0.1:${port}/v1`, requests: () => requests };
-  }
 
   it('counts every attempt the provider billed: an answer with usage that was retried is in the call usage', async () => {
     const server = await billedThenAnswered();
@@ -137,23 +143,12 @@ describe('a retried call', () => {
   });
 
   it('a call that fails in the end still hands on what its attempts were billed', async () => {
-    let requests = 0;
-    const server: Server = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        requests++;
-        response.setHeader('content-type', 'application/json');
-        response.end(JSON.stringify({ usage: { prompt_tokens: 50, completion_tokens: 10 } }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
-    const { port } = server.address() as AddressInfo;
+    const server = await jsonServer(() => ({ usage: { prompt_tokens: 50, completion_tokens: 10 } }));
     const seen: TokenUsage[] = [];
-    const error = await client(`http://127.0.0.1:${port}/v1`, PRICES, seen)
+    const error = await client(server.baseUrl, PRICES, seen)
       .complete(ask)
       .catch((thrown: unknown) => thrown);
-    expect(requests).toBe(3);
+    expect(server.requests()).toBe(3);
     const billed = billedUsageOf(error);
     expect(billed).toMatchObject({ promptTokens: 150, completionTokens: 30, billedAttempts: 3 });
     expect(billed!.cost!.usd).toBeCloseTo((150 * 3 + 30 * 15) / 1e6, 12);
