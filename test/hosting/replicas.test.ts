@@ -119,6 +119,12 @@ describe('replicas: calls go to the least loaded healthy replica', () => {
       await Promise.all([0, 1, 2, 3].map(() => judge.complete(request)));
       expect(a.requests.length - before.a).toBe(2);
       expect(b.requests.length - before.b).toBe(2);
+      // A stream holds its replica until it ends: two at once go one to each.
+      const drain = async () => {
+        for await (const event of judge.stream(request)) if (event.type === 'finish') return event.response;
+      };
+      const streamed = await Promise.all([drain(), drain()]);
+      expect(streamed.map((response) => response?.message.content).sort()).toEqual(['from a', 'from b']);
 
       // The outage gate waits only while every replica is down.
       const probe = modelsEndpointProbe(a.baseUrl);
