@@ -7,6 +7,8 @@ export interface PageOptions {
   body: SafeHtml;
   /** What could not be read for this page; shown first, so a missing or damaged file is never silently skipped. */
   notes?: readonly string[];
+  /** A script at the end of the body: only the viewer's own `LIVE_SCRIPT_ELEMENT`, which the run page's policy allows by hash. */
+  script?: SafeHtml;
 }
 
 export function page(options: PageOptions): string {
@@ -36,6 +38,7 @@ export function page(options: PageOptions): string {
         <header class="top"><h1>${options.title}</h1></header>
         <nav class="crumbs">${crumbs}</nav>
         <main>${notes}${options.body}</main>
+        ${options.script ?? ''}
       </body>
     </html> `.markup;
 }

@@ -17,7 +17,16 @@ import { notFoundPage } from './pages/not-found.js';
 import { runPage } from './pages/run-page.js';
 import { searchPage } from './pages/search-page.js';
 import { taskPage } from './pages/task-page.js';
-import { htmlResponse, redirectResponse, styleResponse, type ViewerResponse } from './response.js';
+import { renderStatusJson } from '../status/render-json.js';
+import { LIVE_JSON_ROUTE, LIVE_PAGE_POLICY, LIVE_SECTION_ROUTE } from './live-script.js';
+import { liveStatusMarkup, runStatusNow } from './live-status.js';
+import {
+  dataResponse,
+  htmlResponse,
+  redirectResponse,
+  styleResponse,
+  type ViewerResponse,
+} from './response.js';
 import { VIEWER_STYLE } from './style.js';
 import { decodeSegments, isRunName } from './view-paths.js';
 
@@ -44,7 +53,14 @@ export async function respond(root: string, method: string, target: string): Pro
 
 async function route(root: string, url: URL): Promise<ViewerResponse> {
   const path = url.pathname;
-  if (path === '/') return htmlResponse(await runPage(root));
+  if (path === '/') return htmlResponse(await runPage(root), 200, LIVE_PAGE_POLICY);
+  if (path === LIVE_SECTION_ROUTE) return liveSection(root);
+  if (path === LIVE_JSON_ROUTE) {
+    const status = await runStatusNow(root);
+    return status === undefined
+      ? notFoundPage('No step of this run has started: there is no status yet.')
+      : dataResponse(renderStatusJson(status), 'application/json; charset=utf-8');
+  }
   if (path === '/style.css') return styleResponse(VIEWER_STYLE);
   // Browsers ask for it on every page; a 404 would be a console error on each.
   if (path === '/favicon.ico') return { status: 204, headers: {}, body: '' };
@@ -112,4 +128,12 @@ async function compare(root: string, url: URL): Promise<ViewerResponse> {
     return notFoundPage('A comparison names two episode folders: /compare?x=episodes/<id>&y=episodes/<id>.');
   }
   return htmlResponse(await comparePage(root, x, y));
+}
+
+/** The run page's live section, inside only, with the run's state for the script (`X-Run-State`). */
+async function liveSection(root: string): Promise<ViewerResponse> {
+  const status = await runStatusNow(root);
+  return dataResponse(liveStatusMarkup(status).markup, 'text/html; charset=utf-8', {
+    'X-Run-State': status?.run.state ?? 'waiting',
+  });
 }

@@ -6,8 +6,8 @@ export interface ViewerResponse {
 }
 
 /**
- * No script may run on any page: the viewer uses none (folding is `<details>`), so even markup that slipped through
- * the escaping could not execute. Styles and images only from the viewer itself; no frames, forms or base URL.
+ * No script may run on any page: the viewer uses none (folding is `<details>`) but the run page's one live script,
+ * allowed there alone by its hash (live-script.ts), so even markup that slipped through the escaping could not execute. Styles and images only from the viewer itself; no frames, forms or base URL.
  */
 export const PAGE_POLICY =
   "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'none'; form-action 'none'; " +
@@ -22,13 +22,14 @@ const commonHeaders = {
   'Cache-Control': 'no-store',
 };
 
-export function htmlResponse(markup: string, status = 200): ViewerResponse {
+/** A page; `policy` is `PAGE_POLICY` but on the live run page (`LIVE_PAGE_POLICY`, live-script.ts). */
+export function htmlResponse(markup: string, status = 200, policy = PAGE_POLICY): ViewerResponse {
   return {
     status,
     headers: {
       ...commonHeaders,
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': PAGE_POLICY,
+      'Content-Security-Policy': policy,
       'X-Frame-Options': 'DENY',
     },
     body: markup,
@@ -65,4 +66,22 @@ export function fileResponse(options: {
 
 export function redirectResponse(location: string): ViewerResponse {
   return { status: 302, headers: { ...commonHeaders, Location: location }, body: '' };
+}
+
+/** Text or JSON that only the viewer's own script reads; never a document of its own. */
+export function dataResponse(
+  body: string,
+  contentType: string,
+  extra: Record<string, string> = {},
+): ViewerResponse {
+  return {
+    status: 200,
+    headers: {
+      ...commonHeaders,
+      'Content-Type': contentType,
+      'Content-Security-Policy': FILE_POLICY,
+      ...extra,
+    },
+    body,
+  };
 }

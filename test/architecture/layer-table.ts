@@ -39,6 +39,7 @@ export const LAYERS: readonly string[] = [
   'plan',
   'report',
   'compare',
+  'status',
   'view',
   'demo',
   'cli',

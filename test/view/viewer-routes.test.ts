@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { LIVE_PAGE_POLICY, LIVE_SCRIPT } from '../../src/view/live-script.js';
+import { PAGE_POLICY } from '../../src/view/response.js';
 import { respond } from '../../src/view/respond.js';
 import {
   EVALUATION,
@@ -47,15 +50,25 @@ function expectInert(text: string): void {
 }
 
 describe('mass view: pages', () => {
-  it('the run page lists the generation and its task, and forbids every script', async () => {
+  it('the run page lists the generation and its task, and allows no script but its live one, by hash', async () => {
     const page = await get('/');
     expect(page.status).toBe(200);
-    expect(page.headers['Content-Security-Policy']).toContain("script-src 'none'");
-    expect(page.headers['Content-Security-Policy']).toContain("default-src 'none'");
+    const policy = page.headers['Content-Security-Policy']!;
+    // The one difference from every other page's policy: the live script by its hash, and fetches to the viewer.
+    const hash = createHash('sha256').update(LIVE_SCRIPT).digest('base64');
+    expect(policy).toBe(
+      PAGE_POLICY.replace("script-src 'none'", `script-src 'sha256-${hash}'; connect-src 'self'`),
+    );
+    expect(policy).toBe(LIVE_PAGE_POLICY);
+    expect(policy).toContain("default-src 'none'");
     expect(page.text).toContain('href="/generations/L0/demo-potency/"');
     expect(page.text).toContain('3 episodes');
     expect(page.text).toContain('&lt;script&gt;window.__pwned');
-    expectInert(page.text);
+    // The live script, exactly once and exactly as hashed; the rest of the page is inert.
+    const live = `<script>${LIVE_SCRIPT}</script>`;
+    const raw = String(page.body);
+    expect(raw.split(live)).toHaveLength(2);
+    expectInert(raw.replace(live, ''));
   });
 
   it('the episode page shows the delegation with the subagent’s thread in place, call figures and the report', async () => {

@@ -21,6 +21,7 @@ import { declareRank } from './rank.js';
 import { declareReport } from './report.js';
 import { declareRsi } from './rsi.js';
 import { declareSearch } from './search.js';
+import { declareStatus } from './status.js';
 import { declareStudents } from './students.js';
 import { declareTasks } from './tasks.js';
 import { declareTrain } from './train.js';
@@ -57,6 +58,7 @@ const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   declareStudents,
   declareConfig,
   declareView,
+  declareStatus,
   declareWorker,
   declareQueue,
 ];

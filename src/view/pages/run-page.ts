@@ -6,6 +6,8 @@ import { evaluationPath, runFiles } from '../../store/run-paths.js';
 import type { ModelGeneration } from '../../train/model-generation.js';
 import { ModelRegistry } from '../../train/registry.js';
 import { link, page, table } from '../layout.js';
+import { LIVE_SCRIPT_ELEMENT } from '../live-script.js';
+import { liveStatusMarkup, runStatusNow } from '../live-status.js';
 import { folderNames, generationNames, taskNames } from '../run-index.js';
 import { encodePath } from '../view-paths.js';
 import { runCrumbs } from './crumbs.js';
@@ -43,7 +45,11 @@ export async function runPage(root: string): Promise<string> {
   const benchmarkRows = (await folderNames(root, BENCHMARKS_FOLDER)).map((name) => [
     link(`/${BENCHMARKS_FOLDER}/${encodePath([name])}/`, name),
   ]);
-  const body = html` <section id="generations">
+  const status = await runStatusNow(root);
+  const body = html` <section id="live-status" data-state="${status?.run.state ?? 'waiting'}">
+      ${liveStatusMarkup(status)}
+    </section>
+    <section id="generations">
       <h2>Generations</h2>
       ${table(['generation', 'parent', 'served as', 'tasks'], rows, 'no generation has started')}
     </section>
@@ -75,6 +81,7 @@ export async function runPage(root: string): Promise<string> {
     crumbs: runCrumbs(),
     body,
     notes: files.notes,
+    script: LIVE_SCRIPT_ELEMENT,
   });
 }
 
