@@ -92,12 +92,7 @@ export async function playStep(
         return;
       }
       if (!request.stream) {
-        const text = JSON.stringify(wireCompletion(fullReply, context));
-        response.writeHead(200, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(text),
-        });
-        response.write(text.slice(0, Math.floor(text.length / 2)));
+        writeHalfCompletion(response, fullReply, context);
         if (step.kind === 'drop') response.socket?.destroy();
         else response.end();
         return;
@@ -108,6 +103,16 @@ export async function playStep(
       });
     }
   }
+}
+
+/** The head of a whole (not streamed) answer and the first half of its body, the connection left open. */
+function writeHalfCompletion(response: ServerResponse, reply: ReplySpec, context: WireReplyContext): void {
+  const text = JSON.stringify(wireCompletion(reply, context));
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.write(text.slice(0, Math.floor(text.length / 2)));
 }
 
 /** Sends the first part of a real answer, then drops the connection: a server dying mid-answer. */
@@ -121,12 +126,7 @@ async function cutReply(
   response: ServerResponse,
 ): Promise<void> {
   if (!request.stream) {
-    const text = JSON.stringify(wireCompletion(reply, context));
-    response.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-    });
-    response.write(text.slice(0, Math.floor(text.length / 2)));
+    writeHalfCompletion(response, reply, context);
     await sleep(5);
     response.socket?.destroy();
     return;
