@@ -54,10 +54,32 @@ describe('the report reads a run directory through its record schemas', () => {
 
     // The one episode record is the executor's, served as base-model, so counted under L0; each task's search has a
     // verdict of two judge calls and an optimizer call.
+    // Records from before costs, and no prices: every call's cost is unknown, none is counted as 0.
+    const unknown = (calls: number) => ({
+      usd: 0,
+      reportedUsd: 0,
+      computedUsd: 0,
+      pricedCalls: 0,
+      unpricedCalls: calls,
+    });
     expect(data.tokens).toEqual([
-      { stage: 'L0', role: 'executor', calls: 4, promptTokens: 5000, completionTokens: 700 },
-      { stage: 'L0', role: 'judge', calls: 4, promptTokens: 4000, completionTokens: 400 },
-      { stage: 'L0', role: 'optimizer', calls: 2, promptTokens: 6000, completionTokens: 600 },
+      {
+        stage: 'L0',
+        role: 'executor',
+        calls: 4,
+        promptTokens: 5000,
+        completionTokens: 700,
+        cost: unknown(4),
+      },
+      { stage: 'L0', role: 'judge', calls: 4, promptTokens: 4000, completionTokens: 400, cost: unknown(4) },
+      {
+        stage: 'L0',
+        role: 'optimizer',
+        calls: 2,
+        promptTokens: 6000,
+        completionTokens: 600,
+        cost: unknown(2),
+      },
     ]);
     expect(data.datasets.map((dataset) => dataset.stats.splits.train.total.supervisedTokens)).toEqual([6000]);
     expect(data.evaluations.map((evaluation) => evaluation.name)).toEqual(['final']);
