@@ -11,6 +11,7 @@ import {
   type BudgetExhaustedEvent,
 } from '../../src/cost/budget-exhausted.js';
 import { BudgetGuard, type BudgetLimits, type SpendScope } from '../../src/cost/budget-guard.js';
+import { describeCost } from '../../src/cost/cost-total.js';
 import { readSpending, SPENDING_FILE } from '../../src/cost/spend-journal.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { SystemError, UserError } from '../../src/errors.js';
@@ -65,6 +66,7 @@ describe('the spending a guard keeps', () => {
       unpricedCalls: 0,
     });
     expect(judge.cost.usd).toBeCloseTo(0.03, 12);
+    expect(describeCost(judge.cost)).toBe('$0.0300 (reported $0.0100, computed $0.0200)');
     const all = again.spent({ stage: 'evaluation', label: 'default' });
     expect(all.calls).toBe(9);
     expect(all.cost.usd).toBeCloseTo(0.08, 12);
