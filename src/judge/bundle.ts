@@ -3,38 +3,18 @@ import { z } from 'zod';
 import type { TokenCounter } from '../model/token-counter.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
-import {
-  FileReader,
-  renderExcerptSection,
-  renderTextSection,
-  renderTree,
-  type FileExcerpt,
-  type RenderedSection,
-} from './bundle-sections.js';
-import { renderDataSection } from './data-section.js';
+import { renderSections, type BundleEvidence } from './bundle-evidence-sections.js';
+import { FileReader, type FileExcerpt, type RenderedSection } from './bundle-sections.js';
 import { unwrapTaskCopies } from './delegation-ask.js';
+import { shrinkToTokens } from './excerpt.js';
+import { assignFileRoles, orderImportsAfterEntryPoint } from './file-roles.js';
+import { hostPathRedactor } from './host-paths.js';
+import { inspectIntegrity, ProtectedFileFinding } from './integrity-findings.js';
 import { DEFAULT_BUNDLE_BUDGET } from './judge-defaults.js';
-import { fenced, shrinkToTokens } from './excerpt.js';
-import { hostPathRedactor, type RedactHostPaths } from './host-paths.js';
 import { balanceAgentTextMarks, countAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
-import { assignFileRoles, orderImportsAfterEntryPoint, type FileRoles } from './file-roles.js';
-import {
-  inspectIntegrity,
-  ProtectedFileFinding,
-  renderIntegrity,
-  type IntegrityEvidence,
-} from './integrity-findings.js';
-import { DeliverableCheck, renderPreflight, runPreflight } from './preflight.js';
-import type { EgressLogRead } from '../proxy/egress-log.js';
-import {
-  readDelegations,
-  readEpisodeEgress,
-  renderDelegations,
-  renderEgress,
-  renderEpisodeSummary,
-  type Delegation,
-} from './process-evidence.js';
-import { listWorkspace, type WorkspaceListing } from './workspace-files.js';
+import { DeliverableCheck, runPreflight } from './preflight.js';
+import { readDelegations, readEpisodeEgress } from './process-evidence.js';
+import { listWorkspace } from './workspace-files.js';
 import { locateWorkspace, type WorkspaceSource } from './workspace-source.js';
 
 /** Token budgets of a bundle, counted with the judge model's tokenizer. Sections are cut to theirs, then the whole. */
@@ -172,7 +152,7 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
       roles = { ...roles, code: orderImportsAfterEntryPoint(roles.code, entryPoint, read.file.text) };
     }
   }
-  const evidence: Evidence = {
+  const evidence: BundleEvidence = {
     taskText,
     runSummary: options.runSummary ?? true,
     source,
@@ -243,159 +223,6 @@ export async function buildWorkspaceBundle(options: BuildBundleOptions): Promise
             }
           : null,
     }),
-  };
-}
-
-interface Evidence {
-  /** The task as the team was given it: a delegation's copy of it is not shown again. */
-  taskText: string;
-  runSummary: boolean;
-  source: WorkspaceSource;
-  redact: RedactHostPaths;
-  listing: WorkspaceListing;
-  preflight: DeliverableCheck[];
-  integrity: IntegrityEvidence;
-  delegations: Delegation[] | undefined;
-  /** The egress log, when the task allowed network. */
-  egress: EgressLogRead | undefined;
-  roles: FileRoles;
-  reader: FileReader;
-}
-
-async function renderSections(
-  evidence: Evidence,
-  budget: BundleBudget,
-  counter: TokenCounter,
-): Promise<RenderedSection[]> {
-  const { roles, reader } = evidence;
-  const preflight = renderTextSection(
-    counter,
-    'preflight',
-    `### Deliverables preflight (automatic checks against the task's list)\n${renderPreflight(evidence.preflight)}`,
-    budget.preflightTokens,
-  );
-  const integrity = renderIntegritySection(evidence.integrity, budget.integrityTokens, counter);
-  const tree = renderTree({
-    listing: evidence.listing,
-    deliverables: roles.deliverables,
-    inputs: roles.inputs,
-    maxEntries: budget.treeEntries,
-    budgetTokens: budget.treeTokens,
-    counter,
-  });
-  const report = await renderExcerptSection({
-    name: 'report',
-    heading: '### Report',
-    emptyText: 'No report file (see the preflight).',
-    items: roles.reports.map((file) => ({ path: file, note: 'report deliverable' })),
-    reader,
-    counter,
-    budgetTokens: budget.reportTokens,
-    perItemTokens: budget.reportTokens,
-    headShare: 0.6,
-  });
-  const results = await renderExcerptSection({
-    name: 'results',
-    heading: '### Results and other text files the team wrote',
-    emptyText: 'None.',
-    items: roles.results.map((item) => ({
-      path: item.path,
-      note: item.deliverable ? `deliverable ${item.deliverable}` : undefined,
-    })),
-    reader,
-    counter,
-    budgetTokens: budget.resultsTokens,
-    perItemTokens: budget.resultFileTokens,
-    headShare: 0.6,
-  });
-  const code = await renderExcerptSection({
-    name: 'code',
-    heading: '### Code',
-    emptyText: 'No code files written by the team.',
-    items: roles.code,
-    reader,
-    counter,
-    budgetTokens: budget.codeTokens,
-    perItemTokens: budget.codeFileTokens,
-    headShare: 0.7,
-  });
-  const process = await renderProcessSection(evidence, budget.processTokens, counter);
-  const data = await renderDataSection({
-    inputs: evidence.listing.entries
-      .filter((entry) => entry.type === 'file' && roles.inputs.has(entry.path))
-      .map((entry) => entry.path),
-    taskText: evidence.taskText,
-    reader,
-    counter,
-    budgetTokens: budget.dataTokens,
-    perFileTokens: budget.dataFileTokens,
-  });
-  return [preflight, integrity, tree, data, report, results, code, process];
-}
-
-function renderIntegritySection(
-  integrity: IntegrityEvidence,
-  budgetTokens: number,
-  counter: TokenCounter,
-): RenderedSection {
-  const parts = [`### Integrity of protected files\n${renderIntegrity(integrity)}`];
-  let remaining = budgetTokens - counter.count(parts[0]!) - 8;
-  let truncated = false;
-  for (const { path: file, diff } of integrity.diffs) {
-    const heading = `Changes to \`${file}\` against the task's original:`;
-    const room = remaining - counter.count(heading) - 12;
-    if (room < 48) break;
-    const excerpt = shrinkToTokens(counter, diff, room, 0.6);
-    truncated ||= excerpt.truncated;
-    const piece = `${heading}\n${fenced(excerpt.text, 'diff')}`;
-    remaining -= counter.count(piece) + 2;
-    parts.push(piece);
-  }
-  const section = renderTextSection(counter, 'integrity', parts.join('\n\n'), budgetTokens);
-  return { ...section, truncated: section.truncated || truncated };
-}
-
-async function renderProcessSection(
-  evidence: Evidence,
-  budgetTokens: number,
-  counter: TokenCounter,
-): Promise<RenderedSection> {
-  const { source, delegations } = evidence;
-  const parts = ['### Process evidence'];
-  if (source.kind === 'workspace') {
-    parts.push(
-      'No episode record: this is a plain workspace folder, so only its files are evidence of how the work went.',
-    );
-  } else {
-    if (source.episode && evidence.runSummary) {
-      parts.push(evidence.redact(renderEpisodeSummary(source.episode)));
-    }
-    if (source.episodeProblem) parts.push(`Episode record: ${source.episodeProblem}.`);
-    if (evidence.egress) parts.push(renderEgress(evidence.egress, source.episode));
-    if (delegations) {
-      const room = Math.floor(budgetTokens * 0.45);
-      parts.push(balanceAgentTextMarks(renderDelegations(counter, delegations, room, evidence.taskText)));
-    }
-  }
-  const head = parts.join('\n\n');
-  const logs = await renderExcerptSection({
-    name: 'process',
-    heading: 'The team’s own logs and notes:',
-    emptyText: 'None written.',
-    items: evidence.roles.logs.map((file) => ({ path: file })),
-    reader: evidence.reader,
-    counter,
-    budgetTokens: Math.max(0, budgetTokens - counter.count(head) - 8),
-    perItemTokens: Math.max(0, Math.floor(budgetTokens / 2)),
-    headShare: 0.35,
-  });
-  const section = renderTextSection(counter, 'process', `${head}\n\n${logs.text}`, budgetTokens);
-  return {
-    ...section,
-    itemsShown: logs.itemsShown,
-    itemsNotShown: logs.itemsNotShown,
-    truncated: section.truncated || logs.truncated,
-    excerpts: (logs.excerpts ?? []).filter((excerpt) => section.text.includes(excerpt.text)),
   };
 }
 
