@@ -76,7 +76,7 @@ const OfflineOutput = z.object({
   vectors: z.array(z.array(z.number())),
 });
 
-export interface EndpointEmbedderOptions {
+interface EndpointEmbedderOptions {
   /** An OpenAI-compatible base URL (e.g. `http://localhost:8000/v1`): `<base>/embeddings` and `<base>/models`. */
   baseUrl: string;
   /** The embedding model; default: the endpoint's only model. */

@@ -17,7 +17,7 @@ import {
   type WorkflowInformation,
 } from './workflow-information-record.js';
 
-export interface EstimatorSettings {
+interface EstimatorSettings {
   /** Principal components kept of each embedding (default 3); the tasks' at most one fewer than there are tasks. */
   dimensions?: number;
   /** Shuffles of the tasks for the baseline (default 200). */
@@ -30,7 +30,7 @@ export interface EstimatorSettings {
   seed?: number;
 }
 
-export interface WorkflowInformationOptions extends EstimatorSettings {
+interface WorkflowInformationOptions extends EstimatorSettings {
   runDirectory: string;
   generation: string;
   embedder: Embedder;

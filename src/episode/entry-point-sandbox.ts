@@ -14,7 +14,7 @@ import { removeTree } from '../store/remove-tree.js';
  * limit, memory and disk limits; only the end of its output is kept, for the reason of a failure.
  */
 
-export interface EntryPointSandboxOptions {
+interface EntryPointSandboxOptions {
   /** As the episode ran: `unsandboxed` only where bubblewrap cannot run (then nothing is isolated). */
   mode: SandboxMode;
   memoryBytes?: number;

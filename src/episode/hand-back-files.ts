@@ -20,7 +20,7 @@ export interface HandBackReport {
   leftOut: Array<{ path: string; reason: string }>;
 }
 
-export interface HandBackOptions {
+interface HandBackOptions {
   /** `list` (the default): a link is left out of the copy and listed with its target; `keep`: also made again, as a
    * link, in the destination (its target is never read, here or by this function). */
   links?: 'list' | 'keep';

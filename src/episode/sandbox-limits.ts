@@ -94,7 +94,7 @@ export interface ResourceUsage {
   peakDiskBytes: number;
 }
 
-export interface ResourceWatchdogOptions {
+interface ResourceWatchdogOptions {
   /** The tree's root: bwrap in a sandbox, the command itself without one. */
   rootPid: number;
   limits: SandboxLimits;

@@ -19,7 +19,7 @@ export interface Staging {
   sourceOf(hostPath: string): string;
 }
 
-export interface StagingOptions {
+interface StagingOptions {
   bwrapPath: string;
   setprivPath: string;
   user: SandboxUser;

@@ -18,7 +18,7 @@ import {
   type TrialEnvironment,
 } from './trial-environment.js';
 
-export interface BubblewrapTrialOptions {
+interface BubblewrapTrialOptions {
   /** The run configuration's `sandbox`: a bubblewrap trial needs `bubblewrap` (its paths are its sandbox's). */
   mode: SandboxMode;
   /** The trial's workspace on the host (made by the caller), at `/workspace` inside. */

@@ -50,7 +50,7 @@ const SOCKETS_INSIDE = '/run/mass-sockets';
 /** How long an engine command other than a trial's own may take. */
 const ENGINE_TIMEOUT_MS = 120_000;
 
-export interface ContainerTrialOptions {
+interface ContainerTrialOptions {
   /** The engine's client (`docker`, a path or a name on PATH). */
   engine: string;
   image: string;

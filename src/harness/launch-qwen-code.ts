@@ -107,7 +107,7 @@ export interface HarnessPlace {
   pathInside(hostPath: string): string;
 }
 
-export interface QwenCodeRunSettings {
+interface QwenCodeRunSettings {
   model: string;
   /** The sampling seed of every call. */
   seed: number;

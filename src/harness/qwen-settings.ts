@@ -18,7 +18,7 @@ export interface QwenSamplingSettings {
   enableThinking: boolean;
 }
 
-export interface QwenSettingsOptions {
+interface QwenSettingsOptions {
   model: string;
   /** OpenAI-style base URL the harness calls, ending in `/v1`. */
   baseUrl: string;

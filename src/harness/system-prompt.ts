@@ -86,7 +86,7 @@ export async function qwenCodeDefaultPrompt(
   }
 }
 
-export interface MassSystemPromptOptions {
+interface MassSystemPromptOptions {
   model: string;
   /** The tools the main session declares to the model. */
   declaredTools: readonly string[];

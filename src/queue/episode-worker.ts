@@ -23,7 +23,7 @@ import type { QueueSecret } from './queue-secret.js';
 import { connectRedis, type RedisAddress } from './redis-connection.js';
 import { endpointRefusal, policyRefusal, scheduleRefusal, type WorkerPolicy } from './worker-policy.js';
 
-export interface EpisodeWorkerOptions extends RedisAddress {
+interface EpisodeWorkerOptions extends RedisAddress {
   /** The shared folder holding the run directories, as this machine sees it. */
   runsDirectory: string;
   /** Episodes this worker runs at once, per endpoint queue. */

@@ -18,7 +18,7 @@ import { printableText } from './printable-text.js';
 import type { QueueSecret } from './queue-secret.js';
 import { connectRedis, type RedisAddress } from './redis-connection.js';
 
-export interface QueueBackendOptions extends RedisAddress {
+interface QueueBackendOptions extends RedisAddress {
   /** The coordinator's run directory; workers find it by its name under their `--runs` directory. */
   runDirectory: string;
   /** Episodes running at once per model endpoint, across every worker (BullMQ's global concurrency). */
