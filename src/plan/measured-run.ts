@@ -7,6 +7,7 @@ import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { episodePath, evaluationPath, runFiles, searchVersionFiles } from '../store/run-paths.js';
 import type { StageWork } from './plan-types.js';
+import { folderPaths, jsonFilePaths } from './run-folders.js';
 import { recordedWork } from './recorded-work.js';
 import {
   meanStepSeconds,
@@ -59,7 +60,7 @@ export async function measureRun(directory: string): Promise<MeasuredRun> {
   const judge = zero();
   const optimizer = zero();
   const episodeDirs = [
-    ...(await children(join(absolute, runFiles.episodes))),
+    ...(await folderPaths(join(absolute, runFiles.episodes))),
     ...(await evaluationEpisodeDirs(absolute)),
   ];
   for (const dir of episodeDirs) {
@@ -133,10 +134,10 @@ function means(sum: Sum): MeasuredMeans {
 async function judgmentFiles(run: string): Promise<string[]> {
   const files: string[] = [];
   for (const version of await depth(join(run, runFiles.search), 3)) {
-    files.push(...(await jsonFiles(join(version, searchVersionFiles.judgments))));
+    files.push(...(await jsonFilePaths(join(version, searchVersionFiles.judgments))));
   }
   for (const task of await depth(join(run, runFiles.distill), 2)) {
-    files.push(...(await jsonFiles(join(task, 'matches'))));
+    files.push(...(await jsonFilePaths(join(task, 'matches'))));
   }
   return files;
 }
@@ -145,16 +146,16 @@ async function optimizerFiles(run: string): Promise<string[]> {
   const versions = await depth(join(run, runFiles.search), 3);
   const files = await Promise.all(
     versions.map(async (version) =>
-      (await jsonFiles(version)).filter((file) => basename(file) === searchVersionFiles.optimizer),
+      (await jsonFilePaths(version)).filter((file) => basename(file) === searchVersionFiles.optimizer),
     ),
   );
   return files.flat();
 }
 
 async function evaluationEpisodeDirs(run: string): Promise<string[]> {
-  const evaluations = await children(join(run, runFiles.evaluation));
+  const evaluations = await folderPaths(join(run, runFiles.evaluation));
   const dirs = await Promise.all(
-    evaluations.map((dir) => children(join(run, evaluationPath(basename(dir)), 'episodes'))),
+    evaluations.map((dir) => folderPaths(join(run, evaluationPath(basename(dir)), 'episodes'))),
   );
   return dirs.flat();
 }
@@ -163,33 +164,9 @@ async function evaluationEpisodeDirs(run: string): Promise<string[]> {
 async function depth(folder: string, levels: number): Promise<string[]> {
   let current = [folder];
   for (let level = 0; level < levels; level++) {
-    current = (await Promise.all(current.map(children))).flat();
+    current = (await Promise.all(current.map(folderPaths))).flat();
   }
   return current;
-}
-
-async function children(folder: string): Promise<string[]> {
-  try {
-    const found = await readdir(folder, { withFileTypes: true });
-    return found
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => join(folder, entry.name))
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-async function jsonFiles(folder: string): Promise<string[]> {
-  try {
-    const found = await readdir(folder, { withFileTypes: true });
-    return found
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
-      .map((entry) => join(folder, entry.name))
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 /** Bytes of a folder's regular files, links not followed. */

@@ -68,3 +68,17 @@ export function stageTotals(
     optimizerCalls: addCounts(...stages.map((stage) => stage.optimizerCalls)),
   };
 }
+
+/** A stage with no work counted yet (a training's, or one a run's records fill in). */
+export function emptyStage(stage: PlanStage, generation: string | null, tasks = 0): StageWork {
+  return {
+    stage,
+    generation,
+    tasks,
+    episodes: exactly(0),
+    judgments: exactly(0),
+    judgeCalls: exactly(0),
+    optimizerCalls: exactly(0),
+    notes: [],
+  };
+}

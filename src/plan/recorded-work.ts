@@ -1,4 +1,3 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { z } from 'zod';
@@ -15,36 +14,37 @@ import {
   searchTaskPath,
   searchVersionFiles,
 } from '../store/run-paths.js';
-import { exactly, type PlanStage, type StageWork } from './plan-types.js';
+import { emptyStage, type StageWork } from './plan-types.js';
+import { folderNames, namesIn } from './run-folders.js';
 
 /** What a run's records say each stage did: the same figures a plan predicts, counted from the files. */
 export async function recordedWork(runDirectory: string): Promise<StageWork[]> {
   const stages: StageWork[] = [];
-  for (const generation of await folders(join(runDirectory, runFiles.search))) {
+  for (const generation of await folderNames(join(runDirectory, runFiles.search))) {
     stages.push(await recordedSearch(runDirectory, generation));
   }
-  for (const generation of await folders(join(runDirectory, runFiles.distill))) {
+  for (const generation of await folderNames(join(runDirectory, runFiles.distill))) {
     stages.push(...(await recordedDistill(runDirectory, generation)));
   }
-  for (const name of await folders(join(runDirectory, runFiles.evaluation))) {
+  for (const name of await folderNames(join(runDirectory, runFiles.evaluation))) {
     stages.push(await recordedEvaluation(runDirectory, name));
   }
   return stages;
 }
 
 async function recordedSearch(runDirectory: string, generation: string): Promise<StageWork> {
-  const work = emptyWork('search', generation);
-  for (const task of await folders(join(runDirectory, runFiles.search, generation))) {
+  const work = emptyStage('search', generation);
+  for (const task of await folderNames(join(runDirectory, runFiles.search, generation))) {
     const base = join(runDirectory, searchTaskPath(generation, task));
     const result = await TaskSearchRecord.readIfPresent(join(base, 'result.json'));
     if (result) work.episodes.count += result.counts.episodes;
-    for (const version of await folders(base)) {
+    for (const version of await folderNames(base)) {
       const versionDir = join(base, version);
-      const files = await entries(versionDir);
+      const files = await namesIn(versionDir);
       if (files.includes(searchVersionFiles.optimizer)) work.optimizerCalls.count++;
       if (
         !result &&
-        (await entries(join(runDirectory, runFiles.episodes))).includes(`${generation}-${task}-${version}`)
+        (await namesIn(join(runDirectory, runFiles.episodes))).includes(`${generation}-${task}-${version}`)
       ) {
         work.episodes.count++;
       }
@@ -55,9 +55,9 @@ async function recordedSearch(runDirectory: string, generation: string): Promise
 }
 
 async function recordedDistill(runDirectory: string, generation: string): Promise<StageWork[]> {
-  const collection = emptyWork('collection', generation);
-  const tournament = emptyWork('tournament', generation);
-  for (const task of await folders(join(runDirectory, runFiles.distill, generation))) {
+  const collection = emptyStage('collection', generation);
+  const tournament = emptyStage('tournament', generation);
+  for (const task of await folderNames(join(runDirectory, runFiles.distill, generation))) {
     const base = join(runDirectory, distillTaskPath(generation, task));
     for (const dir of [base, join(base, 'single-agent')]) {
       const record = await CollectionRecord.readIfPresent(join(dir, outerLoopFiles.collection));
@@ -71,9 +71,9 @@ async function recordedDistill(runDirectory: string, generation: string): Promis
 const Row = z.object({ key: z.string() });
 
 async function recordedEvaluation(runDirectory: string, name: string): Promise<StageWork> {
-  const work = emptyWork('evaluation', null);
+  const work = emptyStage('evaluation', null);
   const base = join(runDirectory, evaluationPath(name));
-  work.episodes.count = (await folders(join(base, 'episodes'))).length;
+  work.episodes.count = (await folderNames(join(base, 'episodes'))).length;
   const { values } = await readValidJsonLines(join(base, 'judgments.jsonl'), Row, {});
   work.judgeCalls.count = values.length;
   work.judgments.count = new Set(values.map((row) => row.key)).size;
@@ -82,48 +82,15 @@ async function recordedEvaluation(runDirectory: string, name: string): Promise<S
 
 /** Each judgment record of a folder: one judgment, and a judge call per order it was judged in. */
 async function countJudgments(folder: string, work: StageWork): Promise<void> {
-  for (const file of (await entries(folder)).filter((entry) => entry.endsWith('.json'))) {
+  for (const file of (await namesIn(folder)).filter((entry) => entry.endsWith('.json'))) {
     const record = await PairwiseJudgmentRecord.read(join(folder, file));
     work.judgments.count++;
     work.judgeCalls.count += record.judgments.length;
   }
 }
 
-function emptyWork(stage: PlanStage, generation: string | null): StageWork {
-  return {
-    stage,
-    generation,
-    tasks: 0,
-    episodes: exactly(0),
-    judgments: exactly(0),
-    judgeCalls: exactly(0),
-    optimizerCalls: exactly(0),
-    notes: [],
-  };
-}
-
 function settle(work: StageWork): StageWork {
   for (const count of [work.episodes, work.judgments, work.judgeCalls, work.optimizerCalls])
     count.upTo = count.count;
   return work;
-}
-
-async function entries(folder: string): Promise<string[]> {
-  try {
-    return (await readdir(folder)).sort();
-  } catch {
-    return [];
-  }
-}
-
-async function folders(folder: string): Promise<string[]> {
-  try {
-    const found = await readdir(folder, { withFileTypes: true });
-    return found
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-  } catch {
-    return [];
-  }
 }

@@ -6,7 +6,7 @@ import { resolveHyperparameters, type TrainingHyperparameters } from '../train/h
 import { evaluationWork, plannedGenerations, type PlannedGeneration } from './evaluation-work.js';
 import { collectionWork, searchWork, tournamentWork } from './loop-work.js';
 import type { MeasuredRun } from './measured-run.js';
-import { exactly, stageTotals, type Figure, type StageWork } from './plan-types.js';
+import { emptyStage, stageTotals, type Figure, type StageWork } from './plan-types.js';
 import { roleTokens, type RoleTokens } from './role-tokens.js';
 import { stageSeconds } from './stage-time.js';
 import { unitFigures } from './unit-figures.js';
@@ -75,7 +75,7 @@ export async function planRun(options: PlanOptions): Promise<RunPlan> {
         searchWork(config, tasks, name),
         collectionWork(config, winning(round), name),
         tournamentWork(config, winning(round), name),
-        trainingStage(name),
+        emptyStage('training', name),
       );
     }
   }
@@ -128,19 +128,6 @@ export async function planRun(options: PlanOptions): Promise<RunPlan> {
           .map((generation, round) => `${generation.name} ${winning(round)} of ${tasks}`)
           .join(', ')} (given)`
       : `every search beats its reference: the most work; a task whose search does not is not collected, ranked or sampled`,
-  };
-}
-
-function trainingStage(generation: string): StageWork {
-  return {
-    stage: 'training',
-    generation,
-    tasks: 0,
-    episodes: exactly(0),
-    judgments: exactly(0),
-    judgeCalls: exactly(0),
-    optimizerCalls: exactly(0),
-    notes: [],
   };
 }
 
