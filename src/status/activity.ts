@@ -62,7 +62,10 @@ export function inFlightCalls(records: RunRecords): InFlightCall[] {
     }));
 }
 
-/** Model calls and output tokens per second over the window, per model, from every episode's proxy log. */
+/**
+ * Model calls and output tokens per second over the window (or since the run's first step, if later), per model, from
+ * every episode's proxy log.
+ */
 export function throughput(records: RunRecords, windowMs: number): EndpointThroughput[] {
   const since = records.readAtMs - windowMs;
   const byModel = new Map<string, EndpointThroughput>();
@@ -83,7 +86,9 @@ export function throughput(records: RunRecords, windowMs: number): EndpointThrou
       byModel.set(call.model, entry);
     }
   }
-  const seconds = windowMs / 1000;
+  // A run younger than the window is measured over its own time, so its first minutes read at their real rate.
+  const firstStepMs = Math.min(...records.steps.map((step) => Date.parse(step.startedAt)));
+  const seconds = Math.max(1, Math.min(windowMs, records.readAtMs - firstStepMs) / 1000);
   return [...byModel.values()]
     .map((entry) => ({
       ...entry,

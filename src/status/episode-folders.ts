@@ -1,9 +1,9 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { episodeFiles, evaluationPath, runFiles } from '../store/run-paths.js';
-import { systemErrorCode } from '../store/system-error-code.js';
 import { readCallLog, type CallLog } from './call-log.js';
+import { entryNames, readOptional } from './optional-file.js';
 
 /** The workers' folder of episodes being written, beside the episodes (see the queue's episode worker). */
 const STAGING = '.staging';
@@ -37,15 +37,15 @@ export async function readEpisodeFolders(
   recentSinceMs: number,
 ): Promise<EpisodeFolder[]> {
   const parents: string[] = [runFiles.episodes];
-  for (const name of await names(join(runDirectory, runFiles.evaluation))) {
+  for (const name of await entryNames(join(runDirectory, runFiles.evaluation))) {
     parents.push(evaluationPath(name, 'episodes'));
   }
   const folders: EpisodeFolder[] = [];
   for (const parent of parents) {
-    for (const id of await names(join(runDirectory, parent))) {
+    for (const id of await entryNames(join(runDirectory, parent), { hidden: true })) {
       if (id === STAGING) {
-        for (const attempt of await names(join(runDirectory, parent, STAGING))) {
-          for (const staged of await names(join(runDirectory, parent, STAGING, attempt))) {
+        for (const attempt of await entryNames(join(runDirectory, parent, STAGING))) {
+          for (const staged of await entryNames(join(runDirectory, parent, STAGING, attempt))) {
             const folder = await readFolder(
               runDirectory,
               join(parent, STAGING, attempt, staged),
@@ -58,6 +58,8 @@ export async function readEpisodeFolders(
         }
         continue;
       }
+      // Another hidden name is a temporary folder, never an episode.
+      if (id.startsWith('.')) continue;
       const folder = await readFolder(runDirectory, join(parent, id), id, false, recentSinceMs);
       if (folder) folders.push(folder);
     }
@@ -97,13 +99,8 @@ async function readFolder(
 
 /** The few fields of `episode.json` status needs; a damaged record reads as a failure saying so. */
 async function readRecord(path: string): Promise<{ status: string; failure: string | null } | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readOptional(path);
+  if (text === undefined) return undefined;
   try {
     const record = JSON.parse(text) as {
       status?: unknown;
@@ -115,19 +112,5 @@ async function readRecord(path: string): Promise<{ status: string; failure: stri
     return { status: typeof record.status === 'string' ? record.status : 'unknown', failure };
   } catch {
     return { status: 'failure', failure: `${episodeFiles.record} does not parse` };
-  }
-}
-
-async function names(path: string): Promise<string[]> {
-  try {
-    const entries = await readdir(path, { withFileTypes: true });
-    return entries
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-  } catch (error) {
-    const code = systemErrorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw error;
   }
 }

@@ -1,9 +1,7 @@
-import { readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 
 import { evaluationPath, runFiles } from '../store/run-paths.js';
-import { systemErrorCode } from '../store/system-error-code.js';
-import { readOptional } from './optional-file.js';
+import { entryNames, readOptional } from './optional-file.js';
 import { readWorkPlans, type WorkPlanEntry } from '../store/work-plan.js';
 import { readEpisodeFolders, type EpisodeFolder } from './episode-folders.js';
 import { readRunHolder, readRunSteps, type RunHolder, type StepRow } from './run-steps.js';
@@ -71,7 +69,7 @@ export async function readRunRecords(runDirectory: string, options: ReadRunOptio
 /** The run's `outages.jsonl` and each evaluation's. */
 async function readOutages(directory: string): Promise<OutageRow[]> {
   const files: string[] = [runFiles.outages];
-  for (const name of await entries(join(directory, runFiles.evaluation))) {
+  for (const name of await entryNames(join(directory, runFiles.evaluation))) {
     files.push(evaluationPath(name, 'outages'));
   }
   const rows: OutageRow[] = [];
@@ -97,7 +95,7 @@ async function readOutages(directory: string): Promise<OutageRow[]> {
 
 async function readQueueJobs(directory: string): Promise<QueueJob[]> {
   const jobs: QueueJob[] = [];
-  for (const jobId of await entries(join(directory, runFiles.queue))) {
+  for (const jobId of await entryNames(join(directory, runFiles.queue))) {
     const folder = join(directory, runFiles.queue, jobId);
     const issued = await readOptional(join(folder, 'issued.json'));
     if (issued === undefined) continue;
@@ -109,7 +107,7 @@ async function readQueueJobs(directory: string): Promise<QueueJob[]> {
     }
     const nonce = record.issue?.nonce;
     if (typeof record.stepKey !== 'string' || typeof nonce !== 'string') continue;
-    const attempt = await entries(join(folder, nonce), true);
+    const attempt = await entryNames(join(folder, nonce), { files: true });
     jobs.push({
       jobId,
       stepKey: record.stepKey,
@@ -118,18 +116,4 @@ async function readQueueJobs(directory: string): Promise<QueueJob[]> {
     });
   }
   return jobs;
-}
-
-async function entries(path: string, files = false): Promise<string[]> {
-  try {
-    const found = await readdir(path, { withFileTypes: true });
-    return found
-      .filter((entry) => (files ? entry.isFile() : entry.isDirectory()) && !entry.name.startsWith('.'))
-      .map((entry) => entry.name)
-      .sort();
-  } catch (error) {
-    const code = systemErrorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw error;
-  }
 }

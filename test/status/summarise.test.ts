@@ -180,6 +180,34 @@ describe('mass status on a run', () => {
     expect(result.eta.finishesAt).toBeNull();
   });
 
+  it('on the queue: an episode a worker writes under .staging and the job it started are in flight', async () => {
+    await searchHalfway();
+    await lock(process.pid, at(10));
+    const staged = join(run, 'episodes', '.staging', 'gpu-box-1a2b', 'L0-demo-potency-v1');
+    await mkdir(staged, { recursive: true });
+    await writeFile(join(staged, 'requests.jsonl'), '');
+    await mkdir(join(run, 'episodes', '.L0-demo-potency-v2.tmp'));
+    const job = join(run, 'queue', 'episode.demo.0123');
+    await mkdir(join(job, 'n1'), { recursive: true });
+    await writeFile(
+      join(job, 'issued.json'),
+      JSON.stringify({
+        jobId: 'episode.demo.0123',
+        stepKey: 'search/L0/demo-potency/v1/episode',
+        issue: { nonce: 'n1' },
+      }),
+    );
+    await writeFile(join(job, 'n1', 'start-1'), at(1));
+    const result = await status();
+    expect(result.inFlight.queueJobsOnWorkers).toBe(1);
+    expect(result.inFlight.episodes.map((episode) => [episode.id, episode.where, episode.dir])).toEqual([
+      ['L0-demo-potency-v0', 'local', 'episodes/L0-demo-potency-v0'],
+      ['L0-demo-potency-v1', 'worker', 'episodes/.staging/gpu-box-1a2b/L0-demo-potency-v1'],
+    ]);
+    await writeFile(join(job, 'n1', 'finished.json'), '{}');
+    expect((await status()).inFlight.queueJobsOnWorkers).toBe(0);
+  });
+
   it('finished: every planned step done, failures and outages with their reasons, ETA 0', async () => {
     await recordWorkPlan(run, 'search/L0/demo-potency', { episode: 2, proposal: 0, judge: 1, result: 1 });
     step('search/L0/demo-potency/reference/episode', 'done', at(9), 60_000);
