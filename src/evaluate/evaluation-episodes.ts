@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 import type { EpisodeSettings } from '../episode/episode-settings.js';
@@ -6,7 +7,7 @@ import { sandboxedEntryPointRunner } from '../episode/entry-point-sandbox.js';
 import { EpisodeRecord } from '../episode/episode-record.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import type { EpisodeBackend } from '../queue/episode-backend.js';
-import { runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
+import { runEpisodeThroughOutages } from '../search/outage-gate.js';
 import type { Run } from '../store/run-store.js';
 import { gradeWorkspace } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
@@ -14,6 +15,8 @@ import type { TeamDesign } from '../workflow/workflow.js';
 import { EvaluationEpisode, GradeRow, type EvaluationCondition } from './evaluation-records.js';
 import type { ServedModel } from './serve-evaluation.js';
 import { episodeFiles, episodePath } from '../store/run-paths.js';
+import { evaluationEpisodeKey, gradeKey } from '../work/step-keys.js';
+import type { WorkItem } from '../work/work-item.js';
 
 export interface EvaluationEpisodeSpec {
   model: ServedModel;
@@ -31,34 +34,41 @@ export interface EvaluationEpisodeSpec {
   dataSeed: number;
 }
 
-/** Where an evaluation's episodes run, and the gate that waits out an outage of the evaluated model's server. */
+/** Where an evaluation's episodes run, and how many at a time per model server. */
 export interface EvaluationEpisodeRunner {
   episodes: EpisodeBackend;
-  outagesOf: (model: ServedModel) => OutageGate;
+  /** Episodes at a time on one model server (`evaluation.concurrency.episodes`). */
+  concurrency: number;
 }
 
 /**
- * One evaluation episode as a step (`evaluation/<name>/episode/<label>/<task>/<condition>/<replicate>`), in
+ * One evaluation episode as work (`evaluation/<name>/episode/<label>/<task>/<condition>/<replicate>`), in
  * `evaluation/<name>/episodes/<label>-<task>-<condition>-<replicate>/` (the label: the model's name, or a transfer
- * side's). A finished episode is never run again; the episode directory of an interrupted one is cleaned and run
- * again. An episode lost to the model server being down is redone once it answers, never counted as a failed rollout.
+ * side's), in one of the `episodes` slots of its model's server (`concurrency` at a time). A finished episode is never
+ * run again; the episode directory of an interrupted one is cleaned and run again. An episode lost to the model
+ * server being down is redone once it answers, never counted as a failed rollout.
  */
-export function evaluationEpisodeStep(
+export function evaluationEpisodeWork(
   run: Run<unknown>,
   base: string,
   spec: EvaluationEpisodeSpec,
   settings: EpisodeSettings,
-  runner: EvaluationEpisodeRunner,
-): Promise<EvaluationEpisode> {
+  where: EvaluationEpisodeRunner,
+): WorkItem<typeof EvaluationEpisode> {
   const { model, task, condition, replicate } = spec;
   const label = spec.label ?? model.name;
   const taskId = task.manifest.id;
   const episodeId = `${label}-${taskId}-${condition}-${replicate}`;
   const dir = join(base, 'episodes', episodeId);
-  const stepKey = `${base}/episode/${label}/${taskId}/${condition}/${replicate}`;
-  return run.step(
-    stepKey,
-    async () => {
+  const stepKey = evaluationEpisodeKey(base, { label, task: taskId, condition, replicate });
+  return {
+    kind: 'episode',
+    key: stepKey,
+    output: EvaluationEpisode,
+    produces: [episodePath(dir, 'record')],
+    slots: { pool: 'episodes', key: model.baseUrl, limit: where.concurrency },
+    server: model,
+    perform: async ({ gate }) => {
       const options = {
         ...settings,
         taskDir: task.dir,
@@ -74,9 +84,9 @@ export function evaluationEpisodeStep(
         hiddenDirectories: [run.directory],
       };
       const { record } = await runEpisodeThroughOutages(
-        runner.outagesOf(model),
+        gate!,
         { id: episodeId, outDir: options.outDir },
-        () => runner.episodes.run({ stepKey, apiKeyEnv: model.apiKeyEnv, options }),
+        () => where.episodes.run({ stepKey, apiKeyEnv: model.apiKeyEnv, options }),
       );
       return describeEpisode(record, {
         episodeId,
@@ -89,8 +99,7 @@ export function evaluationEpisodeStep(
         dataSeed: spec.dataSeed,
       });
     },
-    { output: EvaluationEpisode, produces: [episodePath(dir, 'record')] },
-  );
+  };
 }
 
 function describeEpisode(
@@ -121,22 +130,29 @@ export interface GradedEpisode {
   dataSeed: number;
 }
 
+/** Graders at a time: one per core. */
+const GRADE_SLOTS = { pool: 'grades', key: 'local', limit: Math.max(1, availableParallelism()) };
+
 /**
- * The oracle on one episode as a step (`<base>/grade/<episode id>`): the task's withheld grader with the data seed.
- * The task's entry point, if it has one, is rerun for the grader's reproducibility part, sandboxed as the episode was
- * (its record says; bubblewrap when it has none). The row goes to `grades.jsonl` and is the step's output; a grader
- * that fails is recorded (grade null), not thrown, so one broken workspace does not stop an evaluation.
+ * The oracle on one episode as work (`<base>/grade/<episode id>`): the task's withheld grader with the data seed, one
+ * per core at a time. The task's entry point, if it has one, is rerun for the grader's reproducibility part,
+ * sandboxed as the episode was (its record says; bubblewrap when it has none). The row goes to `grades.jsonl` and is
+ * the step's output; a grader that fails is recorded (grade null), not thrown, so one broken workspace does not stop
+ * an evaluation.
  */
-export function gradeStep(
+export function gradeWork(
   run: Run<unknown>,
   base: string,
   episode: GradedEpisode,
   grades: JsonlAppender,
-): Promise<GradeRow> {
-  const key = `${base}/grade/${episode.episodeId}`;
-  return run.step(
+): WorkItem<typeof GradeRow> {
+  const key = gradeKey(base, episode.episodeId);
+  return {
+    kind: 'grade',
     key,
-    async (): Promise<GradeRow> => {
+    output: GradeRow,
+    slots: GRADE_SLOTS,
+    perform: async (): Promise<GradeRow> => {
       const common = {
         schemaVersion: 1 as const,
         kind: 'evaluation-grade' as const,
@@ -167,6 +183,5 @@ export function gradeStep(
       await grades.append(JSON.stringify(GradeRow.parse(row)));
       return row;
     },
-    { output: GradeRow },
-  );
+  };
 }

@@ -3,16 +3,16 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 import type { EvaluationOrders } from '../config/evaluation-settings.js';
+import type { EvaluationConfig } from '../config/run-config.js';
 import { UserError } from '../errors.js';
 import type { WorkspaceBundle } from '../judge/bundle.js';
 import type { PairWinner, SingleJudgment } from '../judge/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
-import type { Semaphore } from '../model/concurrency.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
-import type { Run } from '../store/run-store.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { JudgmentRow } from './evaluation-records.js';
 import type { ServedJudge } from './serve-evaluation.js';
+import type { WorkItem } from '../work/work-item.js';
 
 /** Two episodes of one task to be judged, the candidate's first: an evaluation pair or a sampled tournament match. */
 export interface JudgedEpisodes {
@@ -32,66 +32,74 @@ export function judgmentsPerStep(orders: EvaluationOrders): number {
   return orders === 'both' ? 2 : 1;
 }
 
+/** How an evaluation judges (`judgmentWork`'s settings): its orders, repairs, judgments at a time per judge. */
+export function evaluationJudging(
+  evaluation: Pick<EvaluationConfig, 'orders' | 'judgeRepairAttempts' | 'concurrency'>,
+  judgments: JsonlAppender,
+): Pick<Parameters<typeof judgmentWork>[0], 'orders' | 'repairAttempts' | 'concurrency' | 'judgments'> {
+  return {
+    orders: evaluation.orders,
+    repairAttempts: evaluation.judgeRepairAttempts,
+    concurrency: evaluation.concurrency.judgments,
+    judgments,
+  };
+}
+
 /**
- * One judge with one seed on one pair as a step, in both A/B orders (`orders: both`), in one drawn from the seed and
- * the step's key (`random`: the same configuration draws the same orders, and each pair, judge and seed its own), or
- * in the one the official code draws from the seed alone (`official`): a row of `judgments.jsonl` per order, which are also the step's output. The key is the
- * same under both settings, so a finished step of an evaluation made with the other setting would come back with
- * the wrong number of rows: that is refused, since mixing the two would misstate the evaluation's protocol. A
- * verdict that stays malformed after the judge's repairs is recorded as failed; a server that keeps failing stops
- * the step (the next run redoes it).
+ * One judge with one seed on one pair as work, in both A/B orders (`orders: both`), in one drawn from the seed and the
+ * step's key (`random`: the same configuration draws the same orders, and each pair, judge and seed its own), or in
+ * the one the official code draws from the seed alone (`official`): a row of `judgments.jsonl` per order, which are
+ * also the step's output. The pair's bundles are read before one of the judge's `judgments` slots (`concurrency` at a
+ * time) is taken. The key is the same under every setting, so a finished step of an evaluation made with another
+ * setting would come back with the wrong number of rows: that is refused, since mixing them would misstate the
+ * evaluation's protocol. A verdict that stays malformed after the judge's repairs is recorded as failed; a server
+ * that keeps failing stops the step (the next run redoes it).
  */
-export function judgmentStep(options: {
-  run: Run<unknown>;
+export function judgmentWork(options: {
+  /** From step-keys.ts (`judgmentKey`). */
   key: string;
   pair: JudgedEpisodes;
   judge: ServedJudge;
   seed: number;
   orders: EvaluationOrders;
   repairAttempts: number;
-  slots: Semaphore;
+  concurrency: number;
   judgments: JsonlAppender;
-}): Promise<JudgmentRow[]> {
-  const { run, key, pair, judge, seed, orders } = options;
-  const rows = run.step(
+}): WorkItem<typeof JudgmentRows, [WorkspaceBundle, WorkspaceBundle]> {
+  const { key, pair, judge, seed, orders } = options;
+  return {
+    kind: 'judgment',
     key,
-    async (): Promise<JudgmentRow[]> => {
-      const [candidate, baseline] = await Promise.all([pair.candidate.bundle(), pair.baseline.bundle()]);
-      const release = await options.slots.acquire();
-      let judgment;
-      try {
-        judgment = await judgePair({
-          task: pair.task,
-          x: { label: pair.candidate.episodeId, bundle: candidate },
-          y: { label: pair.baseline.episodeId, bundle: baseline },
-          model: judge.model,
-          modelName: judge.modelName,
-          mode: orders,
-          seed,
-          orderKey: key,
-          sampling: { ...judge.sampling, seed },
-          maxRepairAttempts: options.repairAttempts,
-        });
-      } finally {
-        release();
-      }
+    output: JudgmentRows,
+    slots: { pool: 'judgments', key: judge.name, limit: options.concurrency },
+    prepare: () => Promise.all([pair.candidate.bundle(), pair.baseline.bundle()]),
+    perform: async (_context, [candidate, baseline]): Promise<JudgmentRow[]> => {
+      const judgment = await judgePair({
+        task: pair.task,
+        x: { label: pair.candidate.episodeId, bundle: candidate },
+        y: { label: pair.baseline.episodeId, bundle: baseline },
+        model: judge.model,
+        modelName: judge.modelName,
+        mode: orders,
+        seed,
+        orderKey: key,
+        sampling: { ...judge.sampling, seed },
+        maxRepairAttempts: options.repairAttempts,
+      });
       const rows = judgment.judgments.map((single) => judgmentRow(key, pair, judge, seed, single));
       await options.judgments.append(rows.map((row) => JSON.stringify(row)).join('\n'));
       return rows;
     },
-    { output: JudgmentRows },
-  );
-  return rows.then((finished) => {
-    if (finished.length !== judgmentsPerStep(orders)) {
+    check: (finished) => {
+      if (finished.length === judgmentsPerStep(orders)) return;
       // official's seeds (42, 43…) are not random's (0, 1…): a step key never holds a judgment of the other.
       const made = finished.length === 2 ? 'both' : 'random';
       throw new UserError(
         `evaluation.orders: ${key} was judged with orders: ${made}, and the configuration now says ${orders}; ` +
           `an evaluation keeps the orders it was made with: set orders back to ${made}, or give evaluation.name another name`,
       );
-    }
-    return finished;
-  });
+    },
+  };
 }
 
 function judgmentRow(

@@ -18,11 +18,8 @@ import {
   type CollectionRecord as Collection,
 } from '../distill/generation/generation-records.js';
 import { EpisodeRecord } from '../episode/episode-record.js';
-import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { scanJudgeDirectedText } from '../judge/judge-directed-scan.js';
-import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
-import type { Semaphore } from '../model/concurrency.js';
-import type { TokenCounter } from '../model/token-counter.js';
+import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { seededRandom, shuffled } from '../ranking/seeded-random.js';
 import type { Run } from '../store/run-store.js';
@@ -30,11 +27,14 @@ import { hasGrader } from '../tasks/grade.js';
 import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import type { ModelRegistry } from '../train/registry.js';
-import { gradeStep } from './evaluation-episodes.js';
-import { judgmentStep } from './evaluation-judgments.js';
+import { gradeWork } from './evaluation-episodes.js';
+import { evaluationJudging, judgmentWork } from './evaluation-judgments.js';
 import type { EvaluationPlan } from './evaluation-plan.js';
 import type { GradeRow, JudgmentRow } from './evaluation-records.js';
-import type { ServedEvaluation } from './serve-evaluation.js';
+import type { ServedEvaluation, ServedJudge } from './serve-evaluation.js';
+import type { BundleOf } from './workspace-bundles.js';
+import { judgmentKey } from '../work/step-keys.js';
+import type { Study, WorkRunner } from '../work/work-runner.js';
 import {
   oraclePreference,
   type AgreementSample,
@@ -53,15 +53,23 @@ export interface LoopOutsideMeasures {
   tasksWithoutGrader: string[];
 }
 
-/**
- * The outside measures applied to what each evaluated generation's own loop did, read from its records (the loop
- * never reads these back): every run of its collections graded by the oracle, so the runs it selected for training
- * can be placed within their task's collection (reward hacking: selected, yet in the bottom half by the oracle); and
- * a sample of its tournament matches judged again by each external judge, for the agreement of the self-judge (the
- * match's own verdict), the external judges and the oracle. A generation without loop records adds nothing; a task
- * without a grader has its matches judged but its runs not graded, and is listed as such.
- */
-export async function loopOutsideMeasures(options: {
+/** A collection of a generation's loop, with its planned grades and its sampled matches' planned judgments. */
+interface PlannedCollection {
+  generation: string;
+  task: LoadedTask;
+  collection: Collection;
+  graded: Array<Promise<GradeRow>>;
+  matches: PlannedMatch[];
+}
+
+interface PlannedMatch {
+  index: number;
+  match: PairwiseJudgment;
+  /** Per external judge, its judgments with each seed. */
+  judged: Array<{ judge: string; rows: Array<Promise<JudgmentRow[]>> }>;
+}
+
+export interface LoopOutsideOptions {
   run: Run<RunConfig>;
   suite: LoadedSuite;
   registry: ModelRegistry;
@@ -69,14 +77,85 @@ export async function loopOutsideMeasures(options: {
   evaluation: EvaluationConfig;
   served: ServedEvaluation;
   base: string;
-  tokenCounter: TokenCounter;
   seeds: DataSeeds;
   grades: JsonlAppender;
   judgments: JsonlAppender;
-  gradeSlots: Semaphore;
-  judgeSlots: ReadonlyMap<string, Semaphore>;
-}): Promise<LoopOutsideMeasures> {
+  bundleOf: BundleOf;
+}
+
+/**
+ * The outside measures applied to what each evaluated generation's own loop did, read from its records (the loop
+ * never reads these back), as a study: every run of its collections graded by the oracle, so the runs it selected for
+ * training can be placed within their task's collection (reward hacking: selected, yet in the bottom half by the
+ * oracle); and a sample of its tournament matches judged again by each external judge, for the agreement of the
+ * self-judge (the match's own verdict), the external judges and the oracle. A generation without loop records adds
+ * nothing; a task without a grader has its matches judged but its runs not graded, and is listed as such.
+ */
+export function loopOutsideMeasures(
+  options: LoopOutsideOptions,
+): Study<PlannedCollection[], LoopOutsideMeasures> {
+  return {
+    plan: (work) => planLoopMeasures(work, options),
+    summarise: (planned) => summariseLoopMeasures(planned, options),
+  };
+}
+
+async function planLoopMeasures(work: WorkRunner, options: LoopOutsideOptions): Promise<PlannedCollection[]> {
   const { run, base } = options;
+  const planned: PlannedCollection[] = [];
+  const generations = options.plan.models.filter((model) => options.registry.get(model.name));
+  const tasks = new Map(options.suite.tasks.map((task) => [task.manifest.id, task] as const));
+  for (const generation of generations) {
+    for (const collection of await distilledTasks(run, generation.name)) {
+      const task = tasks.get(collection.task);
+      if (!task) continue;
+      const graded = [];
+      for (const episode of collection.episodes) {
+        if (!hasGrader(task) || episode.status === 'error') continue;
+        // The data seed the run was made with, as its record says (older runs: their one seed).
+        const record = await EpisodeRecord.readIfPresent(run.path(episode.dir, episodeFiles.record));
+        const dataSeed = record?.dataSeed ?? taskDataSeed(options.seeds, task.manifest.id);
+        graded.push(
+          work.submit(
+            gradeWork(
+              run,
+              base,
+              { episodeId: episode.episodeId, dir: episode.dir, task, dataSeed },
+              options.grades,
+            ),
+          ),
+        );
+      }
+      const matches = (await sampledMatches(run, options.evaluation, generation.name, task)).map(
+        ({ index, match }) => ({
+          index,
+          match,
+          judged: options.served.judges.map((judge) => ({
+            judge: judge.name,
+            rows: judgeSeeds(options.evaluation.orders, options.evaluation.judgeSeeds).map((seed) =>
+              work.submit(
+                matchJudgment(
+                  options,
+                  { generation: generation.name, task, collection, index, match },
+                  judge,
+                  seed,
+                ),
+              ),
+            ),
+          })),
+        }),
+      );
+      planned.push({ generation: generation.name, task, collection, graded, matches });
+    }
+  }
+  return planned;
+}
+
+async function summariseLoopMeasures(
+  planned: readonly PlannedCollection[],
+  options: LoopOutsideOptions,
+): Promise<LoopOutsideMeasures> {
+  const { run, evaluation } = options;
   const result: LoopOutsideMeasures = {
     selectedRuns: [],
     agreementSamples: [],
@@ -84,79 +163,73 @@ export async function loopOutsideMeasures(options: {
     grades: [],
     tasksWithoutGrader: [],
   };
-  const generations = options.plan.models.filter((model) => options.registry.get(model.name));
-  if (generations.length === 0) return result;
-  const tasks = new Map(options.suite.tasks.map((task) => [task.manifest.id, task] as const));
-
-  for (const generation of generations) {
-    const distilled = await distilledTasks(run, generation.name);
-    if (distilled.length === 0) continue;
-    const dataset = await DatasetEpisodesRecord.readIfPresent(
-      run.path(datasetPath(generation.name, 'episodes.json')),
-    );
-    const selected = new Set(
-      (dataset?.episodes ?? [])
-        .filter((episode) => episode.split === 'train')
-        .map((episode) => episode.episodeId),
-    );
-    const verdicts: EvaluatorVerdict[] = [];
-    for (const collection of distilled) {
-      const task = tasks.get(collection.task);
-      if (!task) continue;
-      // A task without a grader: its runs are not graded, and the summary names it (figures.grading).
-      const gradable = hasGrader(task);
-      if (!gradable && !result.tasksWithoutGrader.includes(task.manifest.id)) {
-        result.tasksWithoutGrader.push(task.manifest.id);
-      }
-      const graded = await Promise.all(
-        collection.episodes
-          .filter((episode) => gradable && episode.status !== 'error')
-          .map(async (episode) => {
-            // The data seed the run was made with, as its record says (older runs: their one seed).
-            const record = await EpisodeRecord.readIfPresent(run.path(episode.dir, episodeFiles.record));
-            const dataSeed = record?.dataSeed ?? taskDataSeed(options.seeds, task.manifest.id);
-            const release = await options.gradeSlots.acquire();
-            try {
-              return await gradeStep(
-                run,
-                base,
-                { episodeId: episode.episodeId, dir: episode.dir, task, dataSeed },
-                options.grades,
-              );
-            } finally {
-              release();
-            }
-          }),
-      );
-      result.grades.push(...graded);
-      const gradeOf = new Map(graded.map((row) => [row.episodeId, row.grade]));
-      const collectionGrades = graded.flatMap((row) => (row.grade === null ? [] : [row.grade]));
-      for (const episode of collection.episodes) {
-        if (!selected.has(episode.episodeId)) continue;
-        result.selectedRuns.push({
-          generation: generation.name,
-          task: collection.task,
-          run: episode.episodeId,
-          grade: gradeOf.get(episode.episodeId) ?? null,
-          collectionGrades,
-          flagged: episode.tampered,
-          judgeDirected: await judgeDirectedOf(task, run.path(episode.dir), episode),
+  const selectedOf = new Map<string, Set<string>>();
+  const verdictsOf = new Map<string, EvaluatorVerdict[]>();
+  for (const { generation, task, collection, graded, matches } of planned) {
+    const taskId = task.manifest.id;
+    // A task without a grader: its runs are not graded, and the summary names it (figures.grading).
+    if (!hasGrader(task) && !result.tasksWithoutGrader.includes(taskId))
+      result.tasksWithoutGrader.push(taskId);
+    let selected = selectedOf.get(generation);
+    if (!selected) {
+      selected = await selectedEpisodes(run, generation);
+      selectedOf.set(generation, selected);
+    }
+    const rows = await Promise.all(graded);
+    result.grades.push(...rows);
+    const gradeOf = new Map(rows.map((row) => [row.episodeId, row.grade]));
+    const collectionGrades = rows.flatMap((row) => (row.grade === null ? [] : [row.grade]));
+    for (const episode of collection.episodes) {
+      if (!selected.has(episode.episodeId)) continue;
+      result.selectedRuns.push({
+        generation,
+        task: collection.task,
+        run: episode.episodeId,
+        grade: gradeOf.get(episode.episodeId) ?? null,
+        collectionGrades,
+        flagged: episode.tampered,
+        judgeDirected: await judgeDirectedOf(task, run.path(episode.dir), episode),
+      });
+    }
+    const verdicts = verdictsOf.get(generation) ?? [];
+    verdictsOf.set(generation, verdicts);
+    for (const { index, match, judged } of matches) {
+      const item = `${generation}/${taskId}/match/${index}`;
+      verdicts.push({ evaluator: `self:${generation}`, task: taskId, item, outcome: fromX(match.winner!) });
+      const gradeX = gradeOf.get(match.x.label);
+      const gradeY = gradeOf.get(match.y.label);
+      if (typeof gradeX === 'number' && typeof gradeY === 'number') {
+        verdicts.push({
+          evaluator: 'oracle',
+          task: taskId,
+          item,
+          outcome: oraclePreference(gradeX, gradeY, evaluation.oracleTieMargin),
         });
       }
-      const sampled = await tournamentVerdicts({
-        ...options,
-        generation: generation.name,
-        task,
-        collection,
-        gradeOf,
-      });
-      verdicts.push(...sampled.verdicts);
-      result.judgments.push(...sampled.judgments);
+      for (const { judge, rows: seeds } of judged) {
+        const judgeRows = (await Promise.all(seeds)).flat();
+        result.judgments.push(...judgeRows);
+        const outcome = majority(judgeRows.flatMap((row) => (row.outcome === null ? [] : [row.outcome])));
+        if (outcome !== null) verdicts.push({ evaluator: judge, task: taskId, item, outcome });
+      }
     }
-    if (verdicts.length > 0)
-      result.agreementSamples.push({ name: `tournament ${generation.name}`, verdicts });
+  }
+  for (const [generation, verdicts] of verdictsOf) {
+    if (verdicts.length > 0) result.agreementSamples.push({ name: `tournament ${generation}`, verdicts });
   }
   return result;
+}
+
+/** The episodes a generation selected for training, from its dataset's record. */
+async function selectedEpisodes(run: Run<RunConfig>, generation: string): Promise<Set<string>> {
+  const dataset = await DatasetEpisodesRecord.readIfPresent(
+    run.path(datasetPath(generation, 'episodes.json')),
+  );
+  return new Set(
+    (dataset?.episodes ?? [])
+      .filter((episode) => episode.split === 'train')
+      .map((episode) => episode.episodeId),
+  );
 }
 
 /**
@@ -197,105 +270,72 @@ async function distilledTasks(run: Run<RunConfig>, generation: string): Promise<
   return collections;
 }
 
-/**
- * Up to `tournamentSample` decided matches of the task's tournament, drawn with the evaluation's seed: the match's
- * own verdict (the self-judge), each external judge's (the majority of its seeds and orders, the orders as
- * `evaluation.orders` says) and the oracle's.
- */
-async function tournamentVerdicts(options: {
-  run: Run<RunConfig>;
-  evaluation: EvaluationConfig;
-  served: ServedEvaluation;
-  base: string;
-  tokenCounter: TokenCounter;
-  judgments: JsonlAppender;
-  judgeSlots: ReadonlyMap<string, Semaphore>;
-  generation: string;
-  task: LoadedTask;
-  collection: Collection;
-  gradeOf: ReadonlyMap<string, number | null>;
-}): Promise<{ verdicts: EvaluatorVerdict[]; judgments: JudgmentRow[] }> {
-  const { run, evaluation, generation, task, collection } = options;
-  const taskId = task.manifest.id;
-  const matchesDir = run.path(distillTaskPath(generation, taskId, outerLoopFiles.judgments));
+/** Up to `tournamentSample` decided matches of the task's tournament, drawn with the evaluation's seed. */
+async function sampledMatches(
+  run: Run<RunConfig>,
+  evaluation: EvaluationConfig,
+  generation: string,
+  task: LoadedTask,
+): Promise<Array<{ index: number; match: PairwiseJudgment }>> {
+  const matchesDir = run.path(distillTaskPath(generation, task.manifest.id, outerLoopFiles.judgments));
   let files: string[];
   try {
     files = (await readdir(matchesDir)).filter((file) => file.endsWith('.json'));
   } catch {
-    return { verdicts: [], judgments: [] };
+    return [];
   }
   const matches = [];
   for (const file of files.sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))) {
     const match = await PairwiseJudgmentRecord.read(join(matchesDir, file));
     if (match.status === 'decided') matches.push({ index: Number.parseInt(file, 10), match });
   }
-  const sample = shuffled(matches, seededRandom(evaluation.seed ?? run.config.seed)).slice(
+  return shuffled(matches, seededRandom(evaluation.seed ?? run.config.seed)).slice(
     0,
     evaluation.tournamentSample,
   );
-  const directories = new Map(collection.episodes.map((episode) => [episode.episodeId, episode.dir]));
-  const bundles = new Map<string, Promise<WorkspaceBundle>>();
-  const bundleOf = (episodeId: string) => {
-    let bundle = bundles.get(episodeId);
-    if (!bundle) {
-      bundle = buildWorkspaceBundle({
-        task,
-        location: run.path(directories.get(episodeId)!),
-        tokenCounter: options.tokenCounter,
-      });
-      bundles.set(episodeId, bundle);
-    }
-    return bundle;
-  };
+}
 
-  const verdicts: EvaluatorVerdict[] = [];
-  const judgments: JudgmentRow[] = [];
-  await Promise.all(
-    sample.map(async ({ index, match }) => {
-      const item = `${generation}/${taskId}/match/${index}`;
-      const { x, y } = match;
-      verdicts.push({ evaluator: `self:${generation}`, task: taskId, item, outcome: fromX(match.winner!) });
-      const gradeX = options.gradeOf.get(x.label);
-      const gradeY = options.gradeOf.get(y.label);
-      if (typeof gradeX === 'number' && typeof gradeY === 'number') {
-        verdicts.push({
-          evaluator: 'oracle',
-          task: taskId,
-          item,
-          outcome: oraclePreference(gradeX, gradeY, evaluation.oracleTieMargin),
-        });
-      }
-      for (const judge of options.served.judges) {
-        const rows: JudgmentRow[] = [];
-        for (const seed of judgeSeeds(evaluation.orders, evaluation.judgeSeeds)) {
-          rows.push(
-            ...(await judgmentStep({
-              run,
-              key: `${options.base}/tournament/${generation}/${taskId}/${index}/${judge.name}/${seed}`,
-              pair: {
-                sample: `tournament ${generation}`,
-                task,
-                condition: 'tournament',
-                replicate: index,
-                candidate: { label: x.label, episodeId: x.label, bundle: () => bundleOf(x.label) },
-                baseline: { label: y.label, episodeId: y.label, bundle: () => bundleOf(y.label) },
-              },
-              judge,
-              seed,
-              orders: evaluation.orders,
-              repairAttempts: evaluation.judgeRepairAttempts,
-              slots: options.judgeSlots.get(judge.name)!,
-              judgments: options.judgments,
-            })),
-          );
-        }
-        judgments.push(...rows);
-        const outcome = majority(rows.flatMap((row) => (row.outcome === null ? [] : [row.outcome])));
-        if (outcome !== null) verdicts.push({ evaluator: judge.name, task: taskId, item, outcome });
-      }
-    }),
-  );
-  return { verdicts, judgments };
+/** An external judge's judgment of a sampled match with one seed, the orders as `evaluation.orders` says. */
+function matchJudgment(
+  options: LoopOutsideOptions,
+  sampled: {
+    generation: string;
+    task: LoadedTask;
+    collection: Collection;
+    index: number;
+    match: PairwiseJudgment;
+  },
+  judge: ServedJudge,
+  seed: number,
+) {
+  const { run, evaluation } = options;
+  const { generation, task, index } = sampled;
+  const { x, y } = sampled.match;
+  const directories = new Map(sampled.collection.episodes.map((episode) => [episode.episodeId, episode.dir]));
+  const side = (label: string) => ({
+    label,
+    episodeId: label,
+    bundle: () => options.bundleOf(task, { episodeId: label, location: run.path(directories.get(label)!) }),
+  });
+  return judgmentWork({
+    key: judgmentKey(
+      options.base,
+      { kind: 'tournament', generation, task: task.manifest.id, match: index },
+      judge.name,
+      seed,
+    ),
+    pair: {
+      sample: `tournament ${generation}`,
+      task,
+      condition: 'tournament',
+      replicate: index,
+      candidate: side(x.label),
+      baseline: side(y.label),
+    },
+    judge,
+    seed,
+    ...evaluationJudging(evaluation, options.judgments),
+  });
 }
 
 function fromX(winner: 'x' | 'y' | 'tie'): PairOutcome {

@@ -4,9 +4,6 @@ import type { EvaluationOrders } from '../config/evaluation-settings.js';
 import { searchCoverageSettings } from '../config/search-coverage-setting.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { UserError } from '../errors.js';
-import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
-import type { Semaphore } from '../model/concurrency.js';
-import type { TokenCounter } from '../model/token-counter.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { TaskSearchRecord, type SearchEpisode, type TaskSearchResult } from '../search/search-records.js';
 import { runFiles, searchResultPath } from '../store/run-paths.js';
@@ -14,7 +11,7 @@ import type { Run } from '../store/run-store.js';
 import { systemErrorCode } from '../store/system-error-code.js';
 import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import { judgmentStep } from './evaluation-judgments.js';
+import { judgmentWork } from './evaluation-judgments.js';
 import type { EvaluationJudge } from './evaluation-plan.js';
 import type { JudgmentRow } from './evaluation-records.js';
 import { byGenerationName, loopTaskCoverage } from './loop-search-coverage.js';
@@ -24,12 +21,15 @@ import {
   type VersionVerdicts,
 } from './search-coverage-figure.js';
 import type { ServedJudge } from './serve-evaluation.js';
+import type { BundleOf } from './workspace-bundles.js';
+import { judgmentKey } from '../work/step-keys.js';
+import type { Study, WorkRunner } from '../work/work-runner.js';
 import { judgeSeeds } from '../config/judge-orders.js';
 
 /**
  * `evaluation.searchCoverage`: the outside measure of how soon each generation's workflow searches found a winning
  * design (the paper's Figure 4). Each version a search ran is judged against that search's bare-task reference run
- * by the evaluation's external judges, each judge with each seed as a step of its own (`judgmentStep`, so a killed
+ * by the evaluation's external judges, each judge with each seed as a step of its own (`judgmentWork`, so a killed
  * evaluation resumes without judging anything twice). The rows go to the evaluation's `judgments.jsonl` with the
  * sample `search-coverage <generation>` (condition `search`, replicate the iteration), which no evaluation figure
  * reads; the figure goes to `summary.json`'s `searchCoverage`. It reads the search records, and nothing in the loop
@@ -108,12 +108,27 @@ export async function planSearchCoverage(options: {
   return { judgeSeeds: settings.judgeSeeds, orders: evaluation.orders, generations, tasks };
 }
 
+/** Every version of every planned search, with its judgments planned. */
+type PlannedCoverage = Array<{
+  generation: string;
+  unfinished: string[];
+  tasks: Array<{
+    search: TaskSearchResult;
+    versions: Array<{
+      iteration: number;
+      version: string;
+      failed: boolean;
+      judged: Array<Promise<JudgmentRow[]>>;
+    }>;
+  }>;
+}>;
+
 /**
- * Judges every version of every planned search against its reference, every judge × seed in the evaluation's
- * orders, and computes the figure. A version whose episode failed is not judged and does not win, as in the loop
- * (a walkover).
+ * As a study: judges every version of every planned search against its reference, every judge × seed in the
+ * evaluation's orders, then computes the figure. A version whose episode failed is not judged and does not win, as in
+ * the loop (a walkover).
  */
-export async function judgeSearchCoverage(
+export function searchCoverageStudy(
   plan: SearchCoveragePlan,
   options: {
     run: Run<RunConfig>;
@@ -121,130 +136,114 @@ export async function judgeSearchCoverage(
     base: string;
     judges: readonly ServedJudge[];
     repairAttempts: number;
-    tokenCounter: TokenCounter;
+    /** Judgments at a time per judge. */
+    concurrency: number;
     judgments: JsonlAppender;
-    judgeSlots: ReadonlyMap<string, Semaphore>;
+    bundleOf: BundleOf;
   },
-): Promise<SearchCoverageFigure> {
+): Study<PlannedCoverage, SearchCoverageFigure> {
   const { run } = options;
-  const bundles = new Map<string, Promise<WorkspaceBundle>>();
-  const bundleOf = (task: LoadedTask, episode: SearchEpisode) => {
-    let bundle = bundles.get(episode.episodeId);
-    if (!bundle) {
-      bundle = buildWorkspaceBundle({
-        task,
-        location: run.path(episode.dir),
-        tokenCounter: options.tokenCounter,
-      });
-      bundles.set(episode.episodeId, bundle);
-    }
-    return bundle;
-  };
-
-  // Every judgment of every version starts now (the judges' slots pace them); all are settled before any failure is
-  // thrown, so none is still writing when the evaluation closes its files.
-  const work = plan.generations.map(({ generation, searches, unfinished }) => ({
-    generation,
-    unfinished,
-    tasks: searches.map((search) => {
-      const task = plan.tasks.get(search.task)!;
-      return {
-        search,
-        versions: search.iterations.flatMap((iteration, index) => {
-          const episode = iteration.episode;
-          if (!episode) return [];
-          const judged =
-            episode.status !== 'success'
+  const sideOf = (task: LoadedTask, label: string, episode: SearchEpisode) => ({
+    label,
+    episodeId: episode.episodeId,
+    bundle: () => options.bundleOf(task, { episodeId: episode.episodeId, location: run.path(episode.dir) }),
+  });
+  const plannedWork = (work: WorkRunner): PlannedCoverage =>
+    plan.generations.map(({ generation, searches, unfinished }) => ({
+      generation,
+      unfinished,
+      tasks: searches.map((search) => {
+        const task = plan.tasks.get(search.task)!;
+        return {
+          search,
+          versions: search.iterations.flatMap((iteration, index) => {
+            const episode = iteration.episode;
+            if (!episode) return [];
+            const failed = episode.status !== 'success';
+            const item = {
+              kind: 'search-coverage' as const,
+              generation,
+              task: search.task,
+              version: iteration.version,
+            };
+            const judged = failed
               ? []
               : options.judges.flatMap((judge) =>
                   judgeSeeds(plan.orders, plan.judgeSeeds).map((seed) =>
-                    judgmentStep({
-                      run,
-                      key: `${options.base}/search-coverage/${generation}/${search.task}/${iteration.version}/${judge.name}/${seed}`,
-                      pair: {
-                        sample: `search-coverage ${generation}`,
-                        task,
-                        condition: 'search',
-                        replicate: index,
-                        candidate: {
-                          label: iteration.version,
-                          episodeId: episode.episodeId,
-                          bundle: () => bundleOf(task, episode),
+                    work.submit(
+                      judgmentWork({
+                        key: judgmentKey(options.base, item, judge.name, seed),
+                        pair: {
+                          sample: `search-coverage ${generation}`,
+                          task,
+                          condition: 'search',
+                          replicate: index,
+                          candidate: sideOf(task, iteration.version, episode),
+                          baseline: sideOf(task, 'reference', search.reference),
                         },
-                        baseline: {
-                          label: 'reference',
-                          episodeId: search.reference.episodeId,
-                          bundle: () => bundleOf(task, search.reference),
-                        },
-                      },
-                      judge,
-                      seed,
-                      orders: plan.orders,
-                      repairAttempts: options.repairAttempts,
-                      slots: options.judgeSlots.get(judge.name)!,
-                      judgments: options.judgments,
-                    }),
+                        judge,
+                        seed,
+                        orders: plan.orders,
+                        repairAttempts: options.repairAttempts,
+                        concurrency: options.concurrency,
+                        judgments: options.judgments,
+                      }),
+                    ),
                   ),
                 );
-          return [
-            { iteration: index, version: iteration.version, failed: episode.status !== 'success', judged },
-          ];
-        }),
-      };
-    }),
-  }));
-  const settled = await Promise.allSettled(
-    work.flatMap((generation) =>
-      generation.tasks.flatMap((task) => task.versions.flatMap((version) => version.judged)),
-    ),
-  );
-  const failure = settled.find((outcome) => outcome.status === 'rejected');
-  if (failure) throw (failure as PromiseRejectedResult).reason;
-
-  const judgedRows: JudgmentRow[] = [];
-  let failedEpisodes = 0;
-  const generations = [];
-  for (const { generation, unfinished, tasks } of work) {
-    const judgedTasks = [];
-    for (const { search, versions } of tasks) {
-      const verdicts: VersionVerdicts[] = [];
-      for (const version of versions) {
-        // Settled above: each resolves at once.
-        const rows = (await Promise.all(version.judged)).flat();
-        judgedRows.push(...rows);
-        if (version.failed) failedEpisodes++;
-        verdicts.push({
-          iteration: version.iteration,
-          version: version.version,
-          episodeFailed: version.failed,
-          outcomes: rows.map((row) => row.outcome),
-        });
-      }
-      judgedTasks.push({
-        task: search.task,
-        iterationsRun: search.championHistory.length,
-        loopFirstWin: loopTaskCoverage(search).firstWin,
-        versions: verdicts,
-      });
-    }
-    generations.push(
-      outsideGenerationCoverage({
-        generation,
-        tasks: judgedTasks.sort((a, b) => a.task.localeCompare(b.task)),
-        unfinished,
-        confidence: CONFIDENCE,
+            return [{ iteration: index, version: iteration.version, failed, judged }];
+          }),
+        };
       }),
-    );
-  }
+    }));
   return {
-    confidence: CONFIDENCE,
-    judges: options.judges.map((judge) => judge.name),
-    judgeSeeds: plan.judgeSeeds,
-    generations,
-    counts: {
-      judgments: judgedRows.length,
-      failedJudgments: judgedRows.filter((row) => row.status === 'failed').length,
-      failedEpisodes,
+    plan: plannedWork,
+    summarise: async (planned) => {
+      const judgedRows: JudgmentRow[] = [];
+      let failedEpisodes = 0;
+      const generations = [];
+      for (const { generation, unfinished, tasks } of planned) {
+        const judgedTasks = [];
+        for (const { search, versions } of tasks) {
+          const verdicts: VersionVerdicts[] = [];
+          for (const version of versions) {
+            const rows = (await Promise.all(version.judged)).flat();
+            judgedRows.push(...rows);
+            if (version.failed) failedEpisodes++;
+            verdicts.push({
+              iteration: version.iteration,
+              version: version.version,
+              episodeFailed: version.failed,
+              outcomes: rows.map((row) => row.outcome),
+            });
+          }
+          judgedTasks.push({
+            task: search.task,
+            iterationsRun: search.championHistory.length,
+            loopFirstWin: loopTaskCoverage(search).firstWin,
+            versions: verdicts,
+          });
+        }
+        generations.push(
+          outsideGenerationCoverage({
+            generation,
+            tasks: judgedTasks.sort((a, b) => a.task.localeCompare(b.task)),
+            unfinished,
+            confidence: CONFIDENCE,
+          }),
+        );
+      }
+      return {
+        confidence: CONFIDENCE,
+        judges: options.judges.map((judge) => judge.name),
+        judgeSeeds: plan.judgeSeeds,
+        generations,
+        counts: {
+          judgments: judgedRows.length,
+          failedJudgments: judgedRows.filter((row) => row.status === 'failed').length,
+          failedEpisodes,
+        },
+      };
     },
   };
 }

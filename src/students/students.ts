@@ -8,9 +8,7 @@ import { RunConfig } from '../config/run-config.js';
 import { evaluationConfig } from '../config/evaluation-settings.js';
 import { CollectionRecord } from '../distill/generation/generation-records.js';
 import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
-import { readWindowSummaries } from '../distill/read-window-summaries.js';
 import { Selection } from '../distill/selection.js';
-import { writeTrainingData } from '../distill/write-training-data.js';
 import { UserError } from '../errors.js';
 import { evaluateRun } from '../evaluate/evaluate-run.js';
 import type { EvaluationSummary } from '../evaluate/evaluation-records.js';
@@ -31,7 +29,9 @@ import {
   type SelectionPools,
   type StudentSpec,
 } from './student-datasets.js';
-import { studentTrainingPlan, type StudentTraining } from './student-tokens.js';
+import type { StudentTraining } from './student-tokens.js';
+import { studentDataWork, studentPlan, studentTrainingWork } from './student-training.js';
+import { WorkRunner } from '../work/work-runner.js';
 import { DEFAULT_LENGTH_RATIO } from './length-ratio.js';
 import { judgeTeamVersusSingle, TeamVersusSingle } from './team-versus-single.js';
 
@@ -181,6 +181,7 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
     kind,
     (runConfig) => options.backend?.(runConfig) ?? localEpisodeBackend,
   );
+  const endpointPools = session.endpointPools();
   try {
     const teamVersusSingle = await judgeTeamVersusSingle({
       runDirectory,
@@ -238,63 +239,29 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
         'winRate' | 'winRateInterval' | 'winRateWithTies' | 'winRateWithTiesInterval' | 'pairs' | 'judge'
       >
     > = [];
+    const work = new WorkRunner(run, endpointPools);
     for (const dataset of datasets) {
       const { student } = dataset;
-      const episodes = [...dataset.team, ...dataset.single];
-      const dataDir = join(student.name, DATASET_FOLDER);
       progress(
         `student ${student.name}: data from ${dataset.team.length} team and ${dataset.single.length} single-agent episodes`,
       );
-      await run.step(
-        `students/${student.name}/dataset`,
-        async () => {
-          await writeTrainingData({
-            episodes: [
-              ...episodes.map((episode) => ({
-                dir: join(runDirectory, episode.dir),
-                split: 'train' as const,
-              })),
-              ...dataset.validation.map((episode) => ({
-                dir: join(runDirectory, episode.dir),
-                split: 'validation' as const,
-              })),
-            ],
-            outDir: run.path(dataDir),
-            modelDirectory: tokenizer.modelDirectory,
-            servedModel: tokenizer.servedModel,
-            allowTokenizerMismatch: tokenizer.allowTokenizerMismatch,
-            limits: {
-              windowTokens: parentConfig.distill.windowTokens,
-              maxContextTokens: parentConfig.distill.maxContextTokens,
-            },
-            mode: student.kind === 'S' ? 'single-agent' : 'team',
-          });
-          return { dir: dataDir };
-        },
-        { output: z.object({ dir: z.string() }), dir: dataDir },
+      const { dir: dataDir } = await work.submit(
+        studentDataWork({ run, runDirectory, parentConfig, dataset, tokenizer }),
       );
-      const { tokens, hyper } = studentTrainingPlan(
-        await readWindowSummaries(run.path(dataDir), 'train'),
-        options.training,
-        parentConfig.rsi.hyperparameters,
-      );
+      const { tokens, hyper } = await studentPlan(run, dataDir, options.training, parentConfig);
       progress(
         `student ${student.name}: training (${trainer.kind}), ${tokens.processedSupervisedTokens} supervised tokens processed`,
       );
-      const trainDir = join('train', student.name);
-      const result = await run.step(
-        `students/${student.name}/train`,
-        async ({ attempt }) =>
-          trainer.train({
-            dataset: run.path(dataDir),
-            parent: baseGeneration,
-            outDir: run.path(trainDir),
-            seed: options.training.seed,
-            hyper,
-            resume: attempt > 1,
-            restartIfChanged: true,
-          }),
-        { output: TrainStepOutput, dir: trainDir, keepDirOnRedo: trainer.resumes === true },
+      const result = await work.submit(
+        studentTrainingWork({
+          run,
+          student: student.name,
+          dataDir,
+          trainer,
+          base: baseGeneration,
+          seed: options.training.seed,
+          hyper,
+        }),
       );
       if (!registry.get(student.name)) {
         await registry.addTrained({
@@ -310,7 +277,7 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
         kind: student.kind,
         teamEpisodes: dataset.team.length,
         singleEpisodes: dataset.single.length,
-        episodeIds: episodes.map((episode) => episode.episodeId),
+        episodeIds: [...dataset.team, ...dataset.single].map((episode) => episode.episodeId),
         validationEpisodeIds: dataset.validation.map((episode) => episode.episodeId),
         tokens,
         trainer: trainer.kind,
@@ -347,16 +314,10 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
       trained.map((student) => ({ ...student, ...winAgainstBase(summary, student.name) })),
     );
   } finally {
+    await endpointPools.close();
     await session.close();
   }
 }
-
-const TrainStepOutput = z.object({
-  adapterPath: z.string().optional(),
-  mergedPath: z.string().optional(),
-  metrics: TrainingMetrics,
-  logFile: z.string(),
-});
 
 /** The student's pooled row against the base: every judge pooled when there are several, else the one judge. */
 export function winAgainstBase(

@@ -10,20 +10,22 @@ import { CollectionRecord, type CollectedRun } from '../distill/generation/gener
 import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
 import { EpisodeRecord } from '../episode/episode-record.js';
 import { UserError } from '../errors.js';
-import { judgmentStep } from '../evaluate/evaluation-judgments.js';
+import { evaluationJudging, judgmentWork } from '../evaluate/evaluation-judgments.js';
 import type { JudgmentRow } from '../evaluate/evaluation-records.js';
-import { settleAll } from '../evaluate/evaluate-run.js';
 import { serveEvaluation } from '../evaluate/serve-evaluation.js';
 import { allJudges, JudgeWinRates, pairPreferences } from '../evaluate/statistics/index.js';
 import { judgeWinRates, type ScoredVerdict } from '../evaluate/statistics/win-rates.js';
 import type { RunSession } from '../session/run-session.js';
-import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
+import { workspaceBundles } from '../evaluate/workspace-bundles.js';
+import type { LoadedTask } from '../tasks/load-task.js';
+import { judgmentKey, TEAM_VS_SINGLE } from '../work/step-keys.js';
+import { runStudy, WorkRunner } from '../work/work-runner.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { distillTaskPath, episodePath, outerLoopFiles } from '../store/run-paths.js';
 import { judgeSeeds } from '../config/judge-orders.js';
 
 /** `students/<name>/team-vs-single/`: the judgments of the round's team outputs against its single-agent ones. */
-export const TEAM_VS_SINGLE_FOLDER = 'team-vs-single';
+export const TEAM_VS_SINGLE_FOLDER = TEAM_VS_SINGLE;
 /** The condition its judgment rows carry. */
 const CONDITION = 'team-vs-single-agent';
 const CONFIDENCE = 0.95;
@@ -271,63 +273,48 @@ export async function judgeTeamVersusSingle(options: {
   options.onProgress?.(
     `team against single agent: ${planned.pairs.length} pair(s) of ${generation}'s runs, ${perPair} judgment(s) each (${planned.unpaired.length} run(s) unpaired)`,
   );
-  const tokenCounter = await session.tokenCounter();
+  const bundleOf = workspaceBundles(await session.tokenCounter());
   const served = await serveEvaluation(config, session.kind.host, [], judges, { selfJudge: false });
   const pools = session.endpointPools();
   const appender = new JsonlAppender(run.path(TEAM_VS_SINGLE_FOLDER, 'judgments.jsonl'));
   try {
-    const slots = new Map(
-      served.judges.map((judge) => [
-        judge.name,
-        pools.slots('judgments', judge.name, evaluation.concurrency.judgments),
-      ]),
-    );
-    const bundles = new Map<string, Promise<WorkspaceBundle>>();
-    const bundleOf = (taskId: string, episode: CollectedRun) => {
-      let bundle = bundles.get(episode.episodeId);
-      if (!bundle) {
-        bundle = buildWorkspaceBundle({
-          task: tasks.get(taskId)!,
-          location: join(options.runDirectory, episode.dir),
-          tokenCounter,
-        });
-        bundles.set(episode.episodeId, bundle);
-      }
-      return bundle;
-    };
-    const judged = planned.pairs.flatMap((pair) =>
-      served.judges.flatMap((judge) =>
-        judgeSeeds(evaluation.orders, evaluation.judgeSeeds).map((seed) =>
-          judgmentStep({
-            run,
-            key: `${TEAM_VS_SINGLE_FOLDER}/${generation}/${pair.task}/${pair.seed}/${judge.name}/${seed}`,
-            pair: {
-              sample: `team-vs-single ${generation}`,
-              task: tasks.get(pair.task)!,
-              condition: CONDITION,
-              replicate: pair.seed,
-              candidate: {
-                label: 'team',
-                episodeId: pair.team.episodeId,
-                bundle: () => bundleOf(pair.task, pair.team),
-              },
-              baseline: {
-                label: 'single-agent',
-                episodeId: pair.single.episodeId,
-                bundle: () => bundleOf(pair.task, pair.single),
-              },
-            },
-            judge,
-            seed,
-            orders: evaluation.orders,
-            repairAttempts: evaluation.judgeRepairAttempts,
-            slots: slots.get(judge.name)!,
-            judgments: appender,
+    const side = (task: LoadedTask, label: string, episode: CollectedRun) => ({
+      label,
+      episodeId: episode.episodeId,
+      bundle: () =>
+        bundleOf(task, { episodeId: episode.episodeId, location: join(options.runDirectory, episode.dir) }),
+    });
+    const rows = await runStudy(
+      {
+        plan: (work) =>
+          planned.pairs.flatMap((pair) => {
+            const task = tasks.get(pair.task)!;
+            const item = { kind: 'team-vs-single' as const, generation, task: pair.task, seed: pair.seed };
+            return served.judges.flatMap((judge) =>
+              judgeSeeds(evaluation.orders, evaluation.judgeSeeds).map((seed) =>
+                work.submit(
+                  judgmentWork({
+                    key: judgmentKey('', item, judge.name, seed),
+                    pair: {
+                      sample: `team-vs-single ${generation}`,
+                      task,
+                      condition: CONDITION,
+                      replicate: pair.seed,
+                      candidate: side(task, 'team', pair.team),
+                      baseline: side(task, 'single-agent', pair.single),
+                    },
+                    judge,
+                    seed,
+                    ...evaluationJudging(evaluation, appender),
+                  }),
+                ),
+              ),
+            );
           }),
-        ),
-      ),
+        summarise: async (judged) => (await Promise.all(judged)).flat(),
+      },
+      new WorkRunner(run, pools),
     );
-    const rows = (await settleAll(judged)).flat();
     return teamVersusSingleFigures({
       generation,
       judges: judges.map((judge) => judge.name),
@@ -344,7 +331,7 @@ export async function judgeTeamVersusSingle(options: {
       bootstrapSeed: evaluation.seed ?? config.seed,
     });
   } finally {
-    await appender.close();
+    await Promise.allSettled([appender.close(), pools.close()]);
     await served.close();
   }
 }

@@ -5,6 +5,11 @@ import type { Run } from '../store/run-store.js';
 import type { WorkItem, WorkKind } from './work-item.js';
 
 export interface WorkRunnerHooks {
+  /**
+   * Called as a piece of work starts running, its slot held (not for a finished step): throwing (a spent budget)
+   * stops it unrun.
+   */
+  beforeWork?: (kind: WorkKind, key: string) => void;
   /** Called once per piece of work when it has ended, done or failed (a finished step skipped on resume too). */
   onFinished?: (kind: WorkKind, key: string) => void;
 }
@@ -83,7 +88,11 @@ export class WorkRunner {
     this.counts.set(kind, this.planned(kind) + 1);
   }
 
-  private track<T>(work: Promise<T>): Promise<T> {
+  /**
+   * Work whose later pieces depend on what earlier ones gave, run as a chain (a trial run again while infrastructure
+   * lost it): `settle` waits for the chain too, and its failure is the study's.
+   */
+  track<T>(work: Promise<T>): Promise<T> {
     this.pending.push(work);
     // Handled here so that a failure waits for `settle` rather than stopping the process.
     work.catch(() => {});
@@ -101,6 +110,8 @@ export class WorkRunner {
           const slots = item.slots && this.pools.slots(item.slots.pool, item.slots.key, item.slots.limit);
           const release = await slots?.acquire();
           try {
+            // Asked once the slot is held: work queued for a slot while the budget ran out is refused too.
+            this.hooks.beforeWork?.(item.kind, item.key);
             const gate = item.server && this.pools.gate(item.server);
             return await item.perform({ attempt, ...(gate ? { gate } : {}) }, prepared);
           } finally {

@@ -6,18 +6,20 @@ import { RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import {
   judgmentsPerStep,
-  judgmentStep,
+  judgmentWork,
   type JudgedEpisodes,
 } from '../../src/evaluate/evaluation-judgments.js';
 import type { ServedJudge } from '../../src/evaluate/serve-evaluation.js';
 import { randomOrder, type WorkspaceBundle } from '../../src/judge/index.js';
-import { Semaphore } from '../../src/model/concurrency.js';
+import { outageSettings } from '../../src/config/fault-tolerance.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { JsonlAppender } from '../../src/proxy/jsonl-appender.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
 import type { LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
+import { EndpointPools } from '../../src/session/endpoint-pools.js';
 import { step } from '../../src/toy/steps.js';
+import { WorkRunner } from '../../src/work/work-runner.js';
 import {
   bundleOf,
   removeScratchDirectories,
@@ -81,17 +83,9 @@ const pair: () => JudgedEpisodes = () => ({
 });
 
 const judgeOnce = (key: string, seed: number, orders: 'both' | 'random') =>
-  judgmentStep({
-    run,
-    key,
-    pair: pair(),
-    judge,
-    seed,
-    orders,
-    repairAttempts: 0,
-    slots: new Semaphore(2),
-    judgments,
-  });
+  new WorkRunner(run, new EndpointPools(outageSettings({}))).submit(
+    judgmentWork({ key, pair: pair(), judge, seed, orders, repairAttempts: 0, concurrency: 2, judgments }),
+  );
 
 describe('the orders each judgment step judges', () => {
   it('both: two rows, one per order; random: one row per seed, in the order drawn from the seed and the key', async () => {
