@@ -142,11 +142,7 @@ describe('mass status and the live viewer on a toy search', () => {
 
     const resumed = await runMass(['search', '--config', configFile, '--runs', runs]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    await watched.page.waitForFunction(
-      () => document.getElementById('live-status')?.dataset.state === 'finished',
-      undefined,
-      { timeout: 30_000 },
-    );
+    await watched.page.locator('#live-status[data-state="finished"]').waitFor({ timeout: 30_000 });
     const after = await section.innerText();
     expect(after).not.toBe(before);
     expect(after).toContain('2/2 episode');
