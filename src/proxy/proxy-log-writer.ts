@@ -79,7 +79,12 @@ export class ProxyLogWriter {
       recorded: false,
     };
     const route = path.split('?')[0] ?? path;
-    this.openCalls.begin({ seq: call.seq, startedAt: new Date(call.startedAt).toISOString(), method, path: route });
+    this.openCalls.begin({
+      seq: call.seq,
+      startedAt: new Date(call.startedAt).toISOString(),
+      method,
+      path: route,
+    });
     return call;
   }
 
