@@ -8,13 +8,11 @@ import type { EpisodeOptions } from '../episode/run-episode.js';
 import type { ServedModel } from '../evaluate/serve-evaluation.js';
 import { errorMessage } from '../errors.js';
 import type { ContainerImage } from '../episode/sandbox-container.js';
-import { TRIAL_EGRESS_SOCKET, type TrialEnvironment } from '../episode/trial-environment.js';
 import { BubblewrapTrialEnvironment, statePathFolder } from '../episode/trial-environment-bubblewrap.js';
 import { ContainerTrialEnvironment } from '../episode/trial-environment-container.js';
 import { prepareQwenCode } from '../harness/launch-qwen-code.js';
-import { startEgressProxy } from '../proxy/egress-proxy.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
-import { egressAllowance, type EpisodeNetwork } from '../tasks/task-network.js';
+import type { EpisodeNetwork } from '../tasks/task-network.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
 import { runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
 import { episodePath } from '../store/run-paths.js';
@@ -29,6 +27,7 @@ import {
   VerifiedTrial,
   type BenchmarkAgent,
 } from './benchmark-records.js';
+import { withEgress } from './trial-egress.js';
 import { runReferenceAgent, type ReferenceRun } from './reference-agents.js';
 import { unstartedVerification, verifyTrial } from './verifier.js';
 
@@ -180,33 +179,6 @@ function bubblewrapEnvironment(
     env: harbor.environmentEnv,
     hiddenDirectories: [run.directory],
   });
-}
-
-/**
- * The task's network for a command that is not the harness's (the oracle's, the verifier's): the same egress proxy,
- * allowance (an allow-list, or every public host) and run configuration's private destinations the agent gets,
- * listening in the environment's socket folder while `work` runs; none without one.
- */
-async function withEgress<T>(
-  run: Run<RunConfig>,
-  environment: TrialEnvironment,
-  network: EpisodeNetwork,
-  logFile: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  if (network === false) return work();
-  const egress = await startEgressProxy({
-    allow: egressAllowance(network),
-    privateDestinations: run.config.network?.privateDestinations ?? [],
-    socketPath: join(environment.socketDirectory, TRIAL_EGRESS_SOCKET),
-    logFile,
-  });
-  try {
-    return await work();
-  } finally {
-    await egress.close();
-    await rm(join(environment.socketDirectory, TRIAL_EGRESS_SOCKET), { force: true });
-  }
 }
 
 /** The container's name: one per trial of this run, so that a killed run's leftover is found and removed. */

@@ -1,14 +1,10 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 import { z } from 'zod';
 
 import { RunConfig } from '../config/run-config.js';
 import { evaluationConfig } from '../config/evaluation-settings.js';
-import { CollectionRecord } from '../distill/generation/generation-records.js';
-import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
-import { Selection } from '../distill/selection.js';
 import { UserError } from '../errors.js';
 import { evaluateRun } from '../evaluate/evaluate-run.js';
 import type { EvaluationSummary } from '../evaluate/evaluation-records.js';
@@ -18,18 +14,12 @@ import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backe
 import { trainingTokenizer } from '../session/training-tokenizer.js';
 import { Interval } from '../statistics/interval.js';
 import { defineRecord } from '../store/record.js';
-import { DATASET_FOLDER, distillTaskPath, outerLoopFiles } from '../store/run-paths.js';
 import { openRun, type Run } from '../store/run-store.js';
 import { ModelRegistry } from '../train/registry.js';
 import { TrainingMetrics } from '../train/training-metrics.js';
-import {
-  STUDENT_KIND_NAMES,
-  studentDataset,
-  type SelectedEpisode,
-  type SelectionPools,
-  type StudentSpec,
-} from './student-datasets.js';
+import { STUDENT_KIND_NAMES, studentDataset, type StudentSpec } from './student-datasets.js';
 import type { StudentTraining } from './student-tokens.js';
+import { selectionPools } from './selection-pools.js';
 import { studentDataWork, studentPlan, studentTrainingWork } from './student-training.js';
 import { WorkRunner } from '../work/work-runner.js';
 import { DEFAULT_LENGTH_RATIO } from './length-ratio.js';
@@ -352,53 +342,6 @@ export function winAgainstBase(
     pairs: pooled.pairs,
     judge: row.judge,
   };
-}
-
-/** The round's selected episodes, team and single-agent, training and validation, with their ranks and directories. */
-export async function selectionPools(runDirectory: string, generation: string): Promise<SelectionPools> {
-  const distillDir = join(runDirectory, 'distill', generation);
-  if (!existsSync(distillDir)) {
-    throw new UserError(
-      `${runDirectory}: no outer loop for generation ${generation} (distill/${generation}/ is missing)`,
-    );
-  }
-  const pools = { team: [], single: [], teamValidation: [], singleValidation: [] } as {
-    [Pool in keyof SelectionPools]: SelectedEpisode[];
-  };
-  for (const entry of (await readdir(distillDir, { withFileTypes: true })).sort((a, b) =>
-    a.name.localeCompare(b.name),
-  )) {
-    if (!entry.isDirectory() || entry.name === DATASET_FOLDER) continue;
-    const task = entry.name;
-    const team = await selected(runDirectory, distillTaskPath(generation, task), task);
-    const single = await selected(runDirectory, distillTaskPath(generation, task, SINGLE_AGENT_FOLDER), task);
-    pools.team.push(...team.train);
-    pools.teamValidation.push(...team.validation);
-    pools.single.push(...single.train);
-    pools.singleValidation.push(...single.validation);
-  }
-  return pools;
-}
-
-async function selected(
-  runDirectory: string,
-  folder: string,
-  task: string,
-): Promise<{ train: SelectedEpisode[]; validation: SelectedEpisode[] }> {
-  const selectionFile = join(runDirectory, folder, outerLoopFiles.selection);
-  if (!existsSync(selectionFile)) return { train: [], validation: [] };
-  const selection = Selection.parse(JSON.parse(await readFile(selectionFile, 'utf8')));
-  const collection = await CollectionRecord.read(join(runDirectory, folder, outerLoopFiles.collection));
-  const dirOf = new Map(collection.episodes.map((episode) => [episode.episodeId, episode.dir]));
-  const rankOf = new Map(selection.decisions.map((decision) => [decision.episodeId, decision.rank]));
-  const episodes = (ids: readonly string[]) =>
-    ids.map((episodeId) => ({
-      episodeId,
-      task,
-      dir: dirOf.get(episodeId)!,
-      rank: rankOf.get(episodeId) ?? Number.MAX_SAFE_INTEGER,
-    }));
-  return { train: episodes(selection.train), validation: episodes(selection.validation) };
 }
 
 function readParentConfig(runDirectory: string): RunConfig {
