@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import { EpisodeSpec, type EpisodeOptions } from '../episode/episode-spec.js';
 import { UserError } from '../errors.js';
+import { replicaAddresses } from '../model/replicas.js';
 import { runFiles } from '../store/run-paths.js';
 import { locateJobOnWorker, PACKAGE_ROOT, type WorkerFolders } from './job-location.js';
 
@@ -62,6 +63,11 @@ export const EpisodeJobData = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable’s name')
       .optional(),
+    /**
+     * Further addresses of the model at `options.baseUrl` (`roles.<role>.replicas`): the worker spreads the episode's
+     * calls over them as the coordinator would, each one allowed by its `--endpoint` list.
+     */
+    replicas: z.array(EpisodeSpec.shape.baseUrl).max(64).optional(),
     // The episode's specification, its host paths held to absolute ones.
     options: EpisodeSpec.extend({ sandboxHide: z.array(AbsolutePath).max(256).optional() }).strict(),
   })
@@ -93,6 +99,7 @@ export function episodeJobData(input: {
     gpuPool: _gpuPool,
     ...rest
   } = options;
+  const replicas = replicaAddresses(options.baseUrl).slice(1);
   return EpisodeJobData.parse({
     schemaVersion: 1,
     kind: 'episode-job',
@@ -102,6 +109,7 @@ export function episodeJobData(input: {
     task:
       packagePath.startsWith('..') || isAbsolute(packagePath) ? { absolutePath: taskDir } : { packagePath },
     ...(input.apiKeyEnv ? { apiKeyEnv: input.apiKeyEnv } : {}),
+    ...(replicas.length > 0 ? { replicas } : {}),
     options: JSON.parse(JSON.stringify(rest)) as unknown,
   });
 }

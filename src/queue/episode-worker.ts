@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { EpisodeRecord } from '../episode/episode-record.js';
 import { runEpisode, type EpisodeOptions } from '../episode/run-episode.js';
 import { errorMessage, UserError } from '../errors.js';
+import { declareReplicas } from '../model/replicas.js';
 import { episodePath } from '../store/run-paths.js';
 import { durationMs } from '../timer-duration.js';
 import { EpisodeJobData, episodeOptionsOnWorker, type EpisodeJobResult } from './episode-job.js';
@@ -243,6 +244,8 @@ export class EpisodeWorker {
     this.options.log?.(
       `worker ${this.name}: episode ${data.episodeDir} (attempt ${job.attemptsMade + 1}, start ${started.start} of at most ${admitted.maxStarts})`,
     );
+    // The episode's calls spread over the model's replicas as they would on the coordinator.
+    declareReplicas(data.options.baseUrl, data.replicas ?? []);
     try {
       await runEpisode({
         ...options,

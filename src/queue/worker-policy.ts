@@ -104,7 +104,11 @@ export function policyRefusal(policy: WorkerPolicy, job: EpisodeJobData): string
     const allowed = policy.privateDestinations.join(', ') || 'none';
     return `it asks its egress proxy to reach ${unopened.join(', ')}, which this worker does not open (--allow-private-destination: ${allowed})`;
   }
-  return endpointRefusal(policy, job.options.baseUrl);
+  for (const address of [job.options.baseUrl, ...(job.replicas ?? [])]) {
+    const refusal = endpointRefusal(policy, address);
+    if (refusal !== null) return refusal;
+  }
+  return null;
 }
 
 /**

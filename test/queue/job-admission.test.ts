@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 import { Execution } from '../../src/config/execution.js';
+import { declareReplicas } from '../../src/model/replicas.js';
 import { EpisodeJobData } from '../../src/queue/episode-job.js';
 import { locateJobOnWorker } from '../../src/queue/job-location.js';
 import { signEpisodeJob, verifyEpisodeJob } from '../../src/queue/job-signature.js';
@@ -153,6 +154,24 @@ describe('what a worker allows', () => {
     expect(parseAllowedEndpoint('[::1]:8000')).toEqual({ host: '[::1]', port: '8000' });
     expect(() => parseAllowedEndpoint('http://gpu-1:8000/v1')).toThrow(/host, or host:port/);
     expect(() => parseAllowedEndpoint('gpu-1:0')).toThrow(/ports run from 1 to 65535/);
+  });
+
+  it("carries the endpoint's replicas to the worker, each one allowed by its --allow-endpoint list", () => {
+    expect(job().replicas).toBeUndefined();
+    declareReplicas('http://gpu-1:8000/v1', ['http://gpu-2:8000/v1/']);
+    try {
+      const replicated = job();
+      expect(replicated.replicas).toEqual(['http://gpu-2:8000/v1']);
+      expect(EpisodeJobData.parse(JSON.parse(JSON.stringify(replicated)))).toEqual(replicated);
+      expect(policyRefusal(policy(), replicated)).toMatch(/gpu-2:8000 is not one this worker serves/);
+      const both = policy({
+        endpoints: [parseAllowedEndpoint('gpu-1:8000'), parseAllowedEndpoint('gpu-2:8000')],
+      });
+      expect(policyRefusal(both, replicated)).toBeNull();
+      expect(() => EpisodeJobData.parse({ ...replicated, replicas: ['file:///etc/passwd'] })).toThrow();
+    } finally {
+      declareReplicas('http://gpu-1:8000/v1', []);
+    }
   });
 
   it('refuses a job whose egress proxy would reach a private destination the worker did not open', () => {
