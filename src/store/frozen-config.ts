@@ -61,8 +61,9 @@ export function freezeConfig<Schema extends z.ZodType>(
   }
   const differences = configDifferences(toPlainData(frozen), toPlainData(given));
   if (differences.length === 0) return { config: frozen, replaced: [] };
-  if (differences.every((difference) => isSpendingLimitField(difference.field))) {
-    // A budget raised (or lowered) to go on: the same run, its frozen copy brought up to date.
+  if (differences.every((difference) => changesNothingDone(difference.field))) {
+    // A budget raised (or lowered) to go on, or another notification command: the same run, its frozen copy brought
+    // up to date.
     writeFileAtomicSync(path, YAML.stringify(given));
     return { config: readFrozenConfig(path, schema), replaced: [] };
   }
@@ -70,6 +71,14 @@ export function freezeConfig<Schema extends z.ZodType>(
   renameSync(path, join(dirname(path), `config.replaced-${fileTimestamp()}.yaml`));
   writeFileAtomicSync(path, YAML.stringify(given));
   return { config: readFrozenConfig(path, schema), replaced: differences };
+}
+
+/**
+ * Fields a resumed run may change without becoming another run: what bounds its spending (a budget that ran out,
+ * raised to go on) and whom it tells of its events (`notify`). Neither changes any work done or to do.
+ */
+function changesNothingDone(field: string): boolean {
+  return isSpendingLimitField(field) || /^notify(\.|$)/.test(field);
 }
 
 export function readFrozenConfig<Schema extends z.ZodType>(path: string, schema: Schema): z.output<Schema> {

@@ -163,7 +163,7 @@ describe('a budget', () => {
     );
   });
 
-  it('raised in the configuration is the same run: its frozen copy follows, other changes are still refused', async () => {
+  it('raised in the configuration (or notify changed) is the same run: its frozen copy follows, other changes are still refused', async () => {
     const config = (budgets: Record<string, unknown>, seed = 0) => ({
       name: 'budgeted',
       suite: DEMO_SUITE,
@@ -177,6 +177,13 @@ describe('a budget', () => {
     const raised = open(config({ cost: { run: 5 }, tokens: { stages: { evaluation: 1000 } } }));
     expect(raised.config.budgets.cost).toEqual({ run: 5 });
     raised.close();
+    // Another notification command is the same run too.
+    const notified = open({
+      ...config({ cost: { run: 5 }, tokens: { stages: { evaluation: 1000 } } }),
+      notify: { command: ['/usr/local/bin/tell-me'] },
+    } as ReturnType<typeof config>);
+    expect(notified.config.notify?.command).toEqual(['/usr/local/bin/tell-me']);
+    notified.close();
     expect(await readFile(join(directory, 'budgeted', 'config.yaml'), 'utf8')).toMatch(/run: 5/);
     expect(() => open(config({ cost: { run: 5 }, tokens: { stages: { evaluation: 1000 } } }, 7))).toThrow(
       ConfigMismatchError,
