@@ -13,7 +13,10 @@ type ModelGeneration = Parameters<Trainer['train']>[0]['parent'];
 import { TrainingMetrics } from '../train/training-metrics.js';
 import { studentKey } from '../work/step-keys.js';
 import type { WorkItem } from '../work/work-item.js';
+import type { WorkRunner } from '../work/work-runner.js';
 import type { StudentDataset } from './student-datasets.js';
+import type { StudentResult } from './students.js';
+import type { ModelRegistry } from '../train/registry.js';
 import { studentTrainingPlan, type StudentTraining } from './student-tokens.js';
 
 const TrainStepOutput = z.object({
@@ -123,3 +126,74 @@ export function studentTrainingWork(options: {
       }),
   };
 }
+
+/** Each student's data, then its training from the base, as work of the experiment's run; each added to its registry. */
+export async function trainStudents(options: {
+  work: WorkRunner;
+  run: Run<RunConfig>;
+  runDirectory: string;
+  parentConfig: RunConfig;
+  datasets: readonly StudentDataset[];
+  tokenizer: TrainingTokenizer;
+  training: StudentTraining;
+  trainer: Trainer;
+  registry: ModelRegistry;
+  base: ModelGeneration;
+  servedAs: (student: string) => string;
+  progress: (line: string) => void;
+}): Promise<TrainedStudent[]> {
+  const { work, run, runDirectory, parentConfig, tokenizer, training, trainer, registry, base, progress } =
+    options;
+  const trained: TrainedStudent[] = [];
+  for (const dataset of options.datasets) {
+    const { student } = dataset;
+    progress(
+      `student ${student.name}: data from ${dataset.team.length} team and ${dataset.single.length} single-agent episodes`,
+    );
+    const { dir: dataDir } = await work.submit(
+      studentDataWork({ run, runDirectory, parentConfig, dataset, tokenizer }),
+    );
+    const { tokens, hyper } = await studentPlan(run, dataDir, training, parentConfig);
+    progress(
+      `student ${student.name}: training (${trainer.kind}), ${tokens.processedSupervisedTokens} supervised tokens processed`,
+    );
+    const result = await work.submit(
+      studentTrainingWork({
+        run,
+        student: student.name,
+        dataDir,
+        trainer,
+        base,
+        seed: training.seed,
+        hyper,
+      }),
+    );
+    if (!registry.get(student.name)) {
+      await registry.addTrained({
+        name: student.name,
+        parent: base.name,
+        datasetId: dataDir,
+        servedAs: options.servedAs(student.name),
+        result,
+      });
+    }
+    trained.push({
+      name: student.name,
+      kind: student.kind,
+      teamEpisodes: dataset.team.length,
+      singleEpisodes: dataset.single.length,
+      episodeIds: [...dataset.team, ...dataset.single].map((episode) => episode.episodeId),
+      validationEpisodeIds: dataset.validation.map((episode) => episode.episodeId),
+      tokens,
+      trainer: trainer.kind,
+      metrics: result.metrics,
+    });
+  }
+
+  return trained;
+}
+
+type TrainedStudent = Omit<
+  StudentResult,
+  'winRate' | 'winRateInterval' | 'winRateWithTies' | 'winRateWithTiesInterval' | 'pairs' | 'judge'
+>;

@@ -20,7 +20,7 @@ import { TrainingMetrics } from '../train/training-metrics.js';
 import { STUDENT_KIND_NAMES, studentDataset, type StudentSpec } from './student-datasets.js';
 import type { StudentTraining } from './student-tokens.js';
 import { selectionPools } from './selection-pools.js';
-import { studentDataWork, studentPlan, studentTrainingWork } from './student-training.js';
+import { trainStudents } from './student-training.js';
 import { WorkRunner } from '../work/work-runner.js';
 import { DEFAULT_LENGTH_RATIO } from './length-ratio.js';
 import { judgeTeamVersusSingle, TeamVersusSingle } from './team-versus-single.js';
@@ -223,58 +223,20 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
       BASE_GENERATION,
       kind.anyTokenizer,
     );
-    const trained: Array<
-      Omit<
-        StudentResult,
-        'winRate' | 'winRateInterval' | 'winRateWithTies' | 'winRateWithTiesInterval' | 'pairs' | 'judge'
-      >
-    > = [];
-    const work = new WorkRunner(run, endpointPools);
-    for (const dataset of datasets) {
-      const { student } = dataset;
-      progress(
-        `student ${student.name}: data from ${dataset.team.length} team and ${dataset.single.length} single-agent episodes`,
-      );
-      const { dir: dataDir } = await work.submit(
-        studentDataWork({ run, runDirectory, parentConfig, dataset, tokenizer }),
-      );
-      const { tokens, hyper } = await studentPlan(run, dataDir, options.training, parentConfig);
-      progress(
-        `student ${student.name}: training (${trainer.kind}), ${tokens.processedSupervisedTokens} supervised tokens processed`,
-      );
-      const result = await work.submit(
-        studentTrainingWork({
-          run,
-          student: student.name,
-          dataDir,
-          trainer,
-          base: baseGeneration,
-          seed: options.training.seed,
-          hyper,
-        }),
-      );
-      if (!registry.get(student.name)) {
-        await registry.addTrained({
-          name: student.name,
-          parent: BASE_GENERATION,
-          datasetId: dataDir,
-          servedAs: `${base.servedAs}-student-${name}-${student.name}`,
-          result,
-        });
-      }
-      trained.push({
-        name: student.name,
-        kind: student.kind,
-        teamEpisodes: dataset.team.length,
-        singleEpisodes: dataset.single.length,
-        episodeIds: [...dataset.team, ...dataset.single].map((episode) => episode.episodeId),
-        validationEpisodeIds: dataset.validation.map((episode) => episode.episodeId),
-        tokens,
-        trainer: trainer.kind,
-        metrics: result.metrics,
-      });
-    }
-
+    const trained = await trainStudents({
+      work: new WorkRunner(run, endpointPools),
+      run,
+      runDirectory,
+      parentConfig,
+      datasets,
+      tokenizer,
+      training: options.training,
+      trainer,
+      registry,
+      base: baseGeneration,
+      servedAs: (student) => `${base.servedAs}-student-${name}-${student}`,
+      progress,
+    });
     const tasks = options.tasks ?? evaluationDefaults.tasks ?? parentConfig.tasks;
     const evaluation = {
       ...evaluationDefaults,
