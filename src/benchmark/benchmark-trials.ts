@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { episodeSettings } from '../episode/episode-settings.js';
@@ -10,11 +10,13 @@ import { errorMessage } from '../errors.js';
 import type { ContainerImage } from '../episode/sandbox-container.js';
 import { BubblewrapTrialEnvironment, statePathFolder } from '../episode/trial-environment-bubblewrap.js';
 import { ContainerTrialEnvironment } from '../episode/trial-environment-container.js';
+import { handBackWorkdir } from '../episode/trial-environment.js';
 import { prepareQwenCode } from '../harness/launch-qwen-code.js';
 import { materializeWorkspace } from '../tasks/materialize.js';
 import type { EpisodeNetwork } from '../tasks/task-network.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
 import { runEpisodeThroughOutages, type OutageGate } from '../search/outage-gate.js';
+import { removeTree } from '../store/remove-tree.js';
 import { episodePath } from '../store/run-paths.js';
 import type { Run } from '../store/run-store.js';
 import type { LoadedTask } from '../tasks/load-task.js';
@@ -136,8 +138,8 @@ async function referenceTrial(
 ): Promise<BenchmarkTrial> {
   const harbor = identity.task.harbor!;
   const dir = run.path(trialDir(identity));
-  await rm(dir, { recursive: true, force: true });
-  await rm(run.path(environmentRoot(identity)), { recursive: true, force: true });
+  await removeTree(dir);
+  await removeTree(run.path(environmentRoot(identity)));
   await materializeWorkspace(identity.task, {
     seed: identity.dataSeed,
     workspaceDir: join(dir, 'workspace'),
@@ -210,8 +212,8 @@ export function containerTrialWork(
       const harbor = identity.task.harbor!;
       const container = identity.container!;
       const dir = run.path(trialDir(identity));
-      await rm(dir, { recursive: true, force: true });
-      await rm(run.path(environmentRoot(identity)), { recursive: true, force: true });
+      await removeTree(dir);
+      await removeTree(run.path(environmentRoot(identity)));
       const qwenCode = context.model === null ? null : await prepareQwenCode({ guarded: true });
       let environment: ContainerTrialEnvironment;
       try {
@@ -247,7 +249,7 @@ export function containerTrialWork(
             runReferenceAgent({ agent: identity.agent as 'oracle' | 'nop', task: harbor, environment }),
           );
           if (outcome.output !== '') await writeFile(join(dir, 'agent-output.txt'), outcome.output);
-          await environment.getFiles(environment.workdir, join(dir, 'workspace'));
+          await handBackWorkdir(environment, join(dir, 'workspace'));
           trial = trialRecord(identity, { ...withoutOutput(outcome), outputTokens: 0, delegations: 0 });
         } else {
           trial = await modelTrial(run, identity, {
@@ -257,7 +259,7 @@ export function containerTrialWork(
             environment,
           });
         }
-        await rm(run.path(verifierDir(identity)), { recursive: true, force: true });
+        await removeTree(run.path(verifierDir(identity)));
         const verification = await withEgress(
           run,
           environment,
@@ -324,7 +326,7 @@ async function modelTrial(
   };
   // A queue's job carries no environment: a container trial's lives on this machine, and runs here.
   const backend = context.environment ? localEpisodeBackend : (context.backend ?? localEpisodeBackend);
-  if (!context.environment) await rm(run.path(environmentRoot(identity)), { recursive: true, force: true });
+  if (!context.environment) await removeTree(run.path(environmentRoot(identity)));
   const { record } = await runEpisodeThroughOutages(
     context.gate,
     { id: trialId(identity), outDir: options.outDir },
@@ -358,7 +360,7 @@ export function verificationWork(
       const environment = await bubblewrapEnvironment(run, identity, workspace);
       try {
         // Emptied before the egress proxy opens its log there.
-        await rm(run.path(verifierDir(identity)), { recursive: true, force: true });
+        await removeTree(run.path(verifierDir(identity)));
         const verification = await withEgress(
           run,
           environment,

@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,7 +10,8 @@ import { processGpuPool, type GpuLease } from './gpu-pool.js';
 import type { IsolatedCommand, Isolation } from './isolation.js';
 import { EPISODE_DEFAULTS, type EpisodeOptions } from './episode-spec.js';
 import { Sandbox } from './sandbox.js';
-import type { TrialEnvironment } from './trial-environment.js';
+import { removeTree } from '../store/remove-tree.js';
+import { handBackWorkdir, type TrialEnvironment } from './trial-environment.js';
 
 /**
  * Folders of this package that hold answers: every suite's oracles and generators, the bundled benchmark's tests and
@@ -182,9 +183,8 @@ async function inTrialEnvironment(
     gpu: gpu?.index ?? null,
     beforeHarness: () => environment.putFiles(home, HARNESS_HOME_INSIDE, user),
     afterHarness: async () => {
-      await rm(episode.workspaceDir, { recursive: true, force: true });
-      const handed = await environment.getFiles(environment.workdir, episode.workspaceDir);
-      if (handed === null) await mkdir(episode.workspaceDir, { recursive: true });
+      await removeTree(episode.workspaceDir);
+      await handBackWorkdir(environment, episode.workspaceDir);
     },
   };
 }

@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+
 import type { HandBackReport } from './hand-back-files.js';
 import type { IsolatedCommand, Isolation } from './isolation.js';
 
@@ -43,4 +45,19 @@ export interface TrialEnvironment extends Isolation {
   getFiles(inside: string, hostFolder: string): Promise<HandBackReport | null>;
   /** Ends every process and removes what the environment made that is not the trial's record; idempotent. */
   remove(): Promise<void>;
+}
+
+/**
+ * The agent's working folder handed back into `hostFolder` (made empty when nothing comes back). An image without a
+ * WORKDIR starts its commands at `/`: that is the whole image, not a workspace, so nothing is handed back and the
+ * trial's record keeps only what the verifier and the logs say.
+ */
+export async function handBackWorkdir(
+  environment: Pick<TrialEnvironment, 'workdir' | 'getFiles'>,
+  hostFolder: string,
+): Promise<HandBackReport | null> {
+  const handed =
+    environment.workdir === '/' ? null : await environment.getFiles(environment.workdir, hostFolder);
+  if (handed === null) await mkdir(hostFolder, { recursive: true });
+  return handed;
 }
