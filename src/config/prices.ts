@@ -23,10 +23,11 @@ export const SPEND_STAGES = ['search', 'distill', 'evaluation', 'benchmark', 'st
 export type SpendStage = (typeof SPEND_STAGES)[number];
 
 /**
- * The stages whose work is checked against the budgets before it starts (`mass eval`'s episodes and judgments). A
+ * The stages whose work is checked against the budgets before it starts (the search's episodes, judgments and
+ * optimizer proposals, in `mass search` and `mass rsi`; `mass eval`'s episodes and judgments). A
  * budget of another stage could never stop anything yet, so the configuration refuses one.
  */
-export const BUDGETED_STAGES = ['evaluation'] as const satisfies readonly SpendStage[];
+export const BUDGETED_STAGES = ['search', 'evaluation'] as const satisfies readonly SpendStage[];
 
 function spendLimits(unit: string, example: string) {
   const limit = z.number().positive().finite();
@@ -47,7 +48,7 @@ function spendLimits(unit: string, example: string) {
         )
         .strict()
         .optional()
-        .describe(`${unit} per stage, over all its evaluations (evaluation only, for now)`),
+        .describe(`${unit} per stage, over all its evaluations (search and evaluation)`),
     })
     .strict()
     .optional()

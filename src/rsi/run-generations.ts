@@ -98,6 +98,8 @@ export async function runGenerations(options: RunGenerationsOptions): Promise<Rs
         hiddenDirectories: [run.directory],
         episodes,
         onProgress: (event) => report({ kind: 'search', generation: name, event }),
+        budgets: config.budgets,
+        executorPrices: config.roles.executor.prices,
       });
       if (search.outage) throw new SystemError(`generation ${name}: the search stopped: ${search.outage}`);
       if (search.failures.length > 0) {

@@ -84,6 +84,7 @@ async function judgeRuns(
     async () => {
       const release = await context.judgeSlots.acquire();
       try {
+        context.spending.beforeWork('judge');
         return await judgePair({
           task: search.task,
           x: { label: x.label, bundle: xBundle },

@@ -10,6 +10,7 @@ import type { ChampionRule } from './champion.js';
 import type { OutageSettings } from '../config/fault-tolerance.js';
 import type { OutageGate } from './outage-gate.js';
 import type { SearchProgressEvent } from './search-progress.js';
+import type { SearchSpending } from './search-spending.js';
 import type { Stabiliser } from './stabiliser.js';
 
 export interface SearchSettings {
@@ -55,5 +56,7 @@ export interface SearchContext {
   episodes?: EpisodeBackend;
   /** Shared by every task: work lost while the model server is down waits here and is redone. */
   outages: OutageGate;
+  /** Shared by every task: the spending journal and the budgets each episode, judgment and proposal is checked against. */
+  spending: SearchSpending;
   onProgress?: (event: SearchProgressEvent) => void;
 }

@@ -36,10 +36,14 @@ export async function decideVersion(
     async () => {
       const judged: Judged[] = [];
       const compare = async (first: string, second: string): Promise<MatchResult> => {
-        const judgment = await judgeMatch(state, version, first, second);
         const path = run.path(base, version, searchVersionFiles.judgments, `${first}-vs-${second}.json`);
-        await mkdir(join(path, '..'), { recursive: true });
-        await PairwiseJudgmentRecord.write(path, judgment);
+        // A step stopped midway (a budget spent) keeps the judgments it made: they are not made again.
+        let judgment = await PairwiseJudgmentRecord.readIfPresent(path);
+        if (!judgment) {
+          judgment = await judgeMatch(state, version, first, second);
+          await mkdir(join(path, '..'), { recursive: true });
+          await PairwiseJudgmentRecord.write(path, judgment);
+        }
         judged.push({ first, second, judgment, path });
         context.onProgress?.({
           kind: 'judgment',
@@ -103,6 +107,7 @@ async function judgeMatch(
     async () => {
       const release = await context.judgeSlots.acquire();
       try {
+        context.spending.beforeWork('judge');
         return await judgePair({
           task: state.task,
           x: { label: first, bundle: x },

@@ -39,8 +39,10 @@ export async function searchEpisode(
         { id: episodeId, outDir },
         async () => {
           const release = await context.episodeSlots.acquire();
-          report?.({ kind: 'episode-started', task: id, version: label });
           try {
+            // Checked as it would start: an episode waiting for a slot may find a budget spent meanwhile.
+            context.spending.beforeWork('executor');
+            report?.({ kind: 'episode-started', task: id, version: label });
             return await (context.episodes ?? localEpisodeBackend).run({
               stepKey,
               apiKeyEnv: executor.apiKeyEnv,
@@ -63,6 +65,7 @@ export async function searchEpisode(
         },
         (error) => report?.({ kind: 'lost-to-outage', task: id, version: label, what: 'episode', error }),
       );
+      await context.spending.episode(stepKey, record);
       report?.({ kind: 'episode-finished', task: id, version: label, ok: record.status === 'success' });
       return {
         episodeId,

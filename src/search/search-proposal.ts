@@ -54,8 +54,9 @@ export async function proposeVersion(
       const outcome = await callThroughOutages(
         context.outages,
         `optimizer (${base}/${version})`,
-        () =>
-          proposeWorkflow(
+        () => {
+          context.spending.beforeWork('optimizer');
+          return proposeWorkflow(
             optimizer.model,
             {
               task: { id, prompt: renderTaskPrompt(state.task) },
@@ -97,7 +98,8 @@ export async function proposeVersion(
               repairAttempts: settings.optimizerRepairAttempts,
               maxChangeFraction: bound,
             },
-          ),
+          );
+        },
         (error) =>
           context.onProgress?.({ kind: 'lost-to-outage', task: id, version, what: 'optimizer', error }),
       );

@@ -1,18 +1,29 @@
 import { outageSettings } from '../config/fault-tolerance.js';
+import type { Prices } from '../config/prices.js';
+import { BudgetExhaustedError } from '../cost/budget-exhausted.js';
+import type { BudgetLimits } from '../cost/budget-guard.js';
 import { errorMessage } from '../errors.js';
 import { Semaphore } from '../model/concurrency.js';
 import { writeGenerationNoise } from './generation-noise.js';
 import { OutageBudgetSpentError, outageGateFor, type LostWork, type OutageGate } from './outage-gate.js';
 import type { SearchContext } from './search-context.js';
+import { SearchSpending } from './search-spending.js';
 import { searchTask } from './search-task.js';
 import type { TaskSearchResult } from './search-records.js';
 import { runFiles } from '../store/run-paths.js';
 
-export interface SearchTasksOptions extends Omit<SearchContext, 'episodeSlots' | 'judgeSlots' | 'outages'> {
+export interface SearchTasksOptions extends Omit<
+  SearchContext,
+  'episodeSlots' | 'judgeSlots' | 'outages' | 'spending'
+> {
   taskDirs: readonly string[];
   concurrency: { tasks: number; episodes: number; judgments: number };
   /** Default: one asking the executor's server, with the settings' outage budget, recording to `outages.jsonl`. */
   outages?: OutageGate;
+  /** The run's `budgets` (`cost`, `tokens`); default none. Spending is journaled either way. */
+  budgets?: BudgetLimits;
+  /** The executor endpoint's prices: an episode's cost when its provider reported none. */
+  executorPrices?: Prices;
 }
 
 export interface SearchSummary {
@@ -31,7 +42,8 @@ export interface SearchSummary {
  * others; its finished steps stay done, so the next run resumes it.
  */
 export async function searchTasks(options: SearchTasksOptions): Promise<SearchSummary> {
-  const { taskDirs, concurrency, outages: given, ...shared } = options;
+  const { taskDirs, concurrency, outages: given, budgets, executorPrices, ...shared } = options;
+  const spending = await SearchSpending.open(shared.run, shared.generation, budgets, executorPrices);
   const outages =
     given ??
     outageGateFor(
@@ -41,11 +53,15 @@ export async function searchTasks(options: SearchTasksOptions): Promise<SearchSu
     );
   const context: SearchContext = {
     ...shared,
+    judge: spending.metered('judge', shared.judge),
+    optimizer: spending.metered('optimizer', shared.optimizer),
+    spending,
     episodeSlots: new Semaphore(concurrency.episodes),
     judgeSlots: new Semaphore(concurrency.judgments),
     outages,
   };
   let outage: string | null = null;
+  let exhausted: BudgetExhaustedError | null = null;
   const taskSlots = new Semaphore(concurrency.tasks);
   type Outcome = { taskDir: string; result: TaskSearchResult } | { taskDir: string; error: string };
   const outcomes = await Promise.all(
@@ -54,6 +70,11 @@ export async function searchTasks(options: SearchTasksOptions): Promise<SearchSu
       try {
         return { taskDir, result: await searchTask(context, taskDir) };
       } catch (error) {
+        // A spent budget is not the task's failure: the other tasks stop at their next piece of work, then the search.
+        if (error instanceof BudgetExhaustedError) {
+          exhausted ??= error;
+          return { taskDir, error: errorMessage(error) };
+        }
         const message = errorMessage(error);
         if (error instanceof OutageBudgetSpentError) outage = message;
         context.onProgress?.({ kind: 'task-failed', task: taskDir, error: message });
@@ -64,6 +85,7 @@ export async function searchTasks(options: SearchTasksOptions): Promise<SearchSu
     }),
   );
   if (!given) await outages.close();
+  if (exhausted) throw exhausted;
   // The tasks' search noise pooled, beside the searches it never touched (docs/search.md, "Search noise: Figure 8").
   if ((shared.settings.repeats ?? 0) > 0) await writeGenerationNoise(shared.run, shared.generation);
   return {

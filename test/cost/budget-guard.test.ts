@@ -150,9 +150,16 @@ describe('a budget', () => {
       name: 'r',
       suite: DEMO_SUITE,
       roles: { executor: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } },
-      budgets: { cost: { stages: { search: 5 } } },
+      budgets: { cost: { stages: { benchmark: 5 } } },
     });
     expect(parsed.success).toBe(false);
+    const search = RunConfig.safeParse({
+      name: 'r',
+      suite: DEMO_SUITE,
+      roles: { executor: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } },
+      budgets: { cost: { stages: { search: 5 } } },
+    });
+    expect(search.success).toBe(true);
   });
 
   it('in dollars over calls of unknown cost is refused as the user’s to fix, never a stopper that cannot fire', async () => {

@@ -71,6 +71,8 @@ export async function searchAction(flags: SearchFlags): Promise<void> {
       hiddenDirectories: [run.directory],
       episodes: session.episodes,
       onProgress: display.onEvent,
+      budgets: config.budgets,
+      executorPrices: config.roles.executor.prices,
     });
   } finally {
     display.stop();
