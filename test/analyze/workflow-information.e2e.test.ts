@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,6 @@ import {
   WorkflowInformationRecord,
   type WorkflowInformation,
 } from '../../src/analyze/workflow-information-record.js';
-import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { seededRandom } from '../../src/ranking/seeded-random.js';
 import { readRunForReport } from '../../src/report/read-run.js';
 import { workflowInformationSection } from '../../src/report/sections/workflow-information-section.js';
@@ -19,6 +18,7 @@ import { workflowInformationPath } from '../../src/store/run-paths.js';
 import { runPython } from '../../src/tasks/python.js';
 import { runMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { copySharedRun, sharedDemoSearch } from '../support/shared-runs.js';
 import { topicDesign, writeSearches } from './search-fixture.js';
 
 const directory = temporaryDirectory('mass-analyze-e2e-');
@@ -234,27 +234,11 @@ describe('the offline embedding', () => {
 });
 
 describe('mass analyze workflows on a demo run’s searches', () => {
-  const runs = join(directory.path, 'runs');
-  const runDirectory = join(runs, 'demo-search');
-
   it('analyses the searches of the toy model on the demo tasks, prints the table and the report draws it', async () => {
-    const configFile = join(directory.path, 'demo-search.yaml');
-    // The demo's model and tasks; the search alone, one iteration after v0.
-    writeFileSync(
-      configFile,
-      [
-        'name: demo-search',
-        `suite: ${DEMO_SUITE}`,
-        'model: { kind: toy }',
-        'roles: { executor: { model: mass-toy } }',
-        'search: { iterations: 1 }',
-        'budgets: { episodeTimeoutSeconds: 150 }',
-        'concurrency: { episodes: 3, judgments: 2, tasks: 2 }',
-        '',
-      ].join('\n'),
-    );
-    const search = await runMass(['search', '--config', configFile, '--runs', runs, '--skip-doctor']);
-    expect(search.code, search.stderr).toBe(0);
+    // The demo's model and tasks, searched one iteration after v0 (shared-runs.ts); the analysis writes into the run.
+    const search = await sharedDemoSearch();
+    expect(search.result.code, search.result.stderr).toBe(0);
+    const runDirectory = copySharedRun(search, join(directory.path, 'runs'));
 
     const printed = await runMass(['analyze', 'workflows', runDirectory]);
     expect(printed.code, printed.stderr).toBe(0);

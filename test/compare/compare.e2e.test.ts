@@ -16,49 +16,47 @@ import { startScriptedServer, type ScriptedServer } from '../../src/testing/scri
 import { judgeTurn } from '../../src/toy/toy-judge.js';
 import { runMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { copySharedRun, sharedDemoSearch } from '../support/shared-runs.js';
 
 const TASK = 'demo-volatility';
+const TASKS = ['demo-potency', TASK];
 
-/** A search on the toy model, one task, one iteration after v0; `judge`: a judge of its own (the ablation). */
-const configText = (name: string, judge: string | null) =>
+/** The ablation: a search on the toy model of one demo task, one iteration after v0, with a judge of its own. */
+const ablationConfig = (judge: string) =>
   [
-    `name: ${name}`,
+    'name: strong-judge',
     `suite: ${DEMO_SUITE}`,
     `tasks: [${TASK}]`,
     'model: { kind: toy }',
     'roles:',
     '  executor: { model: toy-L0 }',
-    ...(judge ? [`  judge: { model: strong-judge, baseUrl: "${judge}" }`] : []),
+    `  judge: { model: strong-judge, baseUrl: "${judge}" }`,
     'search: { iterations: 1 }',
     'budgets: { episodeTimeoutSeconds: 150 }',
     'concurrency: { episodes: 3, judgments: 2, tasks: 1 }',
-    'rsi: { servedAs: "toy-{generation}" }',
-    // The evaluation judges the base run's searches from outside, by the toy judge with one seed, and nothing else:
-    // `comparisons: []` runs no episode and needs no registered generation (a `mass search` run has none).
-    'evaluation:',
-    '  comparisons: []',
-    '  judgeSeeds: 1',
-    '  selfJudge: false',
-    '  judges: [{ model: toy-judge, name: toy }]',
-    '  searchCoverage: true',
     '',
   ].join('\n');
 
 /**
  * Figure 7 by command, kept short: two searches on the toy model (every role the toy; the judge a "stronger" one on a
  * scripted server that judges as the toy judge does), an evaluation of the first with `searchCoverage`, then
- * `mass compare` of both. Everything asserted is read back from what the commands recorded.
+ * `mass compare` of both. The first is the shared search of both demo tasks (shared-runs.ts), copied, since the
+ * evaluation writes into it. Everything asserted is read back from what the commands recorded.
  */
 describe('mass compare of two searches, one judged from outside', () => {
   const directory = temporaryDirectory();
   const runs = join(directory.path, 'runs');
-  const base = join(runs, 'base');
+  let base: string;
+  let baseConfig: string;
   const ablation = join(runs, 'strong-judge');
   const page = join(directory.path, 'figure-7.html');
   let judge: ScriptedServer;
   let summary: EvaluationSummary;
-  let searches: { base: TaskSearchResult; ablation: TaskSearchResult };
-  const configFile = (name: string) => join(directory.path, `${name}.yaml`);
+  let searches: { base: Record<string, TaskSearchResult>; ablation: TaskSearchResult };
+  const ablationFile = join(directory.path, 'strong-judge.yaml');
+  /** A task's versions that ran, each judged by the evaluation. */
+  const judged = (task: string) =>
+    searches.base[task]!.iterations.filter((iteration) => iteration.episode?.status === 'success');
 
   beforeAll(async () => {
     judge = await startScriptedServer({
@@ -66,8 +64,7 @@ describe('mass compare of two searches, one judged from outside', () => {
       responder: (request) =>
         judgeTurn(ChatMessage.array().parse((request.body as { messages: unknown[] }).messages)),
     });
-    writeFileSync(configFile('base'), configText('base', null));
-    writeFileSync(configFile('strong-judge'), configText('strong-judge', judge.baseUrl));
+    writeFileSync(ablationFile, ablationConfig(judge.baseUrl));
   });
   afterAll(async () => {
     await judge?.close();
@@ -75,32 +72,32 @@ describe('mass compare of two searches, one judged from outside', () => {
   });
 
   it('searches both runs, then evaluates the first with searchCoverage: one judgment step per version', async () => {
-    const search = (name: string) =>
-      runMass(['search', '--config', configFile(name), '--runs', runs, '--skip-doctor']);
-    // The ablation's search runs while the base run is searched and evaluated.
-    const ablationSearched = search('strong-judge');
-    const baseSearched = await search('base');
-    expect(baseSearched.code, baseSearched.stderr).toBe(0);
+    // The ablation's search runs while the base run is searched (or waited for) and evaluated.
+    const ablationSearched = runMass(['search', '--config', ablationFile, '--runs', runs, '--skip-doctor']);
+    const baseSearched = await sharedDemoSearch();
+    expect(baseSearched.result.code, baseSearched.result.stderr).toBe(0);
+    base = copySharedRun(baseSearched, runs);
+    baseConfig = baseSearched.configFile;
 
-    const evaluated = await runMass([
-      'eval',
-      '--config',
-      configFile('base'),
-      '--runs',
-      runs,
-      '--skip-doctor',
-    ]);
+    const evaluated = await runMass(['eval', '--config', baseConfig, '--runs', runs, '--skip-doctor']);
     expect(evaluated.code, evaluated.stderr).toBe(0);
     expect(evaluated.stderr).toContain('search coverage: every version judged against its search');
     // The terminal summary gives the curve alone: no episode ran, so there is no win rate to print.
     expect(evaluated.stdout).toContain("Search coverage (the paper's Figure 4)");
-    expect(evaluated.stdout).toMatch(/^ {2}L0: 0: [01]\/1/m);
+    expect(evaluated.stdout).toMatch(/^ {2}L0: 0: [012]\/2, 1: [012]\/2/m);
     expect(evaluated.stdout).not.toContain('Win rate');
 
     const ablationResult = await ablationSearched;
     expect(ablationResult.code, ablationResult.stderr).toBe(0);
     searches = {
-      base: await TaskSearchRecord.read(join(base, 'search', 'L0', TASK, 'result.json')),
+      base: Object.fromEntries(
+        await Promise.all(
+          TASKS.map(
+            async (task) =>
+              [task, await TaskSearchRecord.read(join(base, 'search', 'L0', task, 'result.json'))] as const,
+          ),
+        ),
+      ),
       ablation: await TaskSearchRecord.read(join(ablation, 'search', 'L0', TASK, 'result.json')),
     };
     // The ablation's verdicts came from its own judge.
@@ -115,14 +112,13 @@ describe('mass compare of two searches, one judged from outside', () => {
       }>
     ).sort((a, b) => a.key.localeCompare(b.key));
     database.close();
-    const judgedVersions = searches.base.iterations.filter(
-      (iteration) => iteration.episode?.status === 'success',
-    );
     expect(keys).toEqual(
-      judgedVersions.map((iteration) => ({
-        key: `evaluation/default/search-coverage/L0/${TASK}/${iteration.version}/toy/0`,
-        status: 'done',
-      })),
+      TASKS.flatMap((task) =>
+        judged(task).map((iteration) => ({
+          key: `evaluation/default/search-coverage/L0/${task}/${iteration.version}/toy/0`,
+          status: 'done',
+        })),
+      ),
     );
   }, 300_000);
 
@@ -132,20 +128,17 @@ describe('mass compare of two searches, one judged from outside', () => {
       .split('\n')
       .map((line) => JudgmentRow.parse(JSON.parse(line)));
     const coverageRows = rows.filter((row) => row.sample === 'search-coverage L0');
-    const judgedVersions = searches.base.iterations.filter(
-      (iteration) => iteration.episode?.status === 'success',
-    );
     // Both A/B orders per judge and seed (the evaluation's orders: both).
-    expect(coverageRows).toHaveLength(judgedVersions.length * 2);
+    expect(coverageRows).toHaveLength(TASKS.reduce((sum, task) => sum + judged(task).length * 2, 0));
     for (const row of coverageRows) {
-      expect([row.task, row.condition, row.baseline, row.baselineEpisode, row.judge]).toEqual([
-        TASK,
+      const search = searches.base[row.task]!;
+      expect([row.condition, row.baseline, row.baselineEpisode, row.judge]).toEqual([
         'search',
         'reference',
-        searches.base.reference.episodeId,
+        search.reference.episodeId,
         'toy',
       ]);
-      const iteration = searches.base.iterations[row.replicate]!;
+      const iteration = search.iterations[row.replicate]!;
       expect([row.candidate, row.candidateEpisode]).toEqual([
         iteration.version,
         iteration.episode!.episodeId,
@@ -166,27 +159,36 @@ describe('mass compare of two searches, one judged from outside', () => {
     ]);
     const [generation] = figure.generations;
     expect(generation!.generation).toBe('L0');
-    const [task] = generation!.tasks;
-    const tally = (version: string, outcome: string | null) =>
-      coverageRows.filter((row) => row.candidate === version && row.outcome === outcome).length;
-    for (const version of task!.versions) {
-      expect([version.wins, version.ties, version.losses, version.failed]).toEqual([
-        tally(version.version, 'win'),
-        tally(version.version, 'tie'),
-        tally(version.version, 'loss'),
-        tally(version.version, null),
-      ]);
+    expect(generation!.tasks.map((task) => task.task).sort()).toEqual(TASKS);
+    const firstWins: Array<number | null> = [];
+    for (const task of generation!.tasks) {
+      const search = searches.base[task.task]!;
+      const tally = (version: string, outcome: string | null) =>
+        coverageRows.filter(
+          (row) => row.task === task.task && row.candidate === version && row.outcome === outcome,
+        ).length;
+      for (const version of task.versions) {
+        expect([version.wins, version.ties, version.losses, version.failed]).toEqual([
+          tally(version.version, 'win'),
+          tally(version.version, 'tie'),
+          tally(version.version, 'loss'),
+          tally(version.version, null),
+        ]);
+      }
+      const unanimous = task.versions.find(
+        (version) => version.wins > 0 && version.ties === 0 && version.losses === 0,
+      );
+      expect(task.firstWin, task.task).toBe(unanimous?.iteration ?? null);
+      const loopFirstWin = search.championHistory.findIndex((entry) => entry.champion !== 'reference');
+      expect(task.loopFirstWin, task.task).toBe(loopFirstWin === -1 ? null : loopFirstWin);
+      firstWins.push(task.firstWin);
     }
-    const unanimous = task!.versions.find(
-      (version) => version.wins > 0 && version.ties === 0 && version.losses === 0,
-    );
-    expect(task!.firstWin).toBe(unanimous?.iteration ?? null);
-    const loopFirstWin = searches.base.championHistory.findIndex((entry) => entry.champion !== 'reference');
-    expect(task!.loopFirstWin).toBe(loopFirstWin === -1 ? null : loopFirstWin);
-    expect(generation!.curve.map((point) => point.won)).toEqual(
-      searches.base.championHistory.map((_, iteration) =>
-        task!.firstWin !== null && task!.firstWin <= iteration ? 1 : 0,
-      ),
+    // The curve: per iteration, the tasks whose first win came by then.
+    expect(generation!.curve.map((point) => [point.won, point.tasks])).toEqual(
+      searches.base[TASK]!.championHistory.map((_, iteration) => [
+        firstWins.filter((first) => first !== null && first <= iteration).length,
+        TASKS.length,
+      ]),
     );
   });
 
@@ -198,13 +200,12 @@ describe('mass compare of two searches, one judged from outside', () => {
     expect(roles).toMatch(/strong-judge\s+toy-L0\s+strong-judge\s+the executor/);
     const won = (search: TaskSearchResult) => (search.beatsReference ? 1 : 0);
     const row = (run: string, measure: string) =>
-      lines.find(
-        (line) => line.startsWith(`  ${run} `) && line.includes(measure) && line.includes(' of 1 '),
-      )!;
-    expect(row('base', "loop's own judge")).toContain(`${won(searches.base)} of 1`);
+      lines.find((line) => line.startsWith(`  ${run} `) && line.includes(measure) && / of [12] /.test(line))!;
+    const baseWon = TASKS.reduce((sum, task) => sum + won(searches.base[task]!), 0);
+    expect(row('demo-search', "loop's own judge")).toContain(`${baseWon} of 2`);
     expect(row('strong-judge', "loop's own judge")).toContain(`${won(searches.ablation)} of 1`);
     const outsideWon = summary.searchCoverage!.generations[0]!.summary.won;
-    expect(row('base', 'external judges (evaluation default)')).toContain(`${outsideWon} of 1`);
+    expect(row('demo-search', 'external judges (evaluation default)')).toContain(`${outsideWon} of 2`);
     expect(lines.some((line) => line.startsWith('  strong-judge ') && line.includes('external'))).toBe(false);
 
     expect(existsSync(page)).toBe(true);
@@ -220,7 +221,7 @@ describe('mass compare of two searches, one judged from outside', () => {
     const parsed = JSON.parse(json.stdout) as {
       runs: Array<{ label: string; generations: Array<{ outside: Array<{ coverage: unknown }> }> }>;
     };
-    expect(parsed.runs.map((run) => run.label)).toEqual(['base', 'strong-judge']);
+    expect(parsed.runs.map((run) => run.label)).toEqual(['demo-search', 'strong-judge']);
     expect(parsed.runs[0]!.generations[0]!.outside[0]!.coverage).toEqual(
       summary.searchCoverage!.generations[0],
     );

@@ -55,6 +55,43 @@ export function sharedToySearch(): Promise<SharedRun> {
   });
 }
 
+/**
+ * `mass search` on the toy model of both demo tasks, one iteration after v0, the executor served as generation L0; its
+ * `evaluation` section judges the searches from outside (`searchCoverage`) and runs no episode. Read by
+ * test/analyze/workflow-information.e2e.test.ts (the workflow analysis needs two tasks and a v1) and
+ * test/compare/compare.e2e.test.ts (its evaluated run); both write into it, so both copy it.
+ */
+export const DEMO_SEARCH_CONFIG = [
+  'name: demo-search',
+  `suite: ${DEMO_SUITE}`,
+  'tasks: [demo-potency, demo-volatility]',
+  'model: { kind: toy }',
+  'roles: { executor: { model: toy-L0 } }',
+  'search: { iterations: 1 }',
+  'budgets: { episodeTimeoutSeconds: 150 }',
+  'concurrency: { episodes: 3, judgments: 2, tasks: 2 }',
+  'rsi: { servedAs: "toy-{generation}" }',
+  // `comparisons: []` runs no episode and needs no registered generation (a `mass search` run has none).
+  'evaluation:',
+  '  comparisons: []',
+  '  judgeSeeds: 1',
+  '  selfJudge: false',
+  '  judges: [{ model: toy-judge, name: toy }]',
+  '  searchCoverage: true',
+  '',
+].join('\n');
+
+/** The search of `DEMO_SEARCH_CONFIG`, run with `mass search --skip-doctor`. Read-only: copy it to write into it. */
+export function sharedDemoSearch(): Promise<SharedRun> {
+  return shared('demo-search', async (folder) => {
+    const configFile = join(folder, 'demo-search.yaml');
+    writeFileSync(configFile, DEMO_SEARCH_CONFIG);
+    const runs = join(folder, 'runs');
+    const result = await runMass(['search', '--config', configFile, '--runs', runs, '--skip-doctor']);
+    return { runs, run: join(runs, 'demo-search'), configFile, result };
+  });
+}
+
 /** A shared run's directory copied to `runs/<its name>`, for a test that writes into it. */
 export function copySharedRun(shared: SharedRun, runs: string): string {
   const copy = join(runs, shared.run.slice(shared.runs.length + 1));
