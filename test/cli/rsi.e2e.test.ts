@@ -52,28 +52,22 @@ describe('mass rsi on the toy model', () => {
     }
   };
 
-  it('two rounds, killed with SIGKILL at two random moments and resumed: consistent generations, nothing done twice', async () => {
+  // One kill, at a random moment of either round: a second one only checked again that the steps done before a kill are
+  // the same after the resume, at the cost of another interrupted start.
+  it('two rounds, killed with SIGKILL at a random moment and resumed: consistent generations, nothing done twice', async () => {
     const file = join(directory.path, 'rsi.yaml');
     writeFileSync(file, config('rsi-kill'));
     const args = ['rsi', '--config', file, '--runs', runs, '--rounds', '2'];
     const done = new Map<string, StepRow>();
-    const delays: number[] = [];
-    for (let kill = 0; kill < 2; kill++) {
-      const delay = 4_000 + Math.floor(random() * 16_000);
-      delays.push(delay);
-      const { child, finished } = startMass(args);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      child.kill('SIGKILL');
-      await finished;
-      if (!existsSync(join(runs, 'rsi-kill', 'mass.db'))) continue;
-      for (const row of steps('rsi-kill').filter((step) => step.status === 'done')) {
-        const earlier = done.get(row.key);
-        if (earlier) expect(row, `kills after ${delays.join(', ')} ms`).toEqual(earlier);
-        done.set(row.key, row);
-      }
-    }
+    const delay = 4_000 + Math.floor(random() * 24_000);
+    const { child, finished } = startMass(args);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    child.kill('SIGKILL');
+    await finished;
+    if (existsSync(join(runs, 'rsi-kill', 'mass.db')))
+      for (const row of steps('rsi-kill').filter((step) => step.status === 'done')) done.set(row.key, row);
     const result = await runMass([...args, '--json']);
-    expect(result.code, `${result.stderr}\nkills after ${delays.join(', ')} ms`).toBe(0);
+    expect(result.code, `${result.stderr}\nkilled after ${delay} ms`).toBe(0);
     const rows = steps('rsi-kill');
     expect(rows.every((row) => row.status === 'done')).toBe(true);
     for (const [key, earlier] of done) expect(rows.find((row) => row.key === key)).toEqual(earlier);
