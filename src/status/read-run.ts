@@ -2,6 +2,7 @@ import { basename, join, resolve } from 'node:path';
 
 import { evaluationPath, runFiles } from '../store/run-paths.js';
 import { entryNames, readOptional } from './optional-file.js';
+import { readSpendingStatus, type SpendingStatus } from './spending.js';
 import { readWorkPlans, type WorkPlanEntry } from '../store/work-plan.js';
 import { readEpisodeFolders, type EpisodeFolder } from './episode-folders.js';
 import { readRunHolder, readRunSteps, type RunHolder, type StepRow } from './run-steps.js';
@@ -33,6 +34,8 @@ export interface RunRecords {
   episodes: EpisodeFolder[];
   outages: OutageRow[];
   queueJobs: QueueJob[];
+  /** The spending journal against the configuration's budgets; null when the run has neither. */
+  spending: SpendingStatus | null;
 }
 
 export interface ReadRunOptions {
@@ -47,11 +50,12 @@ export async function readRunRecords(runDirectory: string, options: ReadRunOptio
   const directory = resolve(runDirectory);
   const readAtMs = options.nowMs ?? Date.now();
   const steps = readRunSteps(directory);
-  const [plans, episodes, outages, queueJobs] = await Promise.all([
+  const [plans, episodes, outages, queueJobs, spending] = await Promise.all([
     readWorkPlans(directory),
     readEpisodeFolders(directory, readAtMs - options.windowMs),
     readOutages(directory),
     readQueueJobs(directory),
+    readSpendingStatus(directory),
   ]);
   return {
     name: basename(directory),
@@ -63,6 +67,7 @@ export async function readRunRecords(runDirectory: string, options: ReadRunOptio
     episodes,
     outages,
     queueJobs,
+    spending,
   };
 }
 

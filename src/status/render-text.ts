@@ -1,6 +1,7 @@
 import { textTable } from '../text-table.js';
 import { formatCounts, formatDuration, formatTokens } from './format.js';
 import type { RunStatus } from './run-status.js';
+import { spendingLines } from './spending.js';
 import { stageName } from './summarise.js';
 
 /** At most this many rows of a list in the text; the JSON has them all. */
@@ -36,7 +37,12 @@ export function renderStatusText(status: RunStatus): string {
       );
     }
   }
-  lines.push(...inFlightLines(status), ...throughputLines(status), ...problemLines(status));
+  lines.push(
+    ...inFlightLines(status),
+    ...throughputLines(status),
+    ...problemLines(status),
+    ...spendingLines(status.spending),
+  );
   const eta = status.eta;
   lines.push(
     '',

@@ -1,3 +1,5 @@
+import type { SpendingStatus } from './spending.js';
+
 /**
  * What `mass status` says of a run, as its JSON (`mass status --json`) and the viewer's live section give it. Every
  * figure comes from the run's records; durations are in milliseconds, moments ISO 8601.
@@ -106,4 +108,6 @@ export interface RunStatus {
   throughput: { windowMs: number; endpoints: EndpointThroughput[] };
   problems: Problem[];
   eta: Eta & { finishesAt: string | null };
+  /** What the run's spending journal holds, and each budget of its configuration beside it; null: neither. */
+  spending: SpendingStatus | null;
 }

@@ -62,6 +62,7 @@ export function summariseRun(records: RunRecords, windowMs = DEFAULT_WINDOW_MS):
           : new Date(records.readAtMs + remainingMs).toISOString(),
       basis: runEtaBasis(pending, unknown),
     },
+    spending: records.spending,
   };
 }
 
