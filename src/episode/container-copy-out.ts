@@ -56,6 +56,8 @@ export async function extractFolderStream(
   };
   try {
     for await (const { entry, data } of tarEntries(reader)) await extractEntry(state, entry, data);
+    // What follows the archive's end block (the engine's padding) is read too, so that the engine ends on its own.
+    await reader.drain();
   } catch (error) {
     if (!(error instanceof StreamLimitReached)) throw error;
     report.leftOut.push({
@@ -71,6 +73,9 @@ export async function extractFolderStream(
   }
   return report;
 }
+
+/** How long the engine may take to end once its whole archive was read. */
+const ENGINE_EXIT_MS = 60_000;
 
 /**
  * Copies `inside` of a container out into `destination` through `extractFolderStream`; null when the container has no
@@ -100,13 +105,15 @@ export async function copyOutOfContainer(
     await exited.catch(() => undefined);
     throw error;
   }
-  stop(child);
-  const code = await exited;
+  // A whole archive was read to its end and the engine ends on its own; a copy stopped at its limit is ended here.
+  const stopped = report?.leftOut.some((entry) => entry.path === '…') ?? false;
+  if (stopped) stop(child);
+  const ending = setTimeout(() => stop(child), ENGINE_EXIT_MS);
+  const code = await exited.finally(() => clearTimeout(ending));
   if (report === null) {
     if (code !== 0) return null;
     throw new SystemError(`${engine} cp of ${inside} gave an empty archive`);
   }
-  const stopped = report.leftOut.some((entry) => entry.path === '…');
   if (code !== 0 && !stopped) {
     throw new SystemError(
       `${engine} cp of ${inside} failed: ${stderr.trim().split('\n').slice(-3).join('\n')}`,

@@ -59,6 +59,17 @@ export class ChunkReader {
     return taken;
   }
 
+  /** Reads the stream to its end, within the limit (past it: `StreamLimitReached`), keeping nothing. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const room = this.limit - this.consumed;
+      const chunk = await this.take(room > 0 ? Math.min(64 * 1024, room) : 1);
+      if (chunk.length === 0) return;
+      this.buffered = [];
+      this.bufferedBytes = 0;
+    }
+  }
+
   /** Exactly `n` bytes, or an error naming what was being read. */
   async exactly(n: number, what: string): Promise<Buffer> {
     const bytes = await this.take(n);
