@@ -30,12 +30,12 @@ const LONGEST_FIRST = [
   // A search from a free-text v0 and one of an imported official suite with its evaluation, on the toy model.
   'test/search/free-text-v0.e2e.test.ts',
   'test/tasks/official-suite.e2e.test.ts',
-  // Issue 23's analyses on the toy model: two searches and a coverage evaluation with mass compare; a workflow transfer
-  // in both judge-order protocols; a search with reruns of its champions.
+  // Issue 23's analyses on the toy model: an ablation search beside the shared demo search's coverage evaluation with
+  // mass compare; a workflow transfer in both judge-order protocols; a search with reruns of its champions.
   'test/compare/compare.e2e.test.ts',
   'test/evaluate/transfer.e2e.test.ts',
   'test/search/repeats.e2e.test.ts',
-  // A search of the demo tasks on the toy model, then its workflow analysis (and two on synthetic embeddings).
+  // The shared demo search's workflow analysis (and two on synthetic embeddings).
   'test/analyze/workflow-information.e2e.test.ts',
   // mass rsi on one demo task with single-agent collection, then three students trained and evaluated: about 2 minutes.
   'test/students/students.e2e.test.ts',

@@ -31,12 +31,13 @@ export interface NotificationOutcome extends CommandOutcome {
 
 /**
  * Runs the configuration's notification command for each event, beside the run: `notify` returns at once, the command
- * reads the event on its standard input, is killed past its timeout, and how it went is appended to `outcomes` (the
+ * reads the event on its standard input (one event at a time, in order), is killed past its timeout, and how it went is appended to `outcomes` (the
  * run's `notifications.jsonl`). Nothing it does reaches the run: no exception, no wait beyond `settle`, which a command
  * calls before it exits so that no notification is cut off.
  */
 export class Notifier {
-  private readonly pending = new Set<Promise<void>>();
+  /** The notifications under way, one after another: the command sees the events in the order they happened. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly settings: NotifySettings | undefined,
@@ -55,16 +56,20 @@ export class Notifier {
   notify(event: Omit<NotifyEvent, 'schemaVersion' | 'at'>): void {
     if (!this.wants(event.kind)) return;
     const full: NotifyEvent = { schemaVersion: 1, at: new Date().toISOString(), ...event };
-    const sent = this.send(full).catch(() => {
-      // Recording the outcome failed too (the run folder gone): nothing more to do, and nothing to raise.
-    });
-    this.pending.add(sent);
-    void sent.finally(() => this.pending.delete(sent));
+    this.queue = this.queue
+      .then(() => this.send(full))
+      .catch(() => {
+        // Recording the outcome failed too (the run folder gone): nothing more to do, and nothing to raise.
+      });
   }
 
   /** Waits for the notifications under way, each bounded by the timeout. */
   async settle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    let settled: Promise<void>;
+    do {
+      settled = this.queue;
+      await settled;
+    } while (settled !== this.queue);
   }
 
   private async send(event: NotifyEvent): Promise<void> {

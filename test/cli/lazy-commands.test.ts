@@ -69,6 +69,7 @@ describe('the mass program', () => {
       'students',
       'config',
       'view',
+      'status',
       'worker',
       'queue',
     ]);
