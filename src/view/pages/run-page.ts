@@ -81,7 +81,8 @@ export async function runPage(root: string): Promise<string> {
     crumbs: runCrumbs(),
     body,
     notes: files.notes,
-    script: LIVE_SCRIPT_ELEMENT,
+    // A finished run does not change: its page runs no script at all.
+    ...(status?.run.state === 'finished' ? {} : { script: LIVE_SCRIPT_ELEMENT }),
   });
 }
 
