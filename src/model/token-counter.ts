@@ -34,10 +34,12 @@ const loaded = new Map<string, Promise<TokenCounter>>();
 
 /** The tokenizer of a model directory (default: Qwen3's), loaded once per process and directory. */
 export function loadTokenCounter(modelDirectory?: string): Promise<TokenCounter> {
-  const directory = path.resolve(modelDirectory ?? defaultTokenizerDirectory());
+  const defaultDirectory = path.resolve(defaultTokenizerDirectory());
+  const directory = path.resolve(modelDirectory ?? defaultDirectory);
   let counter = loaded.get(directory);
   if (!counter) {
-    counter = readTokenCounter(directory, modelDirectory === undefined ? 'qwen3 (default)' : directory);
+    // The name follows the directory, not the first caller: one process shares one counter per directory.
+    counter = readTokenCounter(directory, directory === defaultDirectory ? 'qwen3 (default)' : directory);
     loaded.set(directory, counter);
     // A failed load is not cached: the user may fix the directory and call again.
     counter.catch(() => loaded.delete(directory));
