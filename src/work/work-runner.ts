@@ -33,12 +33,9 @@ export class WorkRunner {
 
   /** Runs `item` (once per key: a second submission gets the first one's result). */
   submit<Schema extends z.ZodType, Prepared>(item: WorkItem<Schema, Prepared>): Promise<z.output<Schema>> {
-    const known = this.submitted.get(item.key);
-    if (known) return known as Promise<z.output<Schema>>;
+    if (this.submitted.has(item.key)) return this.once(item);
     this.count(item.kind);
-    const result = this.execute(item);
-    this.submitted.set(item.key, result);
-    return this.track(result);
+    return this.track(this.once(item));
   }
 
   /**
@@ -56,11 +53,7 @@ export class WorkRunner {
         const item = make(needed);
         if (item === null) return null;
         if (item.kind !== kind) throw new Error(`work ${item.key} is ${item.kind}, planned as ${kind}`);
-        const known = this.submitted.get(item.key);
-        if (known) return known as Promise<z.output<Schema>>;
-        const result = this.execute(item);
-        this.submitted.set(item.key, result);
-        return result;
+        return this.once(item);
       }),
     );
   }
@@ -82,6 +75,18 @@ export class WorkRunner {
       }
     }
     if (failure) throw failure.reason;
+  }
+
+  /** The result of the work keyed `item.key`, run on its first request. */
+  private once<Schema extends z.ZodType, Prepared>(
+    item: WorkItem<Schema, Prepared>,
+  ): Promise<z.output<Schema>> {
+    let result = this.submitted.get(item.key) as Promise<z.output<Schema>> | undefined;
+    if (!result) {
+      result = this.execute(item);
+      this.submitted.set(item.key, result);
+    }
+    return result;
   }
 
   private count(kind: WorkKind): void {
