@@ -2,7 +2,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { UserError } from '../errors.js';
 import { describeEndpoint } from './doctor-table.js';
 import { doctorPlan } from './doctor-plan.js';
-import type { ListingMode } from './endpoint-checks.js';
+import type { ListingMode } from './listing-check.js';
 import { runDoctor } from './run-doctor.js';
 
 export interface PreStartOptions {

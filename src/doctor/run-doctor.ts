@@ -3,18 +3,15 @@ import { errorMessage } from '../errors.js';
 import { apiKeyFrom } from '../model/create-model.js';
 import { check, type CheckResult, type DoctorReport, type EndpointReport } from './check-report.js';
 import type { DoctorPlan, EndpointUnderCheck } from './doctor-plan.js';
-import {
-  checkContext,
-  checkListing,
-  checkSeed,
-  checkStreamedReply,
-  checkToolCalls,
-  type ListingMode,
-} from './endpoint-checks.js';
+import { checkContext } from './context-check.js';
+import { checkListing, type ListingMode } from './listing-check.js';
 import { checkRuntimeLora } from './lora-check.js';
+import { checkSeed } from './seed-check.js';
 import { checkSleepRoutes } from './sleep-check.js';
 import { shownUrl, type ServerTarget } from './server-wire.js';
+import { checkStreamedReply } from './streamed-reply-check.js';
 import { checkThroughput } from './throughput-check.js';
+import { checkToolCalls } from './tool-call-check.js';
 
 export interface DoctorOptions {
   config: RunConfig;
