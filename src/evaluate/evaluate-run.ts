@@ -88,6 +88,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
   const judgments = new JsonlAppender(run.path(evaluationPath(evaluation.name, 'judgments')));
   try {
     const perStep = judgmentsPerStep(evaluation.orders);
+    let pairGrades = 0;
     const pairs = await runStudy(
       evaluationPairs({
         run,
@@ -107,6 +108,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
         judgments,
         bundleOf,
         onPlanned: async (work) => {
+          pairGrades = work.planned('grade');
           await recordWorkPlan(run.directory, base, {
             episode: work.planned('episode'),
             grade: work.planned('grade'),
@@ -147,6 +149,12 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
               grades,
               judgments,
               bundleOf,
+              // The loops' runs are graded beside the pairs' episodes, and their matches judged under `tournament/`.
+              onPlanned: (work) =>
+                recordWorkPlan(run.directory, base, {
+                  grade: pairGrades + work.planned('grade'),
+                  tournament: work.planned('judgment'),
+                }),
             }),
             new WorkRunner(run, pools, { beforeWork: (kind) => spending.beforeWork(kind) }),
           )

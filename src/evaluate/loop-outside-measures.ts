@@ -81,6 +81,8 @@ export interface LoopOutsideOptions {
   grades: JsonlAppender;
   judgments: JsonlAppender;
   bundleOf: BundleOf;
+  /** Called once the study has planned all its work (grades of the loops' runs, judgments of their matches). */
+  onPlanned?: (work: WorkRunner) => Promise<void> | void;
 }
 
 /**
@@ -95,7 +97,11 @@ export function loopOutsideMeasures(
   options: LoopOutsideOptions,
 ): Study<PlannedCollection[], LoopOutsideMeasures> {
   return {
-    plan: (work) => planLoopMeasures(work, options),
+    plan: async (work) => {
+      const planned = await planLoopMeasures(work, options);
+      await options.onPlanned?.(work);
+      return planned;
+    },
     summarise: (planned) => summariseLoopMeasures(planned, options),
   };
 }
