@@ -7,6 +7,7 @@ import type { ChatMessage, ChatModel, SamplingParams, TokenUsage } from '../mode
 import type { LoadedTask } from '../tasks/load-task.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import type { WorkspaceBundle } from './bundle.js';
+import { trackModelCall } from './open-model-calls.js';
 import { DEFAULT_JUDGE_SAMPLING, DEFAULT_MAX_REPAIR_ATTEMPTS } from './judge-defaults.js';
 import { judgeSystemPrompt, judgeUserPrompt, repairPrompt } from './judge-prompt.js';
 import {
@@ -209,9 +210,13 @@ interface RecordedCall {
 
 async function callJudge(options: JudgePairOptions, messages: ChatMessage[]): Promise<RecordedCall> {
   try {
-    const response = await options.model.complete(
-      { model: options.modelName, messages, sampling: options.sampling },
-      { signal: options.signal },
+    const response = await trackModelCall(
+      { role: 'judge', model: options.modelName, endpoint: options.model.endpoint, messages },
+      () =>
+        options.model.complete(
+          { model: options.modelName, messages, sampling: options.sampling },
+          { signal: options.signal },
+        ),
     );
     const content = response.message.content;
     return {

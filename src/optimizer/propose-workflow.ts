@@ -1,5 +1,6 @@
 import { sumCallCosts } from '../cost/call-cost.js';
 import { UserError } from '../errors.js';
+import { trackModelCall } from '../judge/open-model-calls.js';
 import type { ChatMessage, ChatModel, SamplingParams, TokenUsage } from '../model/types.js';
 import { renderWorkflowDiff } from '../workflow/workflow-diff.js';
 import { designForm, type TeamDesign } from '../workflow/workflow.js';
@@ -86,9 +87,13 @@ export async function proposeWorkflow(
 
   for (;;) {
     const started = Date.now();
-    const response = await model.complete(
-      { model: options.modelName, messages, sampling: options.sampling ?? OPTIMIZER_SAMPLING },
-      { signal: options.signal },
+    const response = await trackModelCall(
+      { role: 'optimizer', model: options.modelName, endpoint: model.endpoint, messages },
+      () =>
+        model.complete(
+          { model: options.modelName, messages, sampling: options.sampling ?? OPTIMIZER_SAMPLING },
+          { signal: options.signal },
+        ),
     );
     const content = textOf(response.message.content);
     const record = {

@@ -14,10 +14,11 @@ export interface OpenCall {
  * The calls in flight beside a proxy log: `requests-open.json` next to `requests.jsonl`, rewritten (coalesced, at most
  * one write at a time) as calls begin and end, removed when the proxy closes. It is what `mass status` shows as an
  * episode's current model call; a file left by a killed proxy names calls that will never end, and `mass status`
- * tells that from the run's liveness. A status hint only: no fsync, and a failed write is dropped.
+ * tells that from the run's liveness. A status hint only: no fsync, and a failed write is dropped. The judge's and
+ * optimizer's calls in flight use the same file with their own fields (`src/judge/open-model-calls.ts`).
  */
-export class OpenCallsFile {
-  private readonly open = new Map<number, OpenCall>();
+export class OpenCallsFile<Call extends { seq: number } = OpenCall> {
+  private readonly open = new Map<number, Call>();
   private writing: Promise<void> | null = null;
   private dirty = false;
   private closed = false;
@@ -27,7 +28,7 @@ export class OpenCallsFile {
     private readonly writer: string,
   ) {}
 
-  begin(call: OpenCall): void {
+  begin(call: Call): void {
     this.open.set(call.seq, call);
     this.schedule();
   }

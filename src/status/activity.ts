@@ -1,5 +1,12 @@
 import type { RunRecords } from './read-run.js';
-import type { EndpointThroughput, InFlightCall, InFlightEpisode, Problem } from './run-status.js';
+import { liveModelCalls } from './model-calls.js';
+import type {
+  EndpointThroughput,
+  InFlightCall,
+  InFlightEpisode,
+  InFlightModelCall,
+  Problem,
+} from './run-status.js';
 import { MODEL_CALL_KINDS, placeOfStep } from './step-place.js';
 
 /** A worker's episode with no change to its log for this long is taken to have stopped. */
@@ -47,19 +54,38 @@ export function inFlightEpisodes(records: RunRecords): InFlightEpisode[] {
     .sort((a, b) => b.ageMs - a.ageMs);
 }
 
-/** The judge and optimizer calls in flight: their steps recorded as started. */
+/**
+ * The judge and optimizer calls in flight: their steps recorded as started, each with the model calls it waits on
+ * (`model-calls-open.json`); a live model call whose step is of another kind (a search's result) is listed under its
+ * own step.
+ */
 export function inFlightCalls(records: RunRecords): InFlightCall[] {
-  return records.steps
-    .filter((step) => step.status === 'started')
+  const live = liveModelCalls(records.openModelCalls, records.holder);
+  const callsOf = (key: string): InFlightModelCall[] =>
+    live
+      .filter((call) => call.step === key)
+      .sort((a, b) => a.seq - b.seq)
+      .map((call) => ({
+        seq: call.seq,
+        role: call.role,
+        model: call.model,
+        endpoint: call.endpoint,
+        ageMs: Math.max(0, records.readAtMs - Date.parse(call.startedAt)),
+        promptChars: call.promptChars,
+        state: 'waiting' as const,
+      }));
+  const started = records.steps.filter((step) => step.status === 'started');
+  const listed = started
     .map((step) => ({ step, kind: placeOfStep(step.key).kind }))
-    .filter(({ kind }) => MODEL_CALL_KINDS.has(kind))
-    .map(({ step, kind }) => ({
-      key: step.key,
-      kind,
-      state: records.holder.alive ? 'running' : 'stopped',
-      ageMs: Math.max(0, records.readAtMs - Date.parse(step.startedAt)),
-      attempts: step.attempts,
-    }));
+    .filter(({ step, kind }) => MODEL_CALL_KINDS.has(kind) || live.some((call) => call.step === step.key));
+  return listed.map(({ step, kind }) => ({
+    key: step.key,
+    kind,
+    state: records.holder.alive ? 'running' : 'stopped',
+    ageMs: Math.max(0, records.readAtMs - Date.parse(step.startedAt)),
+    attempts: step.attempts,
+    modelCalls: callsOf(step.key),
+  }));
 }
 
 /**

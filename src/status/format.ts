@@ -1,4 +1,4 @@
-import type { GroupStatus, KindCount } from './run-status.js';
+import type { GroupStatus, InFlightModelCall, KindCount } from './run-status.js';
 
 /** A duration as `45s`, `12m 05s` or `3h 20m`. */
 export function formatDuration(ms: number): string {
@@ -31,4 +31,12 @@ export function formatTokens(tokens: number): string {
   if (tokens < 1000) return `${tokens}`;
   if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(1)}k`;
   return `${(tokens / 1_000_000).toFixed(2)}M`;
+}
+
+/** A judge's or optimizer's call in flight: `#3 to gpt-5.5 (judge), 20s, prompt 123.4k chars, waiting for its answer`. */
+export function formatModelCall(call: InFlightModelCall): string {
+  return (
+    `#${call.seq} to ${call.model} (${call.role}), ${formatDuration(call.ageMs)}, ` +
+    `prompt ${formatTokens(call.promptChars)} chars, waiting for its answer`
+  );
 }

@@ -1,6 +1,7 @@
 import { basename, join, resolve } from 'node:path';
 
 import { evaluationPath, runFiles } from '../store/run-paths.js';
+import { readOpenModelCalls, type OpenModelCalls } from './model-calls.js';
 import { entryNames, readOptional } from './optional-file.js';
 import { readSpendingStatus, type SpendingStatus } from './spending.js';
 import { readWorkPlans, type WorkPlanEntry } from '../store/work-plan.js';
@@ -36,6 +37,8 @@ export interface RunRecords {
   queueJobs: QueueJob[];
   /** The spending journal against the configuration's budgets; null when the run has neither. */
   spending: SpendingStatus | null;
+  /** The judge's and optimizer's model calls recorded as in flight (`model-calls-open.json`), live or left stale. */
+  openModelCalls: OpenModelCalls;
 }
 
 export interface ReadRunOptions {
@@ -50,12 +53,13 @@ export async function readRunRecords(runDirectory: string, options: ReadRunOptio
   const directory = resolve(runDirectory);
   const readAtMs = options.nowMs ?? Date.now();
   const steps = readRunSteps(directory);
-  const [plans, episodes, outages, queueJobs, spending] = await Promise.all([
+  const [plans, episodes, outages, queueJobs, spending, openModelCalls] = await Promise.all([
     readWorkPlans(directory),
     readEpisodeFolders(directory, readAtMs - options.windowMs),
     readOutages(directory),
     readQueueJobs(directory),
     readSpendingStatus(directory),
+    readOpenModelCalls(directory),
   ]);
   return {
     name: basename(directory),
@@ -68,6 +72,7 @@ export async function readRunRecords(runDirectory: string, options: ReadRunOptio
     outages,
     queueJobs,
     spending,
+    openModelCalls,
   };
 }
 

@@ -1,5 +1,5 @@
 import { textTable } from '../text-table.js';
-import { formatCounts, formatDuration, formatTokens } from './format.js';
+import { formatCounts, formatDuration, formatModelCall, formatTokens } from './format.js';
 import type { RunStatus } from './run-status.js';
 import { spendingLines } from './spending.js';
 import { stageName } from './summarise.js';
@@ -55,7 +55,11 @@ export function renderStatusText(status: RunStatus): string {
 
 function inFlightLines(status: RunStatus): string[] {
   const { episodes, calls, queueJobsOnWorkers } = status.inFlight;
-  const lines = ['', `in flight: ${episodes.length} episodes, ${calls.length} judge or optimizer calls`];
+  const modelCalls = calls.reduce((total, call) => total + call.modelCalls.length, 0);
+  const lines = [
+    '',
+    `in flight: ${episodes.length} episodes, ${calls.length} judge or optimizer steps (${modelCalls} model calls waiting)`,
+  ];
   if (queueJobsOnWorkers > 0)
     lines.push(`  ${queueJobsOnWorkers} queue jobs started on workers and not finished`);
   if (episodes.length > 0) {
@@ -82,6 +86,7 @@ function inFlightLines(status: RunStatus): string[] {
   for (const call of calls.slice(0, LIST_LIMIT)) {
     lines.push(
       `  ${call.kind} ${call.key}: ${call.state}, ${formatDuration(call.ageMs)}, attempt ${call.attempts}`,
+      ...call.modelCalls.map((modelCall) => `    model call ${formatModelCall(modelCall)}`),
     );
   }
   return lines;

@@ -72,6 +72,25 @@ export interface InFlightCall {
   state: 'running' | 'stopped';
   ageMs: number;
   attempts: number;
+  /**
+   * The step's model calls waiting on their answer now (a judgment sends both orders at once), oldest first; empty
+   * when it waits on none or its process has stopped.
+   */
+  modelCalls: InFlightModelCall[];
+}
+
+/**
+ * A judge's or optimizer's model call in flight. Their clients do not stream, so no token has come back yet: what is
+ * known is the prompt's size (`promptChars`, characters of the messages sent) and how long the call has waited.
+ */
+export interface InFlightModelCall {
+  seq: number;
+  role: string;
+  model: string;
+  endpoint: string;
+  ageMs: number;
+  promptChars: number;
+  state: 'waiting';
 }
 
 export interface EndpointThroughput {

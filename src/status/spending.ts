@@ -20,9 +20,19 @@ export interface BudgetStatus {
   spentFigures: SpentFigures;
 }
 
-/** What the run's spending journal (`spending.jsonl`) holds: in all, and against each budget. */
+/** What one stage's generation or evaluation (`label`) spent on one role. */
+export interface SpendGroupStatus {
+  stage: string;
+  /** The generation (`L0`) or the evaluation's name. */
+  label: string;
+  role: string;
+  spentFigures: SpentFigures;
+}
+
+/** What the run's spending journal (`spending.jsonl`) holds: in all, per stage and role, and against each budget. */
 export interface SpendingStatus {
   total: SpentFigures;
+  groups: SpendGroupStatus[];
   budgets: BudgetStatus[];
 }
 
@@ -54,7 +64,13 @@ export async function readSpendingStatus(directory: string): Promise<SpendingSta
       });
     }
   }
-  return { total: spentFigures(ledger.spent()), budgets };
+  const groups = ledger.groups().map(({ stage, label, role, spent }) => ({
+    stage,
+    label,
+    role,
+    spentFigures: spentFigures(spent),
+  }));
+  return { total: spentFigures(ledger.spent()), groups, budgets };
 }
 
 /** The budgets of the run's `config.yaml`; none when it is missing or they do not parse (status never fails on them). */
@@ -76,27 +92,45 @@ async function readBudgets(directory: string): Promise<{ cost?: SpendLimits; tok
   };
 }
 
-/** `spent: $x (reported y, computed z) / budget` per budget, and the run's whole spending. */
+/** A cost as `$x (reported y, computed z)`, with the calls of unknown cost apart. */
+export function describeMoney(figures: SpentFigures): string {
+  const { cost } = figures;
+  const unknown = cost.unpricedCalls > 0 ? `, ${cost.unpricedCalls} calls of unknown cost` : '';
+  return `${formatUsd(cost.usd)} (reported ${formatUsd(cost.reportedUsd)}, computed ${formatUsd(cost.computedUsd)}${unknown})`;
+}
+
+/** Input plus output tokens. */
+export function spentTokens(figures: SpentFigures): number {
+  return figures.promptTokens + figures.completionTokens;
+}
+
+/** A budget's spending beside its limit: `$x (…) / $limit` or `n tokens / limit`. */
+export function describeBudgetSpent(budget: BudgetStatus): string {
+  return budget.unit === 'usd'
+    ? `${describeMoney(budget.spentFigures)} / ${formatUsd(budget.limit)}`
+    : `${budget.spent} tokens / ${budget.limit}`;
+}
+
+/** The note a spent budget carries. */
+export const SPENT_BUDGET_NOTE = 'spent: work past it is not started';
+
+/** `spent: $x (reported y, computed z) / budget` per budget, per stage and role, and the run's whole spending. */
 export function spendingLines(spending: SpendingStatus | null | undefined): string[] {
   if (!spending) return [];
-  const money = (figures: SpentFigures) => {
-    const { cost } = figures;
-    const unknown = cost.unpricedCalls > 0 ? `, ${cost.unpricedCalls} calls of unknown cost` : '';
-    return `${formatUsd(cost.usd)} (reported ${formatUsd(cost.reportedUsd)}, computed ${formatUsd(cost.computedUsd)}${unknown})`;
-  };
-  const tokens = (figures: SpentFigures) => figures.promptTokens + figures.completionTokens;
   const lines = [
     '',
     'spending',
-    `  spent: ${money(spending.total)}, ${tokens(spending.total)} tokens in ${spending.total.calls} calls`,
+    `  spent: ${describeMoney(spending.total)}, ${spentTokens(spending.total)} tokens in ${spending.total.calls} calls`,
   ];
-  for (const budget of spending.budgets) {
-    const spent =
-      budget.unit === 'usd'
-        ? `${money(budget.spentFigures)} / ${formatUsd(budget.limit)}`
-        : `${budget.spent} tokens / ${budget.limit}`;
+  for (const group of spending.groups) {
+    const figures = group.spentFigures;
     lines.push(
-      `  ${budget.budget}: spent ${spent}${budget.spent >= budget.limit ? ' (spent: work past it is not started)' : ''}`,
+      `    ${group.stage} ${group.label} ${group.role}: ${describeMoney(figures)}, ${spentTokens(figures)} tokens in ${figures.calls} calls`,
+    );
+  }
+  for (const budget of spending.budgets) {
+    lines.push(
+      `  ${budget.budget}: spent ${describeBudgetSpent(budget)}${budget.spent >= budget.limit ? ` (${SPENT_BUDGET_NOTE})` : ''}`,
     );
   }
   return lines;

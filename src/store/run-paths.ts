@@ -40,6 +40,8 @@ export const runFiles = {
   lock: 'mass.lock',
   /** Work lost because a model server was down, and redone. */
   outages: 'outages.jsonl',
+  /** The judge's and optimizer's model calls in flight, for `mass status` (see `src/judge/open-model-calls.ts`). */
+  modelCallsOpen: 'model-calls-open.json',
   rsiSummary: 'rsi-summary.json',
   /** The model registry (`train/registry.json`). */
   registry: join('train', 'registry.json'),

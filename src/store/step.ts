@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 
 import { UserError, errorMessage } from '../errors.js';
+import { inStep } from './current-step.js';
 import type { RunDatabase } from './database.js';
 import { describeIssues } from './describe-issues.js';
 import { migrateLegacyStepPaths } from './legacy-step-paths.js';
@@ -154,7 +155,8 @@ export class StepRunner {
     const durationMs = (): number => performance.now() - startTime;
     const attempt = this.recordStart(key, new Date().toISOString());
     try {
-      const stored = this.encodeOutput(key, await fn({ attempt }), options.output);
+      const result = await inStep({ key, runDirectory: this.runDirectory }, () => fn({ attempt }));
+      const stored = this.encodeOutput(key, result, options.output);
       this.database.transaction(() => {
         this.finish(key, 'done', durationMs(), stored, null);
         options.commit?.(this.database, stored.output);

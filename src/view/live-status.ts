@@ -1,7 +1,14 @@
 import { html, type SafeHtml } from '../html/html.js';
-import { formatCounts, formatDuration, formatTokens } from '../status/format.js';
+import { formatCounts, formatDuration, formatModelCall, formatTokens } from '../status/format.js';
 import { readRunRecords } from '../status/read-run.js';
 import type { RunStatus } from '../status/run-status.js';
+import {
+  describeBudgetSpent,
+  describeMoney,
+  SPENT_BUDGET_NOTE,
+  spentTokens,
+  type SpendingStatus,
+} from '../status/spending.js';
 import { DEFAULT_WINDOW_MS, stageName, summariseRun } from '../status/summarise.js';
 import { episodeLocationOfDir, episodeUrl } from './episode-location.js';
 import { link, table } from './layout.js';
@@ -47,6 +54,9 @@ export function liveStatusMarkup(status: RunStatus | undefined): SafeHtml {
     call.key,
     call.state,
     formatDuration(call.ageMs),
+    call.modelCalls.length === 0
+      ? ''
+      : html`${call.modelCalls.map((modelCall) => html`<div>${formatModelCall(modelCall)}</div>`)}`,
   ]);
   const rateRows = status.throughput.endpoints.map((endpoint) => [
     endpoint.model,
@@ -70,11 +80,39 @@ export function liveStatusMarkup(status: RunStatus | undefined): SafeHtml {
     ${table(['stage', 'state', 'task', 'task state', 'done of planned', 'ETA'], stageRows, 'no step has started')}
     <h3>In flight</h3>
     ${table(['episode', 'state', 'age', 'calls', 'current call', 'tokens so far'], episodeRows, 'no episode in flight')}
-    ${callRows.length > 0 ? table(['judge or optimizer call', 'step', 'state', 'age'], callRows) : ''}
+    ${callRows.length > 0 ? table(['judge or optimizer call', 'step', 'state', 'age', 'model calls waiting'], callRows) : ''}
     <h3>Throughput over the last ${Math.round(status.throughput.windowMs / 60_000)} minutes</h3>
     ${table(['model', 'calls', 'failed', 'calls/s', 'output tokens/s'], rateRows, 'no model call in that time')}
     <h3>Outages and failures</h3>
-    ${table(['kind', 'what', 'at', 'reason'], problemRows, 'none')}`;
+    ${table(['kind', 'what', 'at', 'reason'], problemRows, 'none')} ${spendingMarkup(status.spending)}`;
+}
+
+/** What the run spent (in all, per stage and role) and each budget beside its limit, as `mass status` says it. */
+function spendingMarkup(spending: SpendingStatus | null): SafeHtml {
+  if (spending === null)
+    return html`<h3>Spending</h3>
+      <p class="empty">no spending journal and no budget</p>`;
+  const row = (what: readonly string[], figures: SpendingStatus['total']) => [
+    ...what,
+    describeMoney(figures),
+    formatTokens(figures.promptTokens),
+    formatTokens(figures.completionTokens),
+    figures.calls,
+  ];
+  const rows = [
+    row(['all', '', ''], spending.total),
+    ...spending.groups.map((group) => row([group.stage, group.label, group.role], group.spentFigures)),
+  ];
+  const budgetRows = spending.budgets.map((budget) => [
+    budget.budget,
+    describeBudgetSpent(budget),
+    budget.spent >= budget.limit
+      ? html`<span class="bad">${SPENT_BUDGET_NOTE}</span>`
+      : `${formatTokens(spentTokens(budget.spentFigures))} tokens so far`,
+  ]);
+  return html`<h3>Spending</h3>
+    ${table(['stage', 'generation or evaluation', 'role', 'cost', 'tokens in', 'tokens out', 'calls'], rows)}
+    ${table(['budget', 'spent of its limit', ''], budgetRows, 'no budget configured')}`;
 }
 
 function stateText(state: string): SafeHtml {

@@ -60,7 +60,23 @@ describe('mass status, spending', () => {
       { budget: 'budgets.cost.stages.search', spent: expect.closeTo(0.06, 10), limit: 0.05 },
       { budget: 'budgets.tokens.roles.executor', spent: 50_100, limit: 100_000 },
     ]);
+    // Per stage, generation or evaluation, and role, as the journal's rows group.
+    expect(
+      spending?.groups.map(({ stage, label, role, spentFigures }) => [
+        stage,
+        label,
+        role,
+        spentFigures.calls,
+      ]),
+    ).toEqual([
+      ['search', 'L0', 'judge', 1],
+      ['search', 'L0', 'optimizer', 1],
+      ['evaluation', 'L0', 'executor', 5],
+    ]);
     const text = spendingLines(spending).join('\n');
+    expect(text).toContain(
+      '    search L0 optimizer: $0.0400 (reported $0.0000, computed $0.0400), 1100 tokens in 1 calls',
+    );
     expect(text).toContain('spent: $0.0600 (reported $0.0200, computed $0.0400, 5 calls of unknown cost)');
     expect(text).toMatch(/budgets\.cost\.stages\.search: spent \$0\.0600 .* \/ \$0\.0500 \(spent:/);
     expect(text).toContain('budgets.tokens.roles.executor: spent 50100 tokens / 100000');
