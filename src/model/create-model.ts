@@ -1,6 +1,7 @@
 import { UserError } from '../errors.js';
 import { AnthropicModel } from './anthropic.js';
-import { isOpenAIHost, OpenAICompatibleModel } from './openai-compatible.js';
+import { isOpenAIHost } from './base-url.js';
+import { OpenAICompatibleModel } from './openai-compatible.js';
 import type { ChatProvider } from './request-parameters.js';
 import type { ChatModel } from './types.js';
 
