@@ -23,11 +23,12 @@ export const SPEND_STAGES = ['search', 'distill', 'evaluation', 'benchmark', 'st
 export type SpendStage = (typeof SPEND_STAGES)[number];
 
 /**
- * The stages whose work is checked against the budgets before it starts (the search's episodes, judgments and
- * optimizer proposals, in `mass search` and `mass rsi`; `mass eval`'s episodes and judgments). A
- * budget of another stage could never stop anything yet, so the configuration refuses one.
+ * The stages whose work is checked against the budgets before it starts: the search's episodes, judgments and
+ * optimizer proposals (`mass search`, and the search of each generation in `mass rsi`); the distillation's collection
+ * episodes and tournament judgments (`mass distill`, and each generation's in `mass rsi`); `mass eval`'s episodes
+ * and judgments. A budget of another stage could never stop anything yet, so the configuration refuses one.
  */
-export const BUDGETED_STAGES = ['search', 'evaluation'] as const satisfies readonly SpendStage[];
+export const BUDGETED_STAGES = ['search', 'distill', 'evaluation'] as const satisfies readonly SpendStage[];
 
 function spendLimits(unit: string, example: string) {
   const limit = z.number().positive().finite();
@@ -48,7 +49,9 @@ function spendLimits(unit: string, example: string) {
         )
         .strict()
         .optional()
-        .describe(`${unit} per stage, over all its evaluations (search and evaluation)`),
+        .describe(
+          `${unit} per stage (${BUDGETED_STAGES.join(', ')}), over all its generations or evaluations`,
+        ),
     })
     .strict()
     .optional()

@@ -17,6 +17,7 @@ export {
 } from './budget-exhausted.js';
 export { BudgetGuard, type BudgetLimits, type SpendScope } from './budget-guard.js';
 export { meteredModel } from './metered-model.js';
+export { StageSpending, type ExecutorPrices } from './stage-spending.js';
 export { SpendLedger, type Spent, type SpendFilter } from './spend-ledger.js';
 export { appendSpending, readSpending, SPENDING_FILE, SpendRow } from './spend-journal.js';
 export { episodeCost, episodeSpendFacts, type EpisodeSpendFacts } from './episode-cost.js';

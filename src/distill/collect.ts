@@ -7,7 +7,8 @@ import { runEpisodes, type EpisodeOutcome } from '../episode/run-episodes.js';
  * Collection for the outer loop: the champion workflow run `runs` times (default 18) on the same data, with distinct
  * sampling seeds. When fewer succeed than selection needs, bounded top-ups run instead of aborting (the official code
  * stops on a missing 16th success). Episodes live at `<outDir>/<prefix>-<index>` with sampling seed
- * `firstSeed + index`, so a re-run skips what is finished and redoes what is half done.
+ * `firstSeed + index`, so a re-run skips what is finished and redoes what is half done. A spent budget
+ * (`BudgetExhaustedError` from `runEpisode`) is no failed episode: it stops the collection (see `runEpisodes`).
  */
 
 export interface CollectionOptions {

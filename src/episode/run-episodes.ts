@@ -1,3 +1,4 @@
+import { BudgetExhaustedError } from '../cost/budget-exhausted.js';
 import { Semaphore } from '../model/concurrency.js';
 import { runEpisode, type EpisodeOptions, type EpisodeResult } from './run-episode.js';
 
@@ -6,7 +7,9 @@ export type EpisodeOutcome =
 
 /**
  * Runs many episodes, at most `concurrency` at once, in the order given. An episode that throws (a bad task, a full
- * disk) does not stop the others: every outcome is returned, in input order.
+ * disk) does not stop the others: every outcome is returned, in input order. A spent budget is no episode's failure:
+ * an episode refused by one (`BudgetExhaustedError`) is not reported, and once every episode has settled (those
+ * already running finish, those not started are refused too) the first such error is thrown, to stop the command.
  */
 export async function runEpisodes(
   episodes: EpisodeOptions[],
@@ -18,7 +21,7 @@ export async function runEpisodes(
   },
 ): Promise<EpisodeOutcome[]> {
   const slots = new Semaphore(options.concurrency);
-  return Promise.all(
+  const outcomes = await Promise.all(
     episodes.map(async (episode, index) => {
       const release = await slots.acquire();
       let outcome: EpisodeOutcome;
@@ -33,8 +36,12 @@ export async function runEpisodes(
       } finally {
         release();
       }
-      options.onFinished?.(outcome, index);
+      if (outcome.ok || !(outcome.error instanceof BudgetExhaustedError))
+        options.onFinished?.(outcome, index);
       return outcome;
     }),
   );
+  const refused = outcomes.find((outcome) => !outcome.ok && outcome.error instanceof BudgetExhaustedError);
+  if (refused && !refused.ok) throw refused.error;
+  return outcomes;
 }

@@ -17,7 +17,9 @@ import { CollectionRecord } from './generation-records.js';
  * live at `episodes/<generation>-distill-<task>-<index>`, and `runEpisode` skips a finished episode directory, so a
  * collection interrupted half-way redoes only the episodes that had not finished. A single-agent task
  * (`singleAgentTask`) runs the bare task without the \`agent\` tool instead, at
- * `episodes/<generation>-single-agent-distill-<task>-<index>`.
+ * `episodes/<generation>-single-agent-distill-<task>-<index>`. Each episode is checked against the budgets as it would
+ * start and its spending journaled once it has run (`context.spending`); a spent budget stops the collection, which
+ * resumes with the episodes that had not finished.
  */
 export async function collectStep(
   context: GenerationContext,
@@ -62,16 +64,22 @@ export async function collectStep(
           maxTopUps: settings.collection.maxTopUps,
           firstSeed: settings.seed,
           concurrency: settings.concurrency.episodes,
-          runEpisode: (options: EpisodeOptions) =>
-            runEpisodeThroughOutages(outages, { id: basename(options.outDir), outDir: options.outDir }, () =>
-              context.episodes
-                ? context.episodes.run({
-                    stepKey: `${task.base}/collect/${basename(options.outDir)}`,
-                    apiKeyEnv: executor.apiKeyEnv,
-                    options,
-                  })
-                : runEpisode(options),
-            ),
+          runEpisode: async (options: EpisodeOptions) => {
+            const stepKey = `${task.base}/collect/${basename(options.outDir)}`;
+            const result = await runEpisodeThroughOutages(
+              outages,
+              { id: basename(options.outDir), outDir: options.outDir },
+              () => {
+                // Checked as it would start, its slot held: a budget spent meanwhile refuses it (exit 3).
+                context.spending.beforeWork('executor');
+                return context.episodes
+                  ? context.episodes.run({ stepKey, apiKeyEnv: executor.apiKeyEnv, options })
+                  : runEpisode(options);
+              },
+            );
+            await context.spending.episode(stepKey, result.record);
+            return result;
+          },
           onEpisodeFinished: () => onEpisodeFinished?.(),
         });
         // An outage past its budget stops the collection, which is then not done: the same command resumes it.

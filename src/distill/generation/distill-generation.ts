@@ -1,3 +1,4 @@
+import { StageSpending } from '../../cost/stage-spending.js';
 import { UserError } from '../../errors.js';
 import { Semaphore } from '../../model/concurrency.js';
 import type { ExecutorEndpoint, RoleModel } from '../../model/role-endpoint.js';
@@ -93,7 +94,8 @@ const generationPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  *
  * Every stage is a step of the run store, keyed `distill/<generation>/<task>/…`, so calling this again after a
  * crash, an abort or a failure redoes only what had not finished, and after completion it makes no model call and
- * returns the same result. Tasks are collected one after another; each task's tournament runs while the next one
+ * returns the same result. A budget (`settings.budgets`) spent stops the generation before the next episode or
+ * judgment (`BudgetExhaustedError`, exit 3) once the work under way has finished. Tasks are collected one after another; each task's tournament runs while the next one
  * collects. Settings are read when a step first runs: a done step keeps what it stored.
  */
 export async function distillGeneration(options: DistillGenerationOptions): Promise<DistillGenerationResult> {
@@ -106,11 +108,18 @@ export async function distillGeneration(options: DistillGenerationOptions): Prom
   }
   const tasks = await loadTasks(generation, options.tasks);
   const gate = new WorkGate(options.signal);
+  const spending = await StageSpending.open(
+    run.directory,
+    { stage: 'distill', label: generation },
+    settings.budgets,
+    settings.executorPrices,
+  );
   const context: GenerationContext = {
     run,
     generation,
     executor: options.executor,
-    judge: options.judge,
+    judge: spending.metered('judge', options.judge),
+    spending,
     settings,
     tokenCounter: options.tokenCounter,
     hiddenDirectories: [run.directory, ...(options.hiddenDirectories ?? [])],

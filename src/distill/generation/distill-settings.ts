@@ -1,6 +1,8 @@
 import { dataSeeds, type DataSeeds } from '../../config/data-seeds.js';
 import { outageSettings } from '../../config/fault-tolerance.js';
+import type { Prices } from '../../config/prices.js';
 import type { RunConfig } from '../../config/run-config.js';
+import type { BudgetLimits } from '../../cost/budget-guard.js';
 import { episodeSettings, type EpisodeSettings } from '../../episode/episode-settings.js';
 import type { BundleBudget } from '../../judge/bundle.js';
 import type { JudgeOrders } from '../../config/judge-orders.js';
@@ -65,6 +67,10 @@ export interface DistillSettings {
   episode: EpisodeSettings;
   /** How long collection waits out a model server that is down before the command stops (exit 3). */
   outages: OutageSettings;
+  /** `budgets.cost` and `budgets.tokens`: the collection's episodes and the tournament's judgments stop at them. */
+  budgets?: BudgetLimits;
+  /** The executor's prices, for the cost of episodes whose provider reported none. */
+  executorPrices?: Prices;
 }
 
 /** The outer loop's settings as the run configuration gives them. */
@@ -95,5 +101,7 @@ export function distillSettings(config: RunConfig): DistillSettings {
     outages: outageSettings(config),
     concurrency: { episodes: config.concurrency.episodes, judgments: config.concurrency.judgments },
     episode: episodeSettings(config),
+    budgets: { cost: config.budgets.cost, tokens: config.budgets.tokens },
+    executorPrices: config.roles.executor.prices,
   };
 }

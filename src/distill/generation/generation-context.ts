@@ -1,3 +1,4 @@
+import type { StageSpending } from '../../cost/stage-spending.js';
 import type { Semaphore } from '../../model/concurrency.js';
 import type { ExecutorEndpoint, RoleModel } from '../../model/role-endpoint.js';
 import type { EpisodeBackend } from '../../queue/episode-backend.js';
@@ -14,8 +15,13 @@ export interface GenerationContext {
   run: Run<unknown>;
   generation: string;
   executor: ExecutorEndpoint;
-  /** The evaluator role: the generation's own model, judging pairs of its workspaces. */
+  /** The evaluator role: the generation's own model, judging pairs of its workspaces; each call journaled. */
   judge: RoleModel;
+  /**
+   * The stage `distill` under the generation's label: each collection episode and judgment is checked against the
+   * budgets before it starts, and what it spent is journaled.
+   */
+  spending: StageSpending;
   settings: DistillSettings;
   tokenCounter: TokenCounter;
   /** Hidden from the agents: the run directory always, and whatever the caller adds. */

@@ -150,6 +150,8 @@ async function matchStep(
       const release = await context.judgeSlots.acquire();
       let judgment;
       try {
+        // Checked as it would start, its slot held: a judgment with its repairs and orders is one piece of work.
+        context.spending.beforeWork('judge');
         judgment = await judgePair({
           task: task.task,
           x: { label: pair.x, bundle: x },
