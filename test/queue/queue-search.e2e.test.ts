@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { EpisodeRecord } from '../../src/episode/episode-record.js';
 import type { QueueStatus } from '../../src/queue/queue-status.js';
+import type { RunStatus } from '../../src/status/run-status.js';
 import type { ReplyServer } from '../../src/toy/reply-server.js';
 import { startToyModel } from '../../src/toy/toy-model.js';
 import { PrivateRedis } from '../../src/testing/redis-server.js';
@@ -129,6 +130,26 @@ describe('mass search through the episode queue (BullMQ on a real Redis, three w
     // Nothing half-written is left, and every episode was finished once.
     expect(readdirSync(staging).flatMap((attempt) => readdirSync(join(staging, attempt)))).toEqual([]);
     expect(finishedEpisodes(run).sort()).toEqual([...EPISODES].sort());
+
+    // `mass status` on the queued run counts what its records hold: both tasks' searches done, every planned episode
+    // finished (the killed worker's attempt is not one more), nothing in flight or left on the workers.
+    const runStatus = await runMass(['status', run, '--json']);
+    expect(runStatus.code, runStatus.stderr).toBe(0);
+    const said = JSON.parse(runStatus.stdout) as RunStatus;
+    expect(said.run.state).toBe('finished');
+    const searchGroups = said.stages
+      .filter((stage) => stage.stage === 'search')
+      .flatMap((stage) => stage.groups);
+    expect(searchGroups.map((group) => group.label).sort()).toEqual(TASKS);
+    for (const group of searchGroups) {
+      expect(group.state).toBe('done');
+      expect(group.kinds.find((kind) => kind.kind === 'episode')).toMatchObject({
+        done: VERSIONS.length,
+        planned: VERSIONS.length,
+        inFlight: 0,
+      });
+    }
+    expect(said.inFlight).toEqual({ episodes: [], calls: [], queueJobsOnWorkers: 0 });
 
     // The queue's own account: every job done once, none failed, the killed worker gone.
     const status = await runMass(['queue', 'status', '--redis', redis.url, '--json']);
