@@ -13,7 +13,7 @@ import { openRun } from '../src/store/run-store.js';
 import { startScriptedServer, type ScriptedRequest } from '../src/testing/scripted-server.js';
 import { step, type Step } from '../src/toy/steps.js';
 import { isJudgeSystemPrompt } from '../src/toy/toy-judge.js';
-import { ModelRegistry } from '../src/train/registry.js';
+import { ModelRegistry } from '../src/records/registry.js';
 
 /**
  * `mass eval` at the issue's scale: 3 test tasks × 3 generations × 10 rollouts (90 episodes, 90 pairs judged in both

@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './model/index.js';
 export * from './proxy/index.js';
 export * from './store/index.js';
+export * from './records/index.js';
 export * from './toy/index.js';
 export * from './tasks/index.js';
 export * from './workflow/index.js';

@@ -37,7 +37,7 @@ import {
 import { loadTask } from '../../src/tasks/load-task.js';
 import { openRunDatabase } from '../../src/store/database.js';
 import { renderTaskPrompt } from '../../src/tasks/render-prompt.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { renderWorkflow } from '../../src/workflow/render.js';
 import type { TeamDesign } from '../../src/workflow/workflow.js';
 import { makeLexicon, prose } from '../support/prose.js';

@@ -11,7 +11,7 @@ import type { Run } from '../store/run-store.js';
 import { harborLoadedTask } from '../tasks/harbor-loaded-task.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import { runStudy, WorkRunner } from '../work/work-runner.js';
 import { benchmarkFigures, taskRows } from './benchmark-figures.js';
 import {

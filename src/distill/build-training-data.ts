@@ -9,7 +9,7 @@ import type { SkippedItem } from './skipped-item.js';
 import { TokenCache } from './token-cache.js';
 import { StatsTally, type TrainingDataStats } from './training-data-stats.js';
 import { conversationsOfThread, type TrainingConversation } from './training-conversation.js';
-import type { Provenance, SftConversation, TrainingWindow } from './training-records.js';
+import type { Provenance, SftConversation, TrainingWindow } from '../records/training-records.js';
 import { argumentsKeptAsText, toTemplateMessage } from './template-messages.js';
 
 /** Where the builder puts what it makes; the files in `mass data build`, a counter in the benchmark. */

@@ -9,7 +9,7 @@ import { episodeFiles, episodePath } from '../store/run-paths.js';
 import { isFile } from '../tasks/file-kind.js';
 import type { BareTasks } from './bare-tasks.js';
 import { hostPathReplacements, type PathReplacement } from './host-path-rewrite.js';
-import type { DataSplit } from './training-records.js';
+import type { DataSplit } from '../records/training-records.js';
 
 /** One episode as the builder needs it. */
 export interface EpisodeSource {

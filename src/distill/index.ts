@@ -13,7 +13,6 @@ export * from './token-cache.js';
 export * from './tokenizer-family.js';
 export * from './training-conversation.js';
 export * from './training-data-stats.js';
-export * from './training-records.js';
 export * from './window-sampler.js';
 export * from './write-training-data.js';
 export * from './selection.js';

@@ -4,7 +4,7 @@ import { defineRecord } from '../store/record.js';
 import { HostPathRewrite } from './host-path-rewrite.js';
 import { SkippedItem } from './skipped-item.js';
 import { TokenizerCheckResult } from './tokenizer-family.js';
-import { DataSplit, type ConversationRole } from './training-records.js';
+import { DataSplit, type ConversationRole } from '../records/training-records.js';
 
 const Count = z.number().int().nonnegative();
 

@@ -11,7 +11,7 @@ import { readEpisodeSource, type EpisodeSource } from './episode-source.js';
 import { JsonLinesWriter } from './json-lines-writer.js';
 import { checkTrainingTokenizer } from './tokenizer-family.js';
 import { TrainingDataStats } from './training-data-stats.js';
-import { DataSplit, STATS_FILE, trainingDataFiles } from './training-records.js';
+import { DataSplit, STATS_FILE, trainingDataFiles } from '../records/training-records.js';
 
 export interface WriteTrainingDataOptions {
   /** Episode directories and the split each goes to. */

@@ -8,7 +8,7 @@ import { hasGrader } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { RunSession } from '../session/run-session.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import type { TeamDesign } from '../workflow/workflow.js';
 import { recordWorkPlan } from '../store/work-plan.js';
 import { evaluationBase } from '../work/step-keys.js';

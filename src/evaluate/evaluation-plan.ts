@@ -3,8 +3,8 @@ import type { Endpoint, EvaluationConfig, RunConfig } from '../config/run-config
 import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { searchCoverageSettings } from '../config/search-coverage-setting.js';
-import type { ModelGeneration } from '../train/model-generation.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelGeneration } from '../records/model-generation.js';
+import type { ModelRegistry } from '../records/registry.js';
 
 /** A model under evaluation: a generation of the run's registry, or a named endpoint of the configuration. */
 export interface EvaluatedModel {

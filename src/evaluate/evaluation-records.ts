@@ -5,7 +5,7 @@ import { JudgeUsage } from '../judge/judgment-record.js';
 import { defineRecord } from '../store/record.js';
 import { SearchCoverageFigure } from './search-coverage-figure.js';
 import { computeEvaluationFigures, type FigureOptions } from './statistics/figures.js';
-import { EvaluationFigures, type GradingCoverage } from './statistics/figures-schema.js';
+import { EvaluationFigures, type GradingCoverage } from '../records/evaluation-figures.js';
 import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './statistics/inputs.js';
 
 /**

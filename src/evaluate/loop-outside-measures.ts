@@ -26,7 +26,7 @@ import type { Run } from '../store/run-store.js';
 import { hasGrader } from '../tasks/grade.js';
 import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import { gradeWork } from './evaluation-episodes.js';
 import { evaluationJudging, judgmentWork } from './evaluation-judgments.js';
 import type { EvaluationPlan } from './evaluation-plan.js';

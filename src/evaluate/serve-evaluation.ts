@@ -2,7 +2,7 @@ import { UserError } from '../errors.js';
 import { isUnaddressed } from '../config/endpoint.js';
 import type { Endpoint, RunConfig } from '../config/run-config.js';
 import type { ModelHost } from '../train/model-host.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import { apiKeyFrom } from '../model/create-model.js';
 import type { ExecutorEndpoint, RoleModel } from '../model/role-endpoint.js';
 import { roleModel, roleSampling } from '../search/search-config.js';

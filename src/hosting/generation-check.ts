@@ -12,8 +12,8 @@ import {
   type DeploymentComparison,
 } from '../train/deployment-check.js';
 import type { InferenceServer } from '../train/inference-server.js';
-import type { ModelGeneration } from '../train/model-generation.js';
-import { ModelRegistry } from '../train/registry.js';
+import type { ModelGeneration } from '../records/model-generation.js';
+import { ModelRegistry } from '../records/registry.js';
 import { executorServers } from './replica-serving.js';
 
 /** The deployment check of a generation on every replica: what `mass rsi` runs after a deployment, and `mass doctor

@@ -11,9 +11,9 @@ import type { DeployMethod } from '../train/deploy.js';
 import { PROBE_FILE } from '../train/deployment-check.js';
 import { exportFp8 } from '../train/fp8-export.js';
 import { checkServedModel, listServedModels } from '../train/inference-server.js';
-import { adapterBaseOf, type ModelGeneration } from '../train/model-generation.js';
+import { adapterBaseOf, type ModelGeneration } from '../records/model-generation.js';
 import type { ModelHost, ServedGeneration } from '../train/model-host.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import { checkGenerationOnReplicas, generationProbeFile, hasProbe } from './generation-check.js';
 import {
   declareConfiguredReplicas,

@@ -4,7 +4,7 @@ import { evaluationConfig, type EvaluationConfig, type RunConfig } from '../conf
 import { errorMessage } from '../errors.js';
 import { distillTaskPath, outerLoopFiles, runFiles } from '../store/run-paths.js';
 import type { Run } from '../store/run-store.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import { describeAmount, describePlanCompact, describeSeconds } from './describe-plan.js';
 import { planCost } from './plan-cost.js';
 import { planRun, type RunPlan } from './run-plan.js';

@@ -20,10 +20,10 @@ import {
   type TaskOuterLoop,
 } from '../distill/generation/task-outer-loop.js';
 import { TrainingDataStats, type TrainingDataStats as DataStats } from '../distill/training-data-stats.js';
-import { STATS_FILE } from '../distill/training-records.js';
+import { STATS_FILE } from '../records/training-records.js';
 import { errorMessage } from '../errors.js';
 import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../evaluate/evaluation-records.js';
-import { RsiSummaryRecord, type RsiSummary } from '../rsi/rsi-records.js';
+import { RsiSummaryRecord, type RsiSummary } from '../records/rsi-records.js';
 import { TaskRepeatsRecord, type TaskRepeats } from '../search/repeat-records.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
 import { describeIssues } from '../store/describe-issues.js';
@@ -37,8 +37,8 @@ import {
   searchResultPath,
   workflowInformationPath,
 } from '../store/run-paths.js';
-import type { ModelGeneration } from '../train/model-generation.js';
-import { ModelRegistry } from '../train/registry.js';
+import type { ModelGeneration } from '../records/model-generation.js';
+import { ModelRegistry } from '../records/registry.js';
 import { readTokenUsage, type TokenUsageRow } from './token-usage.js';
 import { readWallTime, type WallTime } from './wall-time.js';
 

@@ -1,2 +1,1 @@
-export * from './rsi-records.js';
 export * from './run-generations.js';

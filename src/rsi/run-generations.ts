@@ -14,11 +14,11 @@ import { searchTasks } from '../search/search-tasks.js';
 import type { Run } from '../store/run-store.js';
 import { runFiles } from '../store/run-paths.js';
 import { nextTraining } from '../train/lineage.js';
-import type { ModelGeneration } from '../train/model-generation.js';
-import { TrainingMetrics } from '../train/training-metrics.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelGeneration } from '../records/model-generation.js';
+import { TrainingMetrics } from '../records/training-metrics.js';
+import type { ModelRegistry } from '../records/registry.js';
 import type { Trainer } from '../train/trainer.js';
-import { RsiSummaryRecord, type GenerationSummary, type RsiSummary } from './rsi-records.js';
+import { RsiSummaryRecord, type GenerationSummary, type RsiSummary } from '../records/rsi-records.js';
 
 export type RsiProgressEvent =
   | {

@@ -5,7 +5,7 @@ import type { ServedGeneration } from '../train/model-host.js';
 import type { ModelKind } from '../hosting/model-kind.js';
 import { loadTokenCounter, type TokenCounter } from '../model/token-counter.js';
 import { searchRoles } from '../search/search-config.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import { trainingTokenizer, type TrainingTokenizer } from './training-tokenizer.js';
 
 /** A stage ready to run: its generation served, its tokens counted, its budgets fitted, its roles' models. */

@@ -12,7 +12,7 @@ import { searchTaskDirs } from '../search/search-config.js';
 import { openRun, type Run } from '../store/run-store.js';
 import { loadSuite, type LoadedSuite } from '../tasks/load-suite.js';
 import type { ServedGeneration } from '../train/model-host.js';
-import { ModelRegistry } from '../train/registry.js';
+import { ModelRegistry } from '../records/registry.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { prepareStage, stageTokenizer, type PreparedStage } from './prepare-stage.js';
 import type { TrainingTokenizer } from './training-tokenizer.js';

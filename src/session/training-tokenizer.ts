@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { RunConfig } from '../config/run-config.js';
 import { familyOfModelName } from '../distill/tokenizer-family.js';
 import { isFile } from '../tasks/file-kind.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 
 /** What a generation's training data is tokenised with, and the model it must match. */
 export interface TrainingTokenizer {

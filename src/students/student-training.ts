@@ -10,13 +10,13 @@ import { DATASET_FOLDER } from '../store/run-paths.js';
 import type { Run } from '../store/run-store.js';
 import type { Trainer } from '../train/trainer.js';
 type ModelGeneration = Parameters<Trainer['train']>[0]['parent'];
-import { TrainingMetrics } from '../train/training-metrics.js';
+import { TrainingMetrics } from '../records/training-metrics.js';
 import { studentKey } from '../work/step-keys.js';
 import type { WorkItem } from '../work/work-item.js';
 import type { WorkRunner } from '../work/work-runner.js';
 import type { StudentDataset } from './student-datasets.js';
 import type { StudentResult } from './students.js';
-import type { ModelRegistry } from '../train/registry.js';
+import type { ModelRegistry } from '../records/registry.js';
 import { studentTrainingPlan, type StudentTraining } from './student-tokens.js';
 
 const TrainStepOutput = z.object({

@@ -4,7 +4,7 @@ import { generationEndpoints, isUnaddressed, type Endpoint } from '../config/end
 import type { FaultPlan } from '../config/fault-plan.js';
 import type { RunConfig } from '../config/run-config.js';
 import type { ModelHost, ServedGeneration } from '../train/model-host.js';
-import type { ModelGeneration } from '../train/model-generation.js';
+import type { ModelGeneration } from '../records/model-generation.js';
 import { startToyModel } from './toy-model.js';
 import { BASE_TOY_WEIGHTS, loadToyWeights, saveToyWeights, type ToyWeights } from './weights.js';
 import { TOY_WEIGHTS_FILE } from './train-toy-model.js';

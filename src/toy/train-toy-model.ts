@@ -1,7 +1,7 @@
 import path from 'node:path';
 
 import { readJsonLines } from '../store/json-lines.js';
-import { SftConversation } from '../distill/training-records.js';
+import { SftConversation } from '../records/training-records.js';
 import { loadToyWeights, saveToyWeights } from './weights.js';
 import { trainToyWeights, type SupervisedConversation } from './toy-trainer.js';
 import { readDatasetFiles } from '../train/dataset-files.js';

@@ -11,7 +11,7 @@ import { readDatasetFiles } from './dataset-files.js';
 import { resolveHyperparameters } from './hyperparameters.js';
 import { logTail, runLoggedProcess } from './logged-process.js';
 import { checkInitAdapter, trainingWeightsOf, type Trainer, type TrainOptions } from './trainer.js';
-import { emptyMetrics, TrainingMetrics, type TrainingResult } from './training-metrics.js';
+import { emptyMetrics, TrainingMetrics, type TrainingResult } from '../records/training-metrics.js';
 
 /** What a training command's argv (and output templates) may name. */
 export const COMMAND_PLACEHOLDERS = [

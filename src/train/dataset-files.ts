@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 import { UserError } from '../errors.js';
-import { STATS_FILE, trainingDataFiles, type DataSplit } from '../distill/training-records.js';
+import { STATS_FILE, trainingDataFiles, type DataSplit } from '../records/training-records.js';
 import { TrainingDataStats } from '../distill/training-data-stats.js';
 
 type SplitFiles = ReturnType<typeof trainingDataFiles>;

@@ -12,7 +12,7 @@ import {
   type ServedModel,
 } from './inference-server.js';
 import { logTail, runLoggedProcess } from './logged-process.js';
-import type { ModelGeneration } from './model-generation.js';
+import type { ModelGeneration } from '../records/model-generation.js';
 
 /** Placeholders of a restart command; `{base_url}` is the address of the server (the replica) it restarts. */
 export const RESTART_PLACEHOLDERS = ['model_path', 'served_as', 'name', 'base_url'] as const;

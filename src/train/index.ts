@@ -12,11 +12,8 @@ export {
   type LoggedProcessOptions,
   type ProcessOutcome,
 } from './logged-process.js';
-export * from './model-generation.js';
 export * from './python-records.js';
 export * from './python-trainer.js';
-export * from './registry.js';
 export * from './trainer.js';
 export * from './trainer-python.js';
-export * from './training-metrics.js';
 export * from './model-host.js';

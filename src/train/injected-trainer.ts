@@ -5,7 +5,7 @@ import { SystemError, UserError, errorMessage } from '../errors.js';
 import { describeIssues } from '../store/describe-issues.js';
 import { readDatasetFiles } from './dataset-files.js';
 import { trainingWeightsOf, type Trainer } from './trainer.js';
-import { emptyMetrics, TrainingMetrics } from './training-metrics.js';
+import { emptyMetrics, TrainingMetrics } from '../records/training-metrics.js';
 
 /**
  * A trainer given as a function, in this process: the toy model's (`mass demo`, end-to-end tests) or a test's.

@@ -1,7 +1,7 @@
 import type { Lineage } from '../config/rsi-settings.js';
 import { UserError } from '../errors.js';
-import { adapterBaseOf, type ModelGeneration } from './model-generation.js';
-import type { ModelRegistry } from './registry.js';
+import { adapterBaseOf, type ModelGeneration } from '../records/model-generation.js';
+import type { ModelRegistry } from '../records/registry.js';
 
 /** What the next generation is trained over and from. */
 export interface NextTraining {

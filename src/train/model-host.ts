@@ -1,6 +1,6 @@
 import type { Endpoint, RoleEndpoints } from '../config/endpoint.js';
-import type { ModelGeneration } from './model-generation.js';
-import type { ModelRegistry } from './registry.js';
+import type { ModelGeneration } from '../records/model-generation.js';
+import type { ModelRegistry } from '../records/registry.js';
 
 /** A generation being served: the endpoints every role uses while it plays them. */
 export interface ServedGeneration {

@@ -12,7 +12,7 @@ import { logTail, runLoggedProcess, type ProcessOutcome } from './logged-process
 import { PythonTrainingPlan, PythonTrainingReport } from './python-records.js';
 import { checkInitAdapter, trainingWeightsOf, type Trainer, type TrainOptions } from './trainer.js';
 import { defaultTrainerPython } from './trainer-python.js';
-import type { TrainingResult } from './training-metrics.js';
+import type { TrainingResult } from '../records/training-metrics.js';
 
 /** The bundled script. Two folders up is the package root, from `src/train/` and from `dist/train/` alike. */
 export const PYTHON_TRAINER_SCRIPT = fileURLToPath(

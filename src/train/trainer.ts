@@ -3,8 +3,8 @@ import path from 'node:path';
 
 import { UserError } from '../errors.js';
 import type { TrainingHyperparameters } from './hyperparameters.js';
-import type { ModelGeneration } from './model-generation.js';
-import type { TrainingResult } from './training-metrics.js';
+import type { ModelGeneration } from '../records/model-generation.js';
+import type { TrainingResult } from '../records/training-metrics.js';
 
 export interface TrainOptions {
   /** A directory written by `writeTrainingData` (`mass data build`). */

@@ -18,6 +18,7 @@ export const LAYERS: readonly string[] = [
   'harness',
   'workflow',
   'proxy',
+  'records',
   'tasks',
   'episode',
   'judge',

@@ -5,9 +5,9 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import { RsiSummaryRecord } from '../../src/rsi/rsi-records.js';
+import { RsiSummaryRecord } from '../../src/records/rsi-records.js';
 import { loadToyWeights } from '../../src/toy/weights.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { runMass, startMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { seededRandom } from '../support/seeded-random.js';

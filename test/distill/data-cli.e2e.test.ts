@@ -3,14 +3,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  readWindowSummaries,
-  sampleWindows,
-  SftConversation,
-  TrainingDataStats,
-  TrainingWindow,
-  WindowSummary,
-} from '../../src/distill/index.js';
+import { readWindowSummaries, sampleWindows, TrainingDataStats } from '../../src/distill/index.js';
+import { SftConversation, TrainingWindow, WindowSummary } from '../../src/records/index.js';
 import { runMass, type CliResult } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { qwen35StyleDirectory } from './qwen35-style.js';

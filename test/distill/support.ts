@@ -10,10 +10,9 @@ import {
   type BuildTrainingDataOptions,
   type ChatTemplateModel,
   type EpisodeSource,
-  type SftConversation,
   type TrainingDataStats,
-  type TrainingWindow,
 } from '../../src/distill/index.js';
+import type { SftConversation, TrainingWindow } from '../../src/records/index.js';
 import { buildThreads, Thread } from '../../src/episode/threads.js';
 import type { AssistantMessage, ChatMessage, MessageContent } from '../../src/model/types.js';
 import { readProxyLog } from '../support/fixtures.js';

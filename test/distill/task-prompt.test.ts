@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { replaceTaskPrompt, type SftConversation } from '../../src/distill/index.js';
+import { replaceTaskPrompt } from '../../src/distill/index.js';
+import type { SftConversation } from '../../src/records/index.js';
 import { TEACHER_DIRECTIVE } from '../../src/episode/prompt.js';
 import type { AssistantMessage, ChatMessage } from '../../src/model/types.js';
 import {

@@ -5,7 +5,7 @@ import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { evaluationPlan } from '../../src/evaluate/evaluation-plan.js';
 import { qwenSettings } from '../../src/harness/qwen-settings.js';
 import { loadSuite } from '../../src/tasks/load-suite.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 const directory = temporaryDirectory();

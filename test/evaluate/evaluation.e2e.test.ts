@@ -13,7 +13,7 @@ import { startScriptedServer, type ScriptedServer } from '../../src/testing/scri
 import { step } from '../../src/toy/steps.js';
 import { judgeTurn } from '../../src/toy/toy-judge.js';
 import { BASE_TOY_WEIGHTS, saveToyWeights, type ToyWeights } from '../../src/toy/weights.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { ChatMessage } from '../../src/model/types.js';
 import { runMass, startMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';

@@ -9,7 +9,7 @@ import { parseRunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { servedHost } from '../../src/hosting/served-host.js';
 import type { DeploymentProbe } from '../../src/train/deployment-check.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { defaultTrainerPython } from '../../src/train/trainer-python.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm, type FakeVllm } from '../train/fake-vllm.js';

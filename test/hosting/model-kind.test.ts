@@ -9,8 +9,8 @@ import { modelKind } from '../../src/hosting/model-kind.js';
 import { startScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
 import { BASE_TOY_WEIGHTS, saveToyWeights } from '../../src/toy/weights.js';
-import type { ModelGeneration } from '../../src/train/model-generation.js';
-import { emptyMetrics } from '../../src/train/training-metrics.js';
+import type { ModelGeneration } from '../../src/records/model-generation.js';
+import { emptyMetrics } from '../../src/records/training-metrics.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 const generation = (fields: Partial<ModelGeneration>): ModelGeneration => ({

@@ -12,7 +12,7 @@ import { startRecordingProxy } from '../../src/proxy/recording-proxy.js';
 import { modelsEndpointProbe } from '../../src/search/outage-gate.js';
 import { startScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { postCompletion, temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm } from '../train/fake-vllm.js';
 import { probeAnswers, trainedRun } from './trained-run.js';

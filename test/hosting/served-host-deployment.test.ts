@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { servedHost } from '../../src/hosting/served-host.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm, type FakeVllm } from '../train/fake-vllm.js';
 import { probeAnswers, trainedRun as registeredL1 } from './trained-run.js';

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { DeploymentProbe } from '../../src/train/deployment-check.js';
-import type { ModelGeneration } from '../../src/train/model-generation.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import type { ModelGeneration } from '../../src/records/model-generation.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 
 /** The probe a training left beside its weights: training moved each token's log-probability by 0.3 or 0.4. */
 export const TRAINED_PROBE: DeploymentProbe = {

@@ -18,7 +18,7 @@ import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { computeEvaluationFigures, type JudgedPair } from '../../src/evaluate/statistics/index.js';
 import { TaskSearchRecord, type SearchIteration } from '../../src/search/search-records.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 
 /** Payloads of each kind: a script element, an event handler, a `javascript:` link. */
 export const PAYLOADS = {

@@ -10,7 +10,7 @@ import { modelKind, trainerFromSetting } from '../../src/hosting/model-kind.js';
 import { trainGeneration } from '../../src/rsi/run-generations.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
 import { PythonTrainingReport } from '../../src/train/python-records.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm, type FakeVllm } from '../train/fake-vllm.js';
 import { emptyDataset, fakes, rejection } from '../train/support.js';

@@ -11,8 +11,8 @@ import { runSession } from '../../src/session/run-session.js';
 import { trainingTokenizer } from '../../src/session/training-tokenizer.js';
 import { modelKind } from '../../src/hosting/model-kind.js';
 import { openRun } from '../../src/store/run-store.js';
-import { emptyMetrics } from '../../src/train/training-metrics.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { emptyMetrics } from '../../src/records/training-metrics.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { rejection } from '../train/support.js';
 

@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { ModelRegistry } from '../../src/train/registry.js';
-import { emptyMetrics, TrainingMetrics } from '../../src/train/training-metrics.js';
+import { ModelRegistry } from '../../src/records/registry.js';
+import { emptyMetrics, TrainingMetrics } from '../../src/records/training-metrics.js';
 import { openTestRun, temporaryDirectory } from './__fixtures__/test-run.js';
 import { openRunDatabase } from '../../src/store/database.js';
 import { runDatabaseMigrations } from '../../src/store/migrations.js';

@@ -9,7 +9,7 @@ import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.j
 import { TaskSearchRecord } from '../../src/search/search-records.js';
 import { TeamDesign, Workflow } from '../../src/workflow/workflow.js';
 import { BASE_TOY_WEIGHTS, saveToyWeights } from '../../src/toy/weights.js';
-import { ModelRegistry } from '../../src/train/registry.js';
+import { ModelRegistry } from '../../src/records/registry.js';
 import { runMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 

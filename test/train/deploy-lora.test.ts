@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { SystemError, UserError } from '../../src/errors.js';
 import { deployGeneration } from '../../src/train/deploy.js';
-import type { ModelGeneration } from '../../src/train/model-generation.js';
+import type { ModelGeneration } from '../../src/records/model-generation.js';
 import { startScriptedServer } from '../../src/testing/scripted-server.js';
 import { startFakeVllm, type FakeVllm } from './fake-vllm.js';
 import { baseGeneration } from './support.js';

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { SystemError, UserError } from '../../src/errors.js';
 import { deployGeneration, type DeployMethod } from '../../src/train/deploy.js';
-import type { ModelGeneration } from '../../src/train/model-generation.js';
+import type { ModelGeneration } from '../../src/records/model-generation.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm, type FakeVllm } from './fake-vllm.js';
 import { baseGeneration, rejection } from './support.js';

@@ -11,7 +11,7 @@ import { PythonTrainingPlan, PythonTrainingReport } from '../../src/train/python
 import { studentTrainingPlan } from '../../src/students/student-tokens.js';
 import { pythonTrainer } from '../../src/train/python-trainer.js';
 import { defaultTrainerPython } from '../../src/train/trainer-python.js';
-import type { TrainingResult } from '../../src/train/training-metrics.js';
+import type { TrainingResult } from '../../src/records/training-metrics.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { baseGeneration, tinyDataset, trainerLibrariesMissing } from './support.js';
 

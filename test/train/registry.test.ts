@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
 import { runFiles } from '../../src/store/run-paths.js';
-import { adapterBaseOf } from '../../src/train/model-generation.js';
-import { ModelRegistry } from '../../src/train/registry.js';
-import { emptyMetrics, type TrainingResult } from '../../src/train/training-metrics.js';
+import { adapterBaseOf } from '../../src/records/model-generation.js';
+import { ModelRegistry } from '../../src/records/registry.js';
+import { emptyMetrics, type TrainingResult } from '../../src/records/training-metrics.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 let directory: { path: string; remove: () => void };

@@ -10,9 +10,9 @@ import {
   STATS_FILE,
   trainingDataFiles,
   type TrainingWindow,
-} from '../../src/distill/training-records.js';
+} from '../../src/records/training-records.js';
 import { writeTrainingData } from '../../src/distill/write-training-data.js';
-import type { ModelGeneration } from '../../src/train/model-generation.js';
+import type { ModelGeneration } from '../../src/records/model-generation.js';
 
 const distillFixtures = fileURLToPath(new URL('../fixtures/distill', import.meta.url));
 const tasksDirectory = fileURLToPath(new URL('../fixtures/tasks', import.meta.url));

@@ -11,7 +11,7 @@ import { openRun, type Run } from '../../store/run-store.js';
 import { FAULT_KINDS, FaultPlan } from '../../config/fault-plan.js';
 import { loadToyWeights, TOY_BEHAVIOURS } from '../../toy/weights.js';
 import { writeReport } from '../../report/index.js';
-import { ModelRegistry } from '../../train/registry.js';
+import { ModelRegistry } from '../../records/registry.js';
 import { runSession, type RunSession } from '../../session/run-session.js';
 import { evaluationProgressLine } from './eval.js';
 import { describeRsi, runRsi } from './rsi.js';

@@ -1,7 +1,7 @@
 import { RunNotifications } from '../../notify/run-notifications.js';
 import { loopPlan } from '../../plan/command-plans.js';
 import { runGenerations, type RsiProgressEvent } from '../../rsi/run-generations.js';
-import type { RsiSummary } from '../../rsi/rsi-records.js';
+import type { RsiSummary } from '../../records/rsi-records.js';
 import { openRunSession, type RunSession } from '../../session/run-session.js';
 import { parsePositiveInteger } from '../duration.js';
 import { RsiProgressDisplay } from '../rsi-progress-display.js';

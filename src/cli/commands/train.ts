@@ -7,7 +7,7 @@ import { TrainLaunch, type TrainLaunchInput } from '../../config/train-launch.js
 import { UserError } from '../../errors.js';
 import { trainerFromSetting } from '../../hosting/model-kind.js';
 import { describeIssues } from '../../store/describe-issues.js';
-import type { ModelGeneration } from '../../train/model-generation.js';
+import type { ModelGeneration } from '../../records/model-generation.js';
 import {
   PythonTrainingReport,
   type PythonTrainingPlan,
@@ -15,7 +15,7 @@ import {
 } from '../../train/python-records.js';
 import { PYTHON_TRAINER_FILES, type PythonTrainer } from '../../train/python-trainer.js';
 import { checkInitAdapter, type TrainOptions } from '../../train/trainer.js';
-import type { TrainingResult } from '../../train/training-metrics.js';
+import type { TrainingResult } from '../../records/training-metrics.js';
 import { parsePositiveInteger } from '../duration.js';
 
 interface TrainFlags {

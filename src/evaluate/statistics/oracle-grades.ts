@@ -1,5 +1,5 @@
 import { bootstrapInterval, type BootstrapOptions } from './bootstrap.js';
-import type { GradeSummary, PairedGradeDifference } from './figures-schema.js';
+import type { GradeSummary, PairedGradeDifference } from '../../records/evaluation-figures.js';
 import { compositeKey, groupBy, mean } from './grouping.js';
 import type { GradedRollout } from './inputs.js';
 

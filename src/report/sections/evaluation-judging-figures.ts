@@ -2,7 +2,7 @@ import type {
   ComparisonWinRates,
   EvaluationFigures,
   OrderInconsistency,
-} from '../../evaluate/statistics/figures-schema.js';
+} from '../../records/evaluation-figures.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatInterval, formatNumber } from '../format.js';

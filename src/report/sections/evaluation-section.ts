@@ -1,4 +1,4 @@
-import type { EvaluationFigures, GradeFigure } from '../../evaluate/statistics/figures-schema.js';
+import type { EvaluationFigures, GradeFigure } from '../../records/evaluation-figures.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { chart } from '../chart.js';
 import { formatCount, formatInterval, formatNumber, formatPercent } from '../format.js';

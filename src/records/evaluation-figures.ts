@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { Interval } from '../../statistics/interval.js';
+import { Interval } from '../statistics/interval.js';
 
 /**
  * Every figure of an evaluation, as embedded in `summary.json`. A figure that cannot be computed

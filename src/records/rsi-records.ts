@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
-import { TrainingMetrics } from '../train/training-metrics.js';
+import { TrainingMetrics } from './training-metrics.js';
 
 export const GenerationSummary = z.object({
   generation: z.string(),
