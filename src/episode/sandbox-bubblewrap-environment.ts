@@ -6,6 +6,7 @@ import { UserError } from '../errors.js';
 import { writeForwarder } from './forwarder.js';
 import {
   bubblewrapArguments,
+  sandboxLaunchEnvironment,
   findBubblewrap,
   findSystemProgram,
   probeBubblewrap,
@@ -177,14 +178,19 @@ export class BubblewrapSandbox extends SandboxBase {
       '--',
       ...(launcher ? withForwarder(launcher, commandLine) : commandLine),
     ];
-    const sandboxArguments = bubblewrapArguments(mounts, plan.cwd, inside, {
-      sourceOf: user ? user.staging.sourceOf : (path) => path,
-    });
+    const sandboxArguments = bubblewrapArguments(
+      mounts,
+      plan.cwd,
+      inside,
+      { sourceOf: user ? user.staging.sourceOf : (path) => path },
+      plan.env,
+    );
     const full = user
       ? user.staging.command([bwrapPath, ...sandboxArguments])
       : [bwrapPath, ...sandboxArguments];
     return runProcessTree({
       ...plan,
+      env: sandboxLaunchEnvironment(marker),
       marker,
       executable: full[0]!,
       args: full.slice(1),

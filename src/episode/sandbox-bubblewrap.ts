@@ -172,13 +172,17 @@ function systemArguments(system: SystemEntry[]): string[] {
  * The bwrap command line that runs `command` (already wrapped by the launcher if any) in `cwd` (a path inside).
  * The root is the sandbox's own tmpfs, read-only in the end, holding only what is mounted into it: the host's system
  * entries, the sandbox's /etc files, its own /dev, /proc and /tmp, the readable directories at their host paths, the
- * state, the workspace and the home at fixed paths, and the writable directories.
+ * state, the workspace and the home at fixed paths, and the writable directories. The command's variables (`env`)
+ * are given inside only, after `--clearenv`: the bwrap processes themselves run on the host, where a variable such as
+ * a task's `LD_PRELOAD = "./x.so"` would load a library of the workspace into them before any isolation
+ * (`sandboxLaunchEnvironment`).
  */
 export function bubblewrapArguments(
   mounts: BubblewrapMounts,
   cwd: string,
   command: string[],
   identity: BubblewrapIdentity,
+  env: Record<string, string> = {},
 ): string[] {
   const { sourceOf } = identity;
   const args = [...isolationArguments(), ...systemArguments(mounts.system)];
@@ -223,8 +227,21 @@ export function bubblewrapArguments(
   // vanishing with the sandbox; the mounts inside them keep their own flags. So does the root.
   for (const directory of mounts.hiddenDirectories) args.push('--remount-ro', directory);
   args.push('--remount-ro', '/');
+  args.push('--clearenv');
+  for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
   args.push('--chdir', cwd, '--', ...command);
   return args;
+}
+
+/**
+ * The environment of the processes that start a sandbox on the host (the staging bwrap, setpriv, the sandbox's
+ * bwrap): the run's marker alone, so that its processes are found. Nothing of the command's own variables, which
+ * come from tasks, datasets and run configurations: the dynamic loader of a host process honours `LD_PRELOAD`,
+ * `LD_LIBRARY_PATH`, `LD_AUDIT` or `GCONV_PATH`, and these processes run as the host's user (root, when mass is
+ * root) before anything is isolated. The command gets its variables inside (`bubblewrapArguments`).
+ */
+export function sandboxLaunchEnvironment(marker: { name: string; value: string }): Record<string, string> {
+  return { [marker.name]: marker.value };
 }
 
 /** Directories strictly between `root` and `path`, outermost first. */

@@ -26,7 +26,37 @@ const CONTAINER_FILES = new Set(['Dockerfile', 'docker-compose.yaml', 'docker-co
 
 /** A timeout past Node's timer range (about 24.8 days) would fire at once: refused with the field named. */
 const Seconds = durationSchema({ unit: 's' });
-const Environment = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+/**
+ * Variables by name: a POSIX name (a name with `=` or a NUL byte cannot be set, and would fail only once a trial runs)
+ * and a value without NUL bytes.
+ */
+const Environment = z
+  .record(
+    z.string(),
+    z.union([
+      z.string().refine((value) => !value.includes('\0'), 'a value without NUL bytes'),
+      z.number(),
+      z.boolean(),
+    ]),
+  )
+  .superRefine((variables, context) => {
+    for (const name of Object.keys(variables)) {
+      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'a variable name is letters, digits and "_", not starting with a digit',
+      });
+    }
+  });
+/** An image reference as the engine takes it (`name[:tag][@digest]`): never an option (`-…`), no spaces. */
+const ImageReference = z
+  .string()
+  .max(255)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._/:@+-]*$/,
+    'an image reference such as "python:3.12-slim" or "ghcr.io/org/image@sha256:…"',
+  );
 /** A user inside the task's environment, by name or uid (`name`, `1000`, `name:group`), as `docker exec --user` takes it. */
 const User = z
   .union([
@@ -76,7 +106,7 @@ const HarborTaskToml = z
     environment: z
       .object({
         build_timeout_sec: Seconds.optional(),
-        docker_image: z.string().min(1).optional(),
+        docker_image: ImageReference.optional(),
         cpus: z.number().positive().optional(),
         memory: z
           .string()
