@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +14,7 @@ import { defaultTrainerPython } from '../../src/train/trainer-python.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { startFakeVllm, type FakeVllm } from '../train/fake-vllm.js';
 import { trainerLibrariesMissing } from '../train/support.js';
+import { trainedRun } from './trained-run.js';
 
 const python = defaultTrainerPython();
 const missing = trainerLibrariesMissing(python);
@@ -52,17 +53,7 @@ describe.skipIf(missing !== undefined)('rsi.deploy: restart with format fp8, on 
       trainedWeights: 'the merged model',
       maxGenerationChange: 0,
     };
-    const registry = await ModelRegistry.open(runDirectory);
-    await registry.addBase({ model: 'Qwen/Qwen3-8B', servedAs: 'qwen3' });
-    const l1 = await registry.addTrained({
-      name: 'L1',
-      parent: 'L0',
-      datasetId: 'distill/L0/dataset',
-      servedAs: 'mass-L1',
-      result: { mergedPath: merged, metrics: null as never, logFile: join(trainDirectory, 'train.log') },
-    });
-    mkdirSync(trainDirectory, { recursive: true });
-    writeFileSync(join(trainDirectory, 'probe.json'), JSON.stringify(probe));
+    const { registry, l1 } = await trainedRun(runDirectory, { probe, mergedPath: merged });
     const fp8Probe = join(trainDirectory, 'fp8', 'probe.json');
     // The server answers what the export's own forward gives: the FP8 weights it was restarted on.
     server = await startFakeVllm({

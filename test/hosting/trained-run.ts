@@ -25,15 +25,20 @@ export function probeAnswers(stale = false): (model: string) => number[] {
 }
 
 /**
- * A run whose registry holds L0 (served as `qwen3`) and L1 trained as an adapter over it (served as `mass-L1`), the
- * adapter's folder made and the trainer's probe in `train/L1/probe.json`.
+ * A run whose registry holds L0 (served as `qwen3`) and L1 trained over it (served as `mass-L1`), with the trainer's
+ * probe in `train/L1/probe.json` (default `TRAINED_PROBE`). L1 is an adapter whose folder is made, or, given
+ * `mergedPath`, the merged weights there.
  */
 export async function trainedRun(
   runDirectory: string,
+  options: { probe?: DeploymentProbe; mergedPath?: string } = {},
 ): Promise<{ registry: ModelRegistry; l1: ModelGeneration }> {
-  const adapter = join(runDirectory, 'train', 'L1', 'checkpoints', 'step-000004');
-  mkdirSync(adapter, { recursive: true });
-  writeFileSync(join(runDirectory, 'train', 'L1', 'probe.json'), JSON.stringify(TRAINED_PROBE));
+  const trainDirectory = join(runDirectory, 'train', 'L1');
+  const weights = options.mergedPath
+    ? { mergedPath: options.mergedPath }
+    : { adapterPath: join(trainDirectory, 'checkpoints', 'step-000004') };
+  mkdirSync(weights.adapterPath ?? trainDirectory, { recursive: true });
+  writeFileSync(join(trainDirectory, 'probe.json'), JSON.stringify(options.probe ?? TRAINED_PROBE));
   const registry = await ModelRegistry.open(runDirectory);
   await registry.addBase({ model: 'Qwen/Qwen3-8B', servedAs: 'qwen3' });
   const l1 = await registry.addTrained({
@@ -41,7 +46,7 @@ export async function trainedRun(
     parent: 'L0',
     datasetId: 'distill/L0/dataset',
     servedAs: 'mass-L1',
-    result: { adapterPath: adapter, metrics: null as never, logFile: join(runDirectory, 'train.log') },
+    result: { ...weights, metrics: null as never, logFile: join(runDirectory, 'train.log') },
   });
   return { registry, l1 };
 }
