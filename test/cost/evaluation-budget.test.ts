@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -11,32 +10,20 @@ import {
   type BudgetExhaustedEvent,
 } from '../../src/cost/budget-exhausted.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import { judgmentWork, type JudgedEpisodes } from '../../src/evaluate/evaluation-judgments.js';
+import { judgmentWork } from '../../src/evaluate/evaluation-judgments.js';
 import { JudgmentRow } from '../../src/evaluate/evaluation-records.js';
 import { EvaluationSpending } from '../../src/evaluate/evaluation-spending.js';
-import type { ServedJudge } from '../../src/evaluate/serve-evaluation.js';
-import type { WorkspaceBundle } from '../../src/judge/index.js';
-import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { JsonlAppender } from '../../src/proxy/jsonl-appender.js';
 import { EndpointPools } from '../../src/session/endpoint-pools.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
-import type { LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
 import { WorkRunner } from '../../src/work/work-runner.js';
-import {
-  bundleOf,
-  removeScratchDirectories,
-  scratch,
-  tinySumTask,
-  tinySumWorkspace,
-  verdictJson,
-} from '../judge/support.js';
+import { judgedEpisodes, scriptedJudge, tinySumPair, type TinySumPair } from '../evaluate/judged-pair.js';
+import { removeScratchDirectories, scratch, verdictJson } from '../judge/support.js';
 
 let root: string;
-let task: LoadedTask;
-let candidate: WorkspaceBundle;
-let baseline: WorkspaceBundle;
+let pair: TinySumPair;
 let server: ScriptedServer;
 
 /** Each judge call costs $0.01 as the provider reports it; a judgment in both orders is two calls. */
@@ -44,13 +31,8 @@ const CALL_USD = 0.01;
 const PAIRS = 5;
 
 beforeAll(async () => {
-  task = await tinySumTask();
   root = await scratch('evaluation-budget');
-  candidate = await bundleOf(task, await tinySumWorkspace(path.join(root, 'candidate')));
-  baseline = await bundleOf(
-    task,
-    await tinySumWorkspace(path.join(root, 'baseline'), { metrics: '{"total": 14}\n' }),
-  );
+  pair = await tinySumPair(root);
   server = await startScriptedServer({
     responder: () =>
       step.reply({
@@ -83,15 +65,7 @@ async function judgeAll(run: Run<RunConfig>): Promise<{ spending: EvaluationSpen
   const spending = await EvaluationSpending.open(run, run.config, 'default');
   const [judge] = spending.served({
     models: new Map(),
-    judges: [
-      {
-        name: 'external',
-        model: new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } }),
-        modelName: 'judge',
-        sampling: { temperature: 0, maxTokens: 100 },
-        standIn: null,
-      } satisfies ServedJudge,
-    ],
+    judges: [scriptedJudge('external', server.baseUrl)],
     selfJudges: new Map(),
     close: async () => {},
   }).judges;
@@ -99,18 +73,10 @@ async function judgeAll(run: Run<RunConfig>): Promise<{ spending: EvaluationSpen
   const pools = new EndpointPools(outageSettings({}));
   const work = new WorkRunner(run, pools, { beforeWork: (kind) => spending.beforeWork(kind) });
   for (let replicate = 0; replicate < PAIRS; replicate++) {
-    const pair: JudgedEpisodes = {
-      sample: 'evaluation',
-      task,
-      condition: 'bare',
-      replicate,
-      candidate: { label: 'L1', episodeId: `L1-${replicate}`, bundle: () => Promise.resolve(candidate) },
-      baseline: { label: 'L0', episodeId: `L0-${replicate}`, bundle: () => Promise.resolve(baseline) },
-    };
     void work.submit(
       judgmentWork({
         key: `evaluation/default/judgment/L1-vs-L0/tiny-sum/bare/${replicate}/external/0`,
-        pair,
+        pair: judgedEpisodes(pair, replicate, (label) => `${label}-${replicate}`),
         judge: judge!,
         seed: 0,
         orders: 'both',

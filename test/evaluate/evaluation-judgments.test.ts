@@ -4,56 +4,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import {
-  judgmentsPerStep,
-  judgmentWork,
-  type JudgedEpisodes,
-} from '../../src/evaluate/evaluation-judgments.js';
+import { judgmentsPerStep, judgmentWork } from '../../src/evaluate/evaluation-judgments.js';
 import type { ServedJudge } from '../../src/evaluate/serve-evaluation.js';
-import { randomOrder, type WorkspaceBundle } from '../../src/judge/index.js';
+import { randomOrder } from '../../src/judge/index.js';
 import { outageSettings } from '../../src/config/fault-tolerance.js';
-import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { JsonlAppender } from '../../src/proxy/jsonl-appender.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
-import type { LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { EndpointPools } from '../../src/session/endpoint-pools.js';
 import { step } from '../../src/toy/steps.js';
 import { WorkRunner } from '../../src/work/work-runner.js';
-import {
-  bundleOf,
-  removeScratchDirectories,
-  scratch,
-  tinySumTask,
-  tinySumWorkspace,
-  verdictJson,
-} from '../judge/support.js';
+import { removeScratchDirectories, scratch, verdictJson } from '../judge/support.js';
+import { judgedEpisodes, scriptedJudge, tinySumPair, type TinySumPair } from './judged-pair.js';
 
-let task: LoadedTask;
-let candidate: WorkspaceBundle;
-let baseline: WorkspaceBundle;
+let tinySum: TinySumPair;
 let server: ScriptedServer;
 let run: Run<RunConfig>;
 let judgments: JsonlAppender;
 let judge: ServedJudge;
 
 beforeAll(async () => {
-  task = await tinySumTask();
   const root = await scratch('evaluation-judgments');
-  candidate = await bundleOf(task, await tinySumWorkspace(path.join(root, 'candidate')));
-  baseline = await bundleOf(
-    task,
-    await tinySumWorkspace(path.join(root, 'baseline'), { metrics: '{"total": 14}\n' }),
-  );
+  tinySum = await tinySumPair(root);
   // A judge that always prefers workspace A: its verdict says which order it was shown.
   server = await startScriptedServer({ responder: () => step.text(verdictJson('A')) });
-  judge = {
-    name: 'always-a',
-    model: new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } }),
-    modelName: 'judge',
-    sampling: { temperature: 0, maxTokens: 100 },
-    standIn: null,
-  };
+  judge = scriptedJudge('always-a', server.baseUrl);
   run = openRun({
     runsDirectory: root,
     name: 'judged',
@@ -73,14 +48,7 @@ afterAll(async () => {
   await removeScratchDirectories();
 });
 
-const pair: () => JudgedEpisodes = () => ({
-  sample: 'evaluation',
-  task,
-  condition: 'bare',
-  replicate: 0,
-  candidate: { label: 'L1', episodeId: 'L1-tiny-sum-bare-0', bundle: () => Promise.resolve(candidate) },
-  baseline: { label: 'L0', episodeId: 'L0-tiny-sum-bare-0', bundle: () => Promise.resolve(baseline) },
-});
+const pair = () => judgedEpisodes(tinySum, 0, (label) => `${label}-tiny-sum-bare-0`);
 
 const judgeOnce = (key: string, seed: number, orders: 'both' | 'random') =>
   new WorkRunner(run, new EndpointPools(outageSettings({}))).submit(
