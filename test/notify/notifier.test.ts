@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,11 +8,12 @@ import {
   BudgetExhaustedError,
   type BudgetExhaustedEvent,
 } from '../../src/cost/budget-exhausted.js';
-import { Notifier, type NotificationOutcome, type NotifyEvent } from '../../src/notify/notifier.js';
+import { Notifier, type NotifyEvent } from '../../src/notify/notifier.js';
 import { redactSecrets } from '../../src/notify/redact-secrets.js';
 import type { CommandOutcome, CommandRunner } from '../../src/notify/run-command.js';
 import { NOTIFICATIONS_FILE, RunNotifications } from '../../src/notify/run-notifications.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { notifySearchThenFailure, readOutcomes } from './notify-support.js';
 
 const directory = temporaryDirectory('mass-notify-');
 afterAll(() => directory.remove());
@@ -36,13 +36,6 @@ function recordingRunner(outcome: Partial<CommandOutcome> = {}): {
   return { runner, events, timeouts };
 }
 
-function outcomes(file: string): NotificationOutcome[] {
-  return readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as NotificationOutcome);
-}
-
 describe('Notifier', () => {
   it('hands the event as JSON, keys taken out, and records how it went', async () => {
     const key = 'sk-test-0123456789abcdef';
@@ -56,14 +49,7 @@ describe('Notifier', () => {
         ['MASS_NOTIFY_UNIT_KEY'],
         runner,
       );
-      notifier.notify({
-        kind: 'stage-finished',
-        run,
-        command: 'mass rsi',
-        stage: 'search',
-        generation: 'L0',
-      });
-      notifier.notify({ kind: 'run-failed', run, command: 'mass rsi', detail: `refused key ${key}` });
+      notifySearchThenFailure(notifier, run, key);
       await notifier.settle();
       expect(events).toMatchObject([
         {
@@ -77,7 +63,7 @@ describe('Notifier', () => {
         { kind: 'run-failed', detail: 'refused key [redacted]' },
       ]);
       expect(timeouts).toEqual([7000, 7000]);
-      expect(outcomes(log).map((line) => [line.event, line.status])).toEqual([
+      expect(readOutcomes(log).map((line) => [line.event, line.status])).toEqual([
         ['stage-finished', 'sent'],
         ['run-failed', 'sent'],
       ]);
@@ -99,7 +85,7 @@ describe('Notifier', () => {
       expect(() => notifier.notify({ kind: 'run-failed', run, command: 'mass eval' })).not.toThrow();
       await expect(notifier.settle()).resolves.toBeUndefined();
     }
-    expect(outcomes(log)).toMatchObject([{ event: 'run-failed', status: 'failed', exitCode: 7 }]);
+    expect(readOutcomes(log)).toMatchObject([{ event: 'run-failed', status: 'failed', exitCode: 7 }]);
   });
 
   it('runs only for the events the configuration names, and not at all without notify', async () => {
@@ -140,7 +126,7 @@ describe('RunNotifications', () => {
     expect(events).toMatchObject([
       { kind: 'run-failed', command: 'mass eval', detail: 'the judge server is gone' },
     ]);
-    expect(outcomes(join(directory.path, NOTIFICATIONS_FILE)).at(-1)).toMatchObject({ status: 'sent' });
+    expect(readOutcomes(join(directory.path, NOTIFICATIONS_FILE)).at(-1)).toMatchObject({ status: 'sent' });
   });
 
   it('tells of a budget that ran out as such, not as a failure', async () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { Notifier, type NotificationOutcome, type NotifyEvent } from '../../src/notify/notifier.js';
+import { Notifier, type NotifyEvent } from '../../src/notify/notifier.js';
+import { notifySearchThenFailure, readOutcomes } from '../notify/notify-support.js';
 import { runMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { sharedToySearch } from '../support/shared-runs.js';
@@ -71,15 +72,8 @@ describe('a notification command', () => {
         log,
       );
       const run = { name: 'e2e', directory: directory.path };
-      notifier.notify({
-        kind: 'stage-finished',
-        run,
-        command: 'mass rsi',
-        stage: 'search',
-        generation: 'L0',
-      });
-      await notifier.settle();
-      notifier.notify({ kind: 'run-failed', run, command: 'mass rsi', detail: `bad key ${key}` });
+      // Notifications go one at a time, in the order of their events.
+      notifySearchThenFailure(notifier, run, key);
       await notifier.settle();
     } finally {
       delete process.env.MASS_NOTIFY_E2E_API_KEY;
@@ -90,16 +84,12 @@ describe('a notification command', () => {
       .map((line) => JSON.parse(line) as NotifyEvent);
     expect(events).toMatchObject([
       { kind: 'stage-finished', stage: 'search', generation: 'L0' },
-      { kind: 'run-failed', detail: 'bad key [redacted]' },
+      { kind: 'run-failed', detail: 'refused key [redacted]' },
     ]);
     const seen = readFileSync(environment, 'utf8');
     expect(seen).not.toContain(key);
     expect(seen).toContain('PATH=');
-    const outcomes = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as NotificationOutcome);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['sent', 'sent']);
+    expect(readOutcomes(log).map((outcome) => outcome.status)).toEqual(['sent', 'sent']);
   });
 
   it('that fails, cannot start or hangs is recorded as such and never raised', async () => {
@@ -117,10 +107,7 @@ describe('a notification command', () => {
     const run = { name: 'e2e', directory: directory.path };
     for (const notifier of notifiers) notifier.notify({ kind: 'run-failed', run, command: 'mass eval' });
     await Promise.all(notifiers.map((notifier) => notifier.settle()));
-    const outcomes = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as NotificationOutcome);
+    const outcomes = readOutcomes(log);
     expect(outcomes).toHaveLength(3);
     expect(outcomes).toContainEqual(
       expect.objectContaining({
