@@ -4,6 +4,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { generationModels, type EvaluatedModel } from '../evaluate/evaluation-plan.js';
 import { serveEvaluation, type ServedEvaluation } from '../evaluate/serve-evaluation.js';
 import { errorMessage, UserError } from '../errors.js';
+import { StageSpending } from '../cost/stage-spending.js';
 import type { ContainerImage } from '../episode/sandbox-container.js';
 import type { EpisodeNetwork } from '../tasks/task-network.js';
 import type { RunSession } from '../session/run-session.js';
@@ -77,7 +78,8 @@ const BOOTSTRAP = { resamples: 2000 };
  * Runs Harbor-format benchmarks on a run's generations: every runnable task, `trials` times per generation with the
  * same sampling seeds across generations, each trial verified by its task's tests in a fresh sandbox. Every trial and
  * every verification is a step under `benchmarks/<benchmark>/`, so a killed benchmark goes on where it stopped;
- * episodes wait out model-server outages as the evaluation's do. Tasks that cannot run here are listed with the
+ * episodes wait out model-server outages as the evaluation's do. A model's trial is not started once a budget over
+ * the stage `benchmark` is spent (`BudgetExhaustedError`, exit 3), and a rerun with the budget raised redoes none. Tasks that cannot run here are listed with the
  * reason in the summary, never dropped.
  */
 export async function runBenchmarks(options: BenchmarkRunOptions): Promise<BenchmarkSummary[]> {
@@ -135,6 +137,15 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
           container,
         });
       }
+      // The stage `benchmark` under the benchmark's name: each model trial's episode is journaled once it has run.
+      const spending = usesModel(agent)
+        ? await StageSpending.open(
+            run.directory,
+            { stage: 'benchmark', label: dataset.name },
+            config.budgets,
+            (servedAs) => models.find((model) => model.servedAs === servedAs)?.endpoint.prices,
+          )
+        : null;
       report({
         kind: 'planned',
         benchmark: dataset.name,
@@ -160,7 +171,7 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
                     ...(container ? { container } : {}),
                   };
                   const model = usesModel(agent) ? served!.models.get(label)! : null;
-                  const context = { network, model, concurrency, backend: session.episodes };
+                  const context = { network, model, concurrency, backend: session.episodes, spending };
                   return work.track(
                     withInfrastructureRetries(identity, (attempt) =>
                       verifiedTrial(work, run, attempt, context, report),
@@ -171,7 +182,10 @@ export async function runBenchmarks(options: BenchmarkRunOptions): Promise<Bench
             ),
           summarise: (verified) => Promise.all(verified),
         },
-        new WorkRunner(run, pools),
+        // A model's trial is checked against the budgets as it would start, its slot held (exit 3 when one is spent).
+        new WorkRunner(run, pools, {
+          beforeWork: (kind) => (kind === 'trial' ? spending?.beforeWork('executor') : undefined),
+        }),
       );
       const reference = usesModel(agent) ? labels[0]! : null;
       const summary: BenchmarkSummary = {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { episodeSettings } from '../episode/episode-settings.js';
 import type { RunConfig } from '../config/run-config.js';
+import type { StageSpending } from '../cost/stage-spending.js';
 import type { EpisodeOptions } from '../episode/run-episode.js';
 import type { ServedModel } from '../evaluate/serve-evaluation.js';
 import { errorMessage } from '../errors.js';
@@ -76,6 +77,8 @@ export interface TrialContext {
   model: ServedModel | null;
   concurrency: number;
   backend: EpisodeBackend;
+  /** The stage `benchmark`'s spending: each model trial's episode is journaled once it has run. */
+  spending?: StageSpending | null;
 }
 
 /**
@@ -96,7 +99,13 @@ export function trialWork(
     ...(model ? { server: model } : {}),
     perform: ({ gate }) =>
       model
-        ? modelTrial(run, identity, { model, gate: gate!, network, backend: context.backend })
+        ? modelTrial(run, identity, {
+            model,
+            gate: gate!,
+            network,
+            backend: context.backend,
+            spending: context.spending,
+          })
         : referenceTrial(run, identity, network),
   };
 }
@@ -200,7 +209,7 @@ function containerName(run: Run<RunConfig>, identity: TrialIdentity): string {
 export function containerTrialWork(
   run: Run<RunConfig>,
   identity: TrialIdentity,
-  context: { network: EpisodeNetwork; model: ServedModel | null; concurrency: number },
+  context: Omit<TrialContext, 'backend'>,
 ): WorkItem<typeof VerifiedTrial> {
   return {
     kind: 'trial',
@@ -257,6 +266,7 @@ export function containerTrialWork(
             gate: gate!,
             network: context.network,
             environment,
+            spending: context.spending,
           });
         }
         await removeTree(run.path(verifierDir(identity)));
@@ -290,6 +300,7 @@ async function modelTrial(
     /** The queue, for a trial in bubblewrap; a container trial runs here, in its environment. */
     backend?: EpisodeBackend;
     environment?: ContainerTrialEnvironment;
+    spending?: StageSpending | null;
   },
 ): Promise<BenchmarkTrial> {
   const { model } = context;
@@ -332,6 +343,7 @@ async function modelTrial(
     { id: trialId(identity), outDir: options.outDir },
     () => backend.run({ stepKey: stepKey(identity, 'trial'), apiKeyEnv: model.apiKeyEnv, options }),
   );
+  await context.spending?.episode(stepKey(identity, 'trial'), record);
   return trialRecord(identity, {
     status: record.status === 'success' ? 'finished' : (record.failure?.kind ?? 'failed'),
     failure: record.failure ? `${record.failure.kind}: ${record.failure.detail}` : null,

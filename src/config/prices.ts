@@ -26,9 +26,14 @@ export type SpendStage = (typeof SPEND_STAGES)[number];
  * The stages whose work is checked against the budgets before it starts: the search's episodes, judgments and
  * optimizer proposals (`mass search`, and the search of each generation in `mass rsi`); the distillation's collection
  * episodes and tournament judgments (`mass distill`, and each generation's in `mass rsi`); `mass eval`'s episodes
- * and judgments. A budget of another stage could never stop anything yet, so the configuration refuses one.
+ * and judgments; `mass benchmark`'s trials of a model. A budget of another stage could never stop anything yet, so the configuration refuses one.
  */
-export const BUDGETED_STAGES = ['search', 'distill', 'evaluation'] as const satisfies readonly SpendStage[];
+export const BUDGETED_STAGES = [
+  'search',
+  'distill',
+  'evaluation',
+  'benchmark',
+] as const satisfies readonly SpendStage[];
 
 function spendLimits(unit: string, example: string) {
   const limit = z.number().positive().finite();
