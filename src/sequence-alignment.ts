@@ -12,7 +12,7 @@ export interface AlignmentStep<T> {
   item: T;
 }
 
-export interface AlignmentOptions<T> {
+interface AlignmentOptions<T> {
   /** Whether two items count as the same; `===` unless given. */
   equals?: (before: T, after: T) => boolean;
   /** Beyond this many cells (middle of `before` × middle of `after`) the middle is replaced outright. */

@@ -25,7 +25,7 @@ export interface EvaluatedPairs {
   judgments: JudgmentRow[];
 }
 
-export interface EvaluationPairsOptions {
+interface EvaluationPairsOptions {
   run: Run<RunConfig>;
   /** `evaluation/<name>`: the folder and the prefix of the step keys. */
   base: string;

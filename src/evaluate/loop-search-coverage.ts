@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { TaskSearchResult } from '../search/search-records.js';
+import type { TaskSearchResult } from '../records/search-records.js';
 import { REFERENCE } from '../search/task-search-state.js';
 import { CoveragePoint, curveAndSummary, FirstWinSummary } from './search-coverage-figure.js';
 import { bootstrapInterval } from './statistics/bootstrap.js';
@@ -34,7 +34,7 @@ export const LoopGenerationCoverage = z.object({
 });
 export type LoopGenerationCoverage = z.infer<typeof LoopGenerationCoverage>;
 
-export interface LoopCoverageOptions {
+interface LoopCoverageOptions {
   /** Default 0.95. */
   confidence?: number;
   /** The bootstrap of mean champion changes: seed and resamples (default 0 and 2,000), so a figure is reproducible. */

@@ -87,7 +87,7 @@ export const SHARED_NOTE = '(the same in both workspaces: shown once, before the
 export const DIFFERING_NOTE =
   '(nearly the same in both workspaces: shown once, before them, with the lines that differ)';
 
-export interface ShareOptions {
+interface ShareOptions {
   /** Replaces `SHARED_NOTE` and `DIFFERING_NOTE` where the shared files are not shown "before them". */
   notes?: { same: string; differing: string };
 }

@@ -24,7 +24,7 @@ export interface ReplicaState {
   inOutage: boolean;
 }
 
-export interface ReplicaSetOptions {
+interface ReplicaSetOptions {
   /** The first cooldown after a failure (default 2 s); it doubles with each further failure in a row. */
   cooldownMs?: number;
   /** The longest cooldown (default 60 s). */

@@ -83,7 +83,7 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
-export interface RetryContext {
+interface RetryContext {
   policy: RetryPolicy;
   /** Provider and endpoint for messages, e.g. `openai-compatible http://127.0.0.1:8000/v1`. */
   endpoint: string;

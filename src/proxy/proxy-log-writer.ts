@@ -31,7 +31,7 @@ export interface RowFacts {
   refusal?: ProxyRefusal | null;
 }
 
-export interface ProxyLogWriterOptions {
+interface ProxyLogWriterOptions {
   /** The key the proxy holds: scrubbed from every row. */
   upstreamApiKey?: string;
   /** Called with each row once it is written, without its request (`request: null`). */

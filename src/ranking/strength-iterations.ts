@@ -38,7 +38,7 @@ import type { IndexedMatches } from './matches.js';
 export type FitMode = 'map' | 'official';
 export type FitAlgorithm = 'newman' | 'minorise-maximise';
 
-export interface IterationOptions {
+interface IterationOptions {
   prior: number;
   mode: FitMode;
   algorithm: FitAlgorithm;

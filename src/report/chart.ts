@@ -11,7 +11,7 @@ export interface DataTable {
   rows: ReadonlyArray<readonly HtmlValue[]>;
 }
 
-export interface ChartOptions {
+interface ChartOptions {
   title: string;
   /** A Vega-Lite specification without its data; `values` are put in inline. */
   spec: Record<string, unknown>;

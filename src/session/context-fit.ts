@@ -26,7 +26,7 @@ import { renderTaskPrompt } from '../tasks/render-prompt.js';
 
 type Role = 'executor' | 'judge' | 'optimizer';
 
-export interface RoleContext {
+interface RoleContext {
   /** The context the role's requests must fit in. */
   tokens: number;
   /** Where it comes from: the server's listing or the configuration. */
@@ -43,7 +43,7 @@ export interface ContextFit {
   harnessContextWindow: number;
 }
 
-export interface ContextFitOptions {
+interface ContextFitOptions {
   config: RunConfig;
   /** The endpoint each role uses now (a generation's served name, the address its host serves it at). */
   endpoints: Record<Role, Endpoint>;

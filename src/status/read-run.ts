@@ -41,7 +41,7 @@ export interface RunRecords {
   openModelCalls: OpenModelCalls;
 }
 
-export interface ReadRunOptions {
+interface ReadRunOptions {
   /** The moment the records are read at (for ages); now by default. */
   nowMs?: number;
   /** How far back throughput looks, in ms. */

@@ -23,7 +23,7 @@ export class ConfigMismatchError extends UserError {
   }
 }
 
-export interface FreezeConfigOptions<Schema extends z.ZodType> {
+interface FreezeConfigOptions<Schema extends z.ZodType> {
   /** Where the frozen copy lives: `runs/<name>/config.yaml`. */
   path: string;
   schema: Schema;
@@ -33,7 +33,7 @@ export interface FreezeConfigOptions<Schema extends z.ZodType> {
   override?: boolean;
 }
 
-export interface FrozenConfig<Config> {
+interface FrozenConfig<Config> {
   config: Config;
   /** Non-empty only when `override` replaced a differing frozen copy. */
   replaced: readonly ConfigDifference[];

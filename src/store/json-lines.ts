@@ -75,7 +75,7 @@ export function eachJsonLine<T>(
   );
 }
 
-export interface StrictReadOptions extends JsonLineLimits {
+interface StrictReadOptions extends JsonLineLimits {
   /** What a missing file means: an error (default), or no lines. */
   missing?: 'error' | 'empty';
   /**

@@ -26,7 +26,7 @@ export interface RunLock {
   release(): void;
 }
 
-export interface AcquireRunLockOptions {
+interface AcquireRunLockOptions {
   /** Shown to a second command that finds the lock taken, e.g. `mass search`. */
   command?: string;
 }

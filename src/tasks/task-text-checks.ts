@@ -19,7 +19,7 @@ import { renderTaskPrompt } from './render-prompt.js';
  *
  * Each problem names the task and where to fix it.
  */
-export interface TaskTextCheckOptions {
+interface TaskTextCheckOptions {
   /** The served model takes image input: visual checks are possible, and not flagged. */
   images: boolean;
 }

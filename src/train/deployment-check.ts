@@ -128,7 +128,7 @@ export interface DeploymentComparison {
   mismatch: string | null;
 }
 
-export interface DeploymentCheckOptions {
+interface DeploymentCheckOptions {
   server: InferenceServer;
   servedAs: string;
   generation: string;

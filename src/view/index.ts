@@ -1,2 +1,2 @@
 export { respond } from './respond.js';
-export { startViewer, type RunningViewer, type ViewerOptions } from './viewer-server.js';
+export { startViewer, type RunningViewer } from './viewer-server.js';

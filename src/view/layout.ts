@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../html/html.js';
 
-export interface PageOptions {
+interface PageOptions {
   title: string;
   /** From the run down to this page: label and link; the last one is this page and is not linked. */
   crumbs: Array<[label: string, href: string]>;

@@ -1,7 +1,7 @@
 import { escapeHtml, trustedMarkup, type SafeHtml } from '../html/html.js';
 import { isSafeSegment } from './view-paths.js';
 
-export interface MarkdownOptions {
+interface MarkdownOptions {
   /** The URL of a relative image path (`figures/fit.png`) in the workspace; undefined shows the image as text. */
   imageUrl?: (path: string) => string | undefined;
 }

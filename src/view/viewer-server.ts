@@ -7,7 +7,7 @@ import { UserError } from '../errors.js';
 import { isViewerHost } from './host-check.js';
 import { respond } from './respond.js';
 
-export interface ViewerOptions {
+interface ViewerOptions {
   /** The run directory to show. */
   directory: string;
   /** 0 picks a free port. */

@@ -21,7 +21,7 @@ export interface WorkSlots {
 }
 
 /** What the runner hands the work when it runs (a finished step is never run again, and is handed nothing). */
-export interface WorkContext {
+interface WorkContext {
   /** 1 on a first attempt; higher when the step is redone after an interruption or a failure. */
   attempt: number;
   /** The outage gate of the work's `server`, to wait out the server's outages; none when the work names none. */

@@ -30,7 +30,7 @@ const WRITING_WORDS =
 const PATH_TOKEN =
   /(?<![\w./-])((?:[\w-][\w.-]*\/)*[\w-][\w.-]*\.(?:py|csv|json|jsonl|md|txt|png|svg|pdf|html|yaml|yml|npz|npy|parquet|pkl|ipynb)|(?:[\w-][\w.-]*\/)+)(?![\w/])/g;
 
-export interface ReviewLoopContext {
+interface ReviewLoopContext {
   /** The report deliverables' paths (what "the report" means), e.g. `research_report.md`. */
   reportPaths: string[];
 }

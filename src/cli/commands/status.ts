@@ -4,7 +4,7 @@ import { renderStatusJson } from '../../status/render-json.js';
 import { renderStatusText } from '../../status/render-text.js';
 import { summariseRun } from '../../status/summarise.js';
 
-export interface StatusOptions {
+interface StatusOptions {
   watch?: boolean;
   interval: string;
   window: string;
