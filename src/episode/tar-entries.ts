@@ -59,6 +59,15 @@ export class ChunkReader {
     return taken;
   }
 
+  /**
+   * Throws `StreamLimitReached` now when `n` more bytes would pass the limit: an entry whose data cannot fit is never
+   * read at all (skipping it would cost reading up to the limit: 9 GiB of a sparse file's zeros, minutes of the host's
+   * time, for the same result).
+   */
+  ensureRoom(n: number): void {
+    if (this.consumed + n > this.limit) throw new StreamLimitReached(this.limit);
+  }
+
   /** Reads the stream to its end, within the limit (past it: `StreamLimitReached`), keeping nothing. */
   async drain(): Promise<void> {
     for (;;) {
@@ -128,6 +137,7 @@ export async function* tarEntries(
     let remaining = Math.ceil(dataBytes / BLOCK) * BLOCK;
     let left = dataBytes;
     const pass = async (sink?: (chunk: Buffer) => Promise<void>): Promise<void> => {
+      reader.ensureRoom(remaining);
       while (remaining > 0) {
         const chunk = await reader.take(Math.min(remaining, 1024 * 1024));
         if (chunk.length === 0) throw new Error('the archive ended inside an entry');
