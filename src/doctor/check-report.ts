@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { ThroughputMeasurement } from './throughput-record.js';
+
 /** What `mass doctor` prints with `--json`, and what the checks before a run refuse to start on. */
 
 export const VERDICTS = ['pass', 'warn', 'fail', 'skip'] as const;
@@ -22,6 +24,8 @@ export const EndpointReport = z.object({
   model: z.string(),
   roles: z.array(z.string()),
   checks: z.array(CheckResult),
+  /** What the throughput check measured (`mass doctor` on the team's endpoints); absent when it did not run or no call finished. */
+  throughput: ThroughputMeasurement.optional(),
 });
 export type EndpointReport = z.infer<typeof EndpointReport>;
 

@@ -31,11 +31,13 @@ export async function runDoctor(options: DoctorOptions): Promise<EndpointReport[
 }
 
 async function checkEndpoint(endpoint: EndpointUnderCheck, options: DoctorOptions): Promise<EndpointReport> {
+  let throughput: EndpointReport['throughput'];
   const report = (checks: CheckResult[]): EndpointReport => ({
     baseUrl: shownUrl(endpoint.baseUrl),
     model: endpoint.model,
     roles: endpoint.roles,
     checks,
+    ...(throughput ? { throughput } : {}),
   });
   let apiKey: string | undefined;
   try {
@@ -61,7 +63,11 @@ async function checkEndpoint(endpoint: EndpointUnderCheck, options: DoctorOption
   if (endpoint.roles.includes('executor') && options.config.rsi.sleepDuringTraining) {
     checks.push(await checkSleepRoutes(target));
   }
-  if (full && endpoint.team) checks.push(await checkThroughput(target, model, endpoint, options.plan));
+  if (full && endpoint.team) {
+    const measured = await checkThroughput(target, model, endpoint, options.plan);
+    checks.push(measured.result);
+    throughput = measured.measured ?? undefined;
+  }
   return report(checks);
 }
 

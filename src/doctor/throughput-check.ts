@@ -5,6 +5,7 @@ import { check, type CheckResult } from './check-report.js';
 import type { DoctorPlan, EndpointUnderCheck } from './doctor-plan.js';
 import { probeMessages } from './probe-protocol.js';
 import { postJson, type ServerTarget } from './server-wire.js';
+import type { ThroughputMeasurement } from './throughput-record.js';
 
 /** Output tokens each throughput request asks for: enough to measure decoding, few enough to take seconds. */
 export const THROUGHPUT_MAX_TOKENS = 64;
@@ -49,30 +50,49 @@ async function measure(target: ServerTarget, model: string, concurrency: number)
 
 /**
  * Output tokens per second with one call and with the run's calls at once (the executor endpoint's
- * `maxConcurrency`), and what the latter means in episodes an hour at the plan's tokens per episode.
+ * `maxConcurrency`), and what the latter means in episodes an hour at the plan's tokens per episode; with the
+ * figures themselves, for the throughput record `mass plan` reads (none when even one call did not finish).
  */
 export async function checkThroughput(
   target: ServerTarget,
   model: string,
   endpoint: EndpointUnderCheck,
   plan: DoctorPlan,
-): Promise<CheckResult> {
+): Promise<{ result: CheckResult; measured: ThroughputMeasurement | null }> {
   const name = 'throughput';
   const single = await measure(target, model, 1);
   if (single.finished === 0) {
-    return check.warn(
-      name,
-      `a ${THROUGHPUT_MAX_TOKENS}-token request did not finish in ${THROUGHPUT_SECONDS} s`,
-      null,
-    );
+    return {
+      result: check.warn(
+        name,
+        `a ${THROUGHPUT_MAX_TOKENS}-token request did not finish in ${THROUGHPUT_SECONDS} s`,
+        null,
+      ),
+      measured: null,
+    };
   }
   const concurrency = endpoint.maxConcurrency;
   const many = concurrency > 1 ? await measure(target, model, concurrency) : single;
-  const rate = (measured: Measured) => measured.tokens / Math.max(measured.seconds, 1e-3);
+  const seconds = (measured: Measured) => Math.max(measured.seconds, 1e-3);
+  const rate = (measured: Measured) => measured.tokens / seconds(measured);
   const perHour = (rate(many) * 3600) / plan.episodeOutputTokens;
   const seen =
     `${rate(single).toFixed(0)} output tokens/s with 1 call, ${rate(many).toFixed(0)} with ${concurrency} at once` +
     `${many.finished < concurrency ? ` (${many.finished} of ${concurrency} finished)` : ''}` +
     `: about ${perHour < 10 ? perHour.toFixed(1) : perHour.toFixed(0)} episodes an hour at ${plan.episodeOutputTokensSource}`;
-  return check.pass(name, seen);
+  return {
+    result: check.pass(name, seen),
+    measured: {
+      concurrency,
+      finishedCalls: many.finished,
+      seconds: round(many.seconds),
+      callsPerSecond: round(many.finished / seconds(many)),
+      outputTokensPerSecond: round(rate(many)),
+      singleCallOutputTokensPerSecond: round(rate(single)),
+    },
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }

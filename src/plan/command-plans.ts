@@ -1,13 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 
 import { evaluationConfig, type EvaluationConfig, type RunConfig } from '../config/run-config.js';
+import { recordInRun } from '../doctor/throughput-record.js';
 import { errorMessage } from '../errors.js';
 import { distillTaskPath, outerLoopFiles, runFiles } from '../store/run-paths.js';
 import type { Run } from '../store/run-store.js';
 import type { ModelRegistry } from '../records/registry.js';
 import { describeAmount, describePlanCompact, describeSeconds } from './describe-plan.js';
 import { planCost } from './plan-cost.js';
-import { planRun, type RunPlan } from './run-plan.js';
+import { chooseThroughput } from './doctor-throughput.js';
+import { planRun, type PlanOptions, type RunPlan } from './run-plan.js';
 import { unitFigures } from './unit-figures.js';
 
 /**
@@ -19,9 +21,13 @@ export async function loopPlan(options: {
   suiteDir: string;
   rounds: number;
   command: string;
+  /** The run's directory: the wall time rests on `mass doctor`'s record there, when there is one. */
+  runDirectory?: string;
 }): Promise<{ plan: RunPlan | null; text: string }> {
   try {
-    const plan = await planRun({ ...options, scope: 'loop' });
+    const throughput =
+      options.runDirectory === undefined ? {} : await doctorThroughput(options.config, options.runDirectory);
+    const plan = await planRun({ ...options, scope: 'loop', ...throughput });
     return { plan, text: describePlanCompact(plan, planCost(plan.roles), options.command) };
   } catch (error) {
     return { plan: null, text: `${options.command}: no plan: ${errorMessage(error)}` };
@@ -60,8 +66,18 @@ async function evaluationPlan(options: Parameters<typeof evaluationPlanText>[0])
     rounds: Math.max(0, generations.length - 1),
     scope: 'evaluation',
     evaluated: { generations, distilledTasks: (generation) => distilledTasks(run, generation) },
+    ...(await doctorThroughput(options.config, run.directory)),
   });
   return describePlanCompact(plan, planCost(plan.roles), options.command);
+}
+
+/** The throughput `mass doctor` recorded in the run's directory, as `planRun` takes it. */
+async function doctorThroughput(
+  config: RunConfig,
+  runDirectory: string,
+): Promise<Pick<PlanOptions, 'throughput' | 'throughputNote'>> {
+  const choice = await chooseThroughput({ config, given: null, recordPath: recordInRun(runDirectory) });
+  return { throughput: choice.throughput, throughputNote: choice.note };
 }
 
 /** The tasks of a generation's round that were collected: the folders of `distill/<generation>` with a collection. */

@@ -5,6 +5,7 @@ import { loadSuite } from '../tasks/load-suite.js';
 import { resolveHyperparameters, type TrainingHyperparameters } from '../train/hyperparameters.js';
 import { evaluationWork, plannedGenerations, type PlannedGeneration } from './evaluation-work.js';
 import { collectionWork, searchWork, tournamentWork } from './loop-work.js';
+import type { PlanThroughput } from './doctor-throughput.js';
 import type { MeasuredRun } from './measured-run.js';
 import { emptyStage, stageTotals, type Figure, type StageWork } from './plan-types.js';
 import { roleTokens, type RoleTokens } from './role-tokens.js';
@@ -29,6 +30,8 @@ export interface RunPlan {
   disk: Figure;
   /** The stages' times summed; `missing` names the stages it leaves out. */
   time: { seconds: number; basis: string; missing: string[] };
+  /** The throughput the times rest on, when `mass doctor` measured it; null: assumed, or `--like`'s measurements. */
+  throughput: PlanThroughput | null;
   like: MeasuredRun | null;
   /** What the counts after each search assume of its outcome. */
   outcome: string;
@@ -42,8 +45,10 @@ export interface PlanOptions {
   /** `loop`: what `mass rsi` runs; `evaluation`: what `mass eval` runs; `all`: both, the evaluation when configured. */
   scope: 'all' | 'loop' | 'evaluation';
   like?: MeasuredRun | null;
-  /** `mass doctor`'s output tokens per second at the configured concurrency. */
-  throughput?: number | null;
+  /** `mass doctor`'s output tokens per second at the configured concurrency (its record, or `--throughput`). */
+  throughput?: PlanThroughput | null;
+  /** Why no throughput was measured or usable, for the assumed figure's basis. */
+  throughputNote?: string | null;
   /**
    * Per round, the tasks whose search beats its reference: only they are collected and ranked, and their tournaments
    * sampled by the evaluation. Default: every task (the most); a run's own outcome once known.
@@ -65,7 +70,8 @@ export async function planRun(options: PlanOptions): Promise<RunPlan> {
   const { config, rounds, scope } = options;
   const like = options.like ?? null;
   const tasks = (await searchTaskDirs(options.suiteDir, config.tasks)).length;
-  const units = unitFigures(config, like, options.throughput ?? null);
+  const throughput = options.throughput ?? null;
+  const units = unitFigures(config, like, throughput, options.throughputNote ?? null);
   const training = trainingFigures(config, like);
   const winning = (round: number) => Math.min(tasks, options.winning?.[round] ?? tasks);
   const stages: StageWork[] = [];
@@ -121,6 +127,7 @@ export async function planRun(options: PlanOptions): Promise<RunPlan> {
         .filter((stage) => stage.seconds === null)
         .map((stage) => `${stage.stage}${stage.generation ? ` ${stage.generation}` : ''}`),
     },
+    throughput: like ? null : throughput,
     like,
     outcome: options.winning
       ? `searches beating their reference, per round: ${plannedGenerations(rounds)

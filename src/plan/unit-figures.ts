@@ -1,5 +1,6 @@
 import type { RunConfig } from '../config/run-config.js';
 import { TYPICAL_EPISODE_OUTPUT_TOKENS } from '../doctor/doctor-plan.js';
+import type { PlanThroughput } from './doctor-throughput.js';
 import type { MeasuredRun } from './measured-run.js';
 import type { Figure } from './plan-types.js';
 
@@ -9,7 +10,7 @@ import type { Figure } from './plan-types.js';
  */
 export const ASSUMED_EPISODE_BYTES = 2.6e6;
 
-/** Output tokens per second a served model is assumed to give at the configured concurrency when `--throughput` is not given. */
+/** Output tokens per second a served model is assumed to give at the configured concurrency, with no doctor record nor `--throughput`. */
 export const ASSUMED_THROUGHPUT = 500;
 
 /** What one unit of each kind of work takes: an episode, a judge call, an optimizer call. */
@@ -27,21 +28,24 @@ export interface UnitFigures {
  * Each unit from a finished run's means (`--like`), else from the budgets: an episode writes at most
  * `budgets.episodeOutputBudget` tokens (else the typical episode `mass doctor` assumes), a judge call reads two
  * workspace bundles and writes at most `judgeMaxTokens`, an optimizer call at most `optimizerMaxTokens`. Seconds come
- * from the output tokens at the throughput per call: `mass doctor`'s figure at the configured concurrency
- * (`--throughput`), divided among the calls at once, else an assumed one.
+ * from the output tokens at the throughput per call: `mass doctor`'s figure at the configured concurrency (its
+ * record, or `--throughput`), divided among the calls at once, else an assumed one.
  */
 export function unitFigures(
   config: RunConfig,
   like: MeasuredRun | null,
-  throughput: number | null,
+  throughput: PlanThroughput | null,
+  throughputNote: string | null = null,
 ): UnitFigures {
   if (like) return measuredUnits(like);
   const { budgets, concurrency } = config;
   const rate: Figure = throughput
-    ? { value: throughput / concurrency.episodes, basis: 'doctor throughput' }
+    ? { value: throughput.outputTokensPerSecond / concurrency.episodes, basis: throughput.basis }
     : {
         value: ASSUMED_THROUGHPUT / concurrency.episodes,
-        basis: `assumed: ${ASSUMED_THROUGHPUT} output tokens/s at ${concurrency.episodes} calls at once (give --throughput from mass doctor)`,
+        basis:
+          `assumed throughput: ${ASSUMED_THROUGHPUT} output tokens/s at ${concurrency.episodes} calls at once ` +
+          `(${throughputNote ?? 'no mass doctor record: run mass doctor, or give --throughput'})`,
       };
   const output: Figure = budgets.episodeOutputBudget
     ? { value: budgets.episodeOutputBudget, basis: 'budget' }
@@ -49,10 +53,7 @@ export function unitFigures(
         value: TYPICAL_EPISODE_OUTPUT_TOKENS,
         basis: `assumed: ${TYPICAL_EPISODE_OUTPUT_TOKENS.toLocaleString('en-US')} per episode (no budgets.episodeOutputBudget)`,
       };
-  const seconds = (tokens: Figure): Figure => ({
-    value: tokens.value / rate.value,
-    basis: rate.basis === 'doctor throughput' ? 'doctor throughput' : 'assumed throughput',
-  });
+  const seconds = (tokens: Figure): Figure => ({ value: tokens.value / rate.value, basis: rate.basis });
   const judgeOutput: Figure = { value: budgets.judgeMaxTokens, basis: 'budget' };
   const optimizerOutput: Figure = { value: budgets.optimizerMaxTokens, basis: 'budget' };
   return {

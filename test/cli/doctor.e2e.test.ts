@@ -54,13 +54,18 @@ describe('mass doctor, and the same checks before mass search', () => {
   });
 
   it('passes a correctly started server (--json), and fails one without a tool parser naming the flag', async () => {
-    const passed = await runMass(['doctor', '--config', configFor('sound', sound), '--json']);
+    const passed = await runMass(['doctor', '--config', configFor('sound', sound), '--json', '--runs', runs]);
     expect(passed.code, passed.stderr).toBe(0);
     const report = DoctorReport.parse(JSON.parse(passed.stdout));
+    // The throughput it measured is recorded in the run directory, for mass plan; the JSON stays alone on stdout.
+    expect(passed.stderr).toContain(
+      `Throughput recorded in ${join(runs, 'sound', 'doctor-throughput.json')}`,
+    );
+    expect(existsSync(join(runs, 'sound', 'doctor-throughput.json'))).toBe(true);
     expect(report.failed).toBe(false);
     expect(report.endpoints[0]!.checks.map((result) => result.verdict)).not.toContain('fail');
 
-    const failed = await runMass(['doctor', '--config', configFor('broken', noToolParser)]);
+    const failed = await runMass(['doctor', '--config', configFor('broken', noToolParser), '--runs', runs]);
     expect(failed.code).toBe(2);
     expect(failed.stdout).toMatch(/tool calls +fail +the call came back as text in the content/);
     expect(failed.stdout).toContain(
@@ -88,7 +93,7 @@ describe('mass doctor, and the same checks before mass search', () => {
   }, 60_000);
 
   it('passes the built-in toy model, saying it is the toy', async () => {
-    const result = await runMass(['doctor', '--config', configFor('toy', null)]);
+    const result = await runMass(['doctor', '--config', configFor('toy', null), '--runs', runs]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^model\.kind toy: the built-in toy model/);
     expect(result.stdout).toMatch(/0 failed, 0 warning\(s\), 7 passed/);

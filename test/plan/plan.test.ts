@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRunConfig, type RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE, demoConfig } from '../../src/demo/demo-config.js';
 import { describePlan, describePlanCompact } from '../../src/plan/describe-plan.js';
+import { chooseThroughput } from '../../src/plan/doctor-throughput.js';
 import { collectionWork, firstRoundPairs, searchWork, tournamentWork } from '../../src/plan/loop-work.js';
 import { planCost } from '../../src/plan/plan-cost.js';
 import type { StageWork } from '../../src/plan/plan-types.js';
@@ -106,7 +107,7 @@ describe('mass plan on the demo configuration', () => {
       suiteDir: DEMO_SUITE,
       rounds: 1,
       scope: 'loop',
-      throughput: 400,
+      throughput: (await chooseThroughput({ config: priced, given: 400, recordPath: '/nowhere' })).throughput,
     });
     const judge = plan.roles.find((role) => role.role === 'judge')!;
     // Search: 3 judgments per task; tournament: the ring of 18 runs, 6 opponents: 54 per task; 2 tasks, 1 order.
@@ -121,7 +122,7 @@ describe('mass plan on the demo configuration', () => {
     ]);
     expect(cost.unpriced).toEqual(['executor', 'optimizer']);
     const text = describePlan(plan, cost);
-    expect(text).toContain('(doctor throughput)');
+    expect(text).toContain('(doctor throughput: 400 output tokens/s (--throughput))');
     expect(text).toContain('input not bounded by any budget (give --like)');
     expect(text).toContain('Cost: $');
     // Episodes: 2 tasks × (reference, v0, v1, v2) + 2 × 18 champion runs (6 top-ups each at most).

@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import { describeDoctorReport } from '../../doctor/doctor-table.js';
 import { doctorPlan } from '../../doctor/doctor-plan.js';
 import { doctorReport, runDoctor } from '../../doctor/run-doctor.js';
+import {
+  throughputRecord,
+  throughputRecordPath,
+  writeThroughputRecord,
+} from '../../doctor/throughput-record.js';
 import { checkRegisteredGeneration, describeGenerationCheck } from '../../hosting/generation-check.js';
 import { loadConfiguredModel } from '../../session/run-session.js';
 import { durationMs } from '../../timer-duration.js';
@@ -14,6 +19,7 @@ interface DoctorFlags {
   timeout: string;
   checkGeneration?: string;
   runs: string;
+  record?: string;
 }
 
 const TOY_NOTE =
@@ -56,6 +62,15 @@ export async function doctorAction(flags: DoctorFlags): Promise<void> {
       plan,
     });
     console.log(flags.json ? JSON.stringify(report, null, 2) : describeDoctorReport(report));
+    // What the throughput check measured, for `mass plan`'s wall time (and the plan `mass rsi` prints).
+    const record = throughputRecord(report, config.name, new Date());
+    if (record) {
+      const path = flags.record ?? throughputRecordPath(flags.runs, config.name);
+      await writeThroughputRecord(path, record);
+      (flags.json ? process.stderr : process.stdout).write(
+        `Throughput recorded in ${path}: mass plan --config ${flags.config} takes its wall time from it.\n`,
+      );
+    }
     if (report.failed) process.exitCode = 2;
   } finally {
     await served.close();

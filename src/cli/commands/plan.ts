@@ -1,8 +1,12 @@
 import { dirname, resolve } from 'node:path';
 
+import { existsSync } from 'node:fs';
+
 import { loadRunConfig } from '../../config/run-config.js';
+import { throughputRecordPath } from '../../doctor/throughput-record.js';
 import { UserError } from '../../errors.js';
 import { describePlan } from '../../plan/describe-plan.js';
+import { chooseThroughput } from '../../plan/doctor-throughput.js';
 import { measureRun } from '../../plan/measured-run.js';
 import { planCost } from '../../plan/plan-cost.js';
 import { planRun, type RunPlan } from '../../plan/run-plan.js';
@@ -13,6 +17,8 @@ interface PlanFlags {
   rounds: string;
   like?: string;
   throughput?: string;
+  doctorRecord?: string;
+  runs: string;
   winning?: string;
   only?: string;
   json?: boolean;
@@ -23,13 +29,24 @@ export async function planAction(flags: PlanFlags): Promise<void> {
   const config = await loadRunConfig(flags.config);
   const scope = parseScope(flags.only);
   const like = flags.like === undefined ? null : await measureRun(flags.like);
+  if (flags.doctorRecord !== undefined && !existsSync(flags.doctorRecord)) {
+    throw new UserError(
+      `--doctor-record ${flags.doctorRecord}: there is no such file; mass doctor --config <file> --record <file> writes one`,
+    );
+  }
+  const { throughput, note } = await chooseThroughput({
+    config,
+    given: flags.throughput === undefined ? null : parseThroughput(flags.throughput),
+    recordPath: flags.doctorRecord ?? throughputRecordPath(flags.runs, config.name),
+  });
   const plan = await planRun({
     config,
     suiteDir: resolve(dirname(resolve(flags.config)), config.suite),
     rounds,
     scope,
     like,
-    throughput: flags.throughput === undefined ? null : parseThroughput(flags.throughput),
+    throughput,
+    throughputNote: note,
     winning: flags.winning === undefined ? undefined : parseWinning(flags.winning),
   });
   const cost = planCost(plan.roles);

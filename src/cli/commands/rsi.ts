@@ -35,7 +35,13 @@ export async function runRsi(session: RunSession, rounds: number, command = 'mas
   try {
     const { config, run } = session;
     const tasks = (await session.taskDirs()).length;
-    const { plan, text } = await loopPlan({ config, suiteDir: session.suiteDir, rounds, command });
+    const { plan, text } = await loopPlan({
+      config,
+      suiteDir: session.suiteDir,
+      rounds,
+      command,
+      runDirectory: run.directory,
+    });
     // The display counts the plan's episodes: each round's search and champion runs, as if every search won.
     const display = new RsiProgressDisplay(plan?.totals.episodes.count ?? 0);
     process.stderr.write(

@@ -17,8 +17,12 @@ export function declareDoctor(program: Command): void {
     )
     .option(
       '--runs <dir>',
-      'with --check-generation: the folder holding run directories; the run is <dir>/<name>/',
+      'the folder holding run directories; the run is <dir>/<name>/ (--check-generation reads it; the throughput record goes there)',
       'runs',
+    )
+    .option(
+      '--record <file>',
+      'where to write the measured throughput for `mass plan` (default <runs>/<name>/doctor-throughput.json)',
     )
     .action(lazyAction(async () => (await import('../commands/doctor.js')).doctorAction));
 }

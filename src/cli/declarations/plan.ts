@@ -16,7 +16,16 @@ export function declarePlan(program: Command): void {
     )
     .option(
       '--throughput <tokens-per-second>',
-      "output tokens per second at the configured concurrency, as `mass doctor` measured them (its throughput line's second figure)",
+      "output tokens per second at the configured concurrency, as `mass doctor` measured them (its throughput line's second figure); wins over the doctor's record",
+    )
+    .option(
+      '--doctor-record <file>',
+      'the throughput record `mass doctor` wrote (default <runs>/<name>/doctor-throughput.json, read when it is there)',
+    )
+    .option(
+      '--runs <dir>',
+      'the folder holding run directories, where the doctor record is looked for',
+      'runs',
     )
     .option(
       '--winning <counts>',
