@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { JudgeOrders } from '../config/judge-orders.js';
+
 /**
  * Whom the next design faces and what it takes to become the best: the champion rule, the judge's A/B orders, and the
  * fact that only a win changes the best design (a tie, a loss or a failed run keeps it).
@@ -12,7 +14,7 @@ export const NextMatch = z.object({
   /** The best design so far, or the bare reference run while no design has beaten it. */
   champion: z.object({ label: z.string(), bare: z.boolean() }),
   rule: z.enum(['paper', 'official']),
-  judgeMode: z.enum(['random', 'both']),
+  judgeMode: JudgeOrders,
 });
 export type NextMatch = z.infer<typeof NextMatch>;
 

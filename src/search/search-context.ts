@@ -1,4 +1,5 @@
 import type { DataSeeds } from '../config/data-seeds.js';
+import type { JudgeOrders } from '../config/judge-orders.js';
 import type { EpisodeSettings } from '../episode/episode-settings.js';
 import type { BundleBudget } from '../judge/bundle.js';
 import type { Semaphore } from '../model/concurrency.js';
@@ -17,7 +18,7 @@ export interface SearchSettings {
   /** Optimizer iterations after v0 (the paper: 11, giving v0..v11). */
   iterations: number;
   championRule: ChampionRule;
-  judgeMode: 'random' | 'both';
+  judgeMode: JudgeOrders;
   judgeRepairAttempts: number;
   optimizerRepairAttempts: number;
   stabiliser?: Stabiliser;
