@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { EpisodeRecord } from '../src/episode/episode-record.js';
+import { EpisodeRecord } from '../src/records/episode-record.js';
 import { buildThreads } from '../src/episode/threads.js';
 import { startViewer } from '../src/view/index.js';
 import { episodeRecord, proxyLog } from '../test/view/synthetic-viewer-run.js';

@@ -1,7 +1,7 @@
 import { cp, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { episodeFacts } from '../../src/episode/episode-facts.js';
 import type { Thread } from '../../src/episode/threads.js';
 import type { Random } from '../../src/ranking/seeded-random.js';

@@ -14,7 +14,7 @@ import { episodePrompt } from '../../src/episode/prompt.js';
 import type { GradeRow } from '../../src/evaluate/evaluation-records.js';
 import { EvaluationSummaryRecord, JudgmentRow } from '../../src/evaluate/evaluation-records.js';
 import { computeEvaluationFigures, type JudgedPair } from '../../src/evaluate/statistics/index.js';
-import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { fitBradleyTerry } from '../../src/ranking/bradley-terry.js';
 import type { Match } from '../../src/ranking/matches.js';
@@ -24,7 +24,7 @@ import {
   TaskSearchRecord,
   type SearchEpisode,
   type SearchIteration,
-} from '../../src/search/search-records.js';
+} from '../../src/records/search-records.js';
 import {
   distillTaskPath,
   evaluationPath,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 import { UserError } from '../errors.js';
-import { TaskSearchRecord } from '../search/search-records.js';
+import { TaskSearchRecord } from '../records/search-records.js';
 import { RunFiles } from '../store/run-files.js';
 import { episodeFiles, runFiles, searchResultPath, searchVersionPath } from '../store/run-paths.js';
 import { TeamDesign } from '../workflow/workflow.js';

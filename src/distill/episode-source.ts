@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import { buildThreads, Thread } from '../episode/threads.js';
 import { UserError, errorMessage } from '../errors.js';
 import { readProxyLog } from '../proxy/log-row.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { z } from 'zod';
 
-import type { EpisodeRecord } from '../episode/episode-record.js';
+import type { EpisodeRecord } from '../records/episode-record.js';
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from '../episode/sandbox.js';
 import type { Thread } from '../episode/threads.js';
 import type { EpisodeSource } from './episode-source.js';

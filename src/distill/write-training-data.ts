@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import { UserError } from '../errors.js';
 import { episodePath } from '../store/run-paths.js';
 import { BareTasks } from './bare-tasks.js';

@@ -14,7 +14,7 @@ import { episodeFacts } from './episode-facts.js';
 import type { HarnessRun } from './episode-harness.js';
 import { dataSeed, type PreparedEpisode } from './episode-prepare.js';
 import type { EpisodeProxies } from './episode-proxies.js';
-import type { EpisodeRecord } from './episode-record.js';
+import type { EpisodeRecord } from '../records/episode-record.js';
 import { classifyOutcome } from './outcome.js';
 import { isChatRow } from './request-provenance.js';
 import type { EpisodeOptions } from './episode-spec.js';

@@ -9,7 +9,7 @@ import { withEpisodeEnvironment } from './episode-environment.js';
 import { runHarness, type HarnessRun } from './episode-harness.js';
 import { dataSeed, prepareEpisode } from './episode-prepare.js';
 import { startEpisodeProxies } from './episode-proxies.js';
-import { EpisodeRecord } from './episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import type { EpisodeOptions } from './episode-spec.js';
 
 export type { EpisodeOptions };

@@ -2,7 +2,7 @@ import { dataSeeds } from '../config/data-seeds.js';
 import { episodeSettings } from '../episode/episode-settings.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
-import { TaskSearchRecord } from '../search/search-records.js';
+import { TaskSearchRecord } from '../records/search-records.js';
 import type { Run } from '../store/run-store.js';
 import { hasGrader } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { EpisodeSettings } from '../episode/episode-settings.js';
 import { errorMessage } from '../errors.js';
 import { sandboxedEntryPointRunner } from '../episode/entry-point-sandbox.js';
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import type { EpisodeBackend } from '../queue/episode-backend.js';
 import { runEpisodeThroughOutages } from '../search/outage-gate.js';

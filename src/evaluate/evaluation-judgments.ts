@@ -6,7 +6,7 @@ import type { EvaluationOrders } from '../config/evaluation-settings.js';
 import type { EvaluationConfig } from '../config/run-config.js';
 import { UserError } from '../errors.js';
 import type { WorkspaceBundle } from '../judge/bundle.js';
-import type { PairWinner, SingleJudgment } from '../judge/judgment-record.js';
+import type { PairWinner, SingleJudgment } from '../records/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import type { LoadedTask } from '../tasks/load-task.js';

@@ -1,7 +1,7 @@
 import { SpendingSummary } from '../cost/spending-summary.js';
 import { z } from 'zod';
 
-import { JudgeUsage } from '../judge/judgment-record.js';
+import { JudgeUsage } from '../records/judgment-record.js';
 import { defineRecord } from '../store/record.js';
 import { SearchCoverageFigure } from './search-coverage-figure.js';
 import { computeEvaluationFigures, type FigureOptions } from './statistics/figures.js';

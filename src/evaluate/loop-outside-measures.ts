@@ -17,9 +17,9 @@ import {
   type CollectedRun,
   type CollectionRecord as Collection,
 } from '../distill/generation/generation-records.js';
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import { scanJudgeDirectedText } from '../judge/judge-directed-scan.js';
-import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
+import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../records/judgment-record.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { seededRandom, shuffled } from '../ranking/seeded-random.js';
 import type { Run } from '../store/run-store.js';

@@ -5,7 +5,7 @@ import { searchCoverageSettings } from '../config/search-coverage-setting.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { UserError } from '../errors.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
-import { TaskSearchRecord, type SearchEpisode, type TaskSearchResult } from '../search/search-records.js';
+import { TaskSearchRecord, type SearchEpisode, type TaskSearchResult } from '../records/search-records.js';
 import { runFiles, searchResultPath } from '../store/run-paths.js';
 import type { Run } from '../store/run-store.js';
 import { systemErrorCode } from '../store/system-error-code.js';

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 
 import type { TransferEntry } from '../config/evaluation-settings.js';
 import { UserError } from '../errors.js';
-import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../records/search-records.js';
 import { searchResultPath } from '../store/run-paths.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { workflowHash } from '../workflow/render.js';

@@ -14,7 +14,8 @@ import type { FileRoles } from './file-roles.js';
 import type { RedactHostPaths } from './host-paths.js';
 import { renderIntegrity, type IntegrityEvidence } from './integrity-findings.js';
 import { balanceAgentTextMarks } from './judge-directed-text.js';
-import { renderPreflight, type DeliverableCheck } from './preflight.js';
+import { renderPreflight } from './preflight.js';
+import { type DeliverableCheck } from '../records/bundle-summary.js';
 import {
   renderDelegations,
   renderEgress,

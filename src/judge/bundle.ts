@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 import type { TokenCounter } from '../model/token-counter.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
@@ -9,13 +7,14 @@ import { unwrapTaskCopies } from './delegation-ask.js';
 import { shrinkToTokens } from './excerpt.js';
 import { assignFileRoles, orderImportsAfterEntryPoint } from './file-roles.js';
 import { hostPathRedactor } from './host-paths.js';
-import { inspectIntegrity, ProtectedFileFinding } from './integrity-findings.js';
+import { inspectIntegrity } from './integrity-findings.js';
 import { DEFAULT_BUNDLE_BUDGET } from './judge-defaults.js';
 import { balanceAgentTextMarks, countAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
-import { DeliverableCheck, runPreflight } from './preflight.js';
+import { runPreflight } from './preflight.js';
 import { readDelegations, readEpisodeEgress } from './process-evidence.js';
 import { listWorkspace } from './workspace-files.js';
 import { locateWorkspace, type WorkspaceSource } from './workspace-source.js';
+import { BundleSummary } from '../records/bundle-summary.js';
 
 /** Token budgets of a bundle, counted with the judge model's tokenizer. Sections are cut to theirs, then the whole. */
 export interface BundleBudget {
@@ -39,53 +38,6 @@ export interface BundleBudget {
   /** Run summary, delegations and the team's own logs together. */
   processTokens: number;
 }
-
-export const BundleSection = z.object({
-  name: z.string(),
-  tokens: z.number().int(),
-  budgetTokens: z.number().int(),
-  itemsShown: z.number().int(),
-  itemsNotShown: z.number().int(),
-  truncated: z.boolean(),
-});
-
-/** What a bundle held, for the stored judgment: sizes, cuts, and the mechanical findings in structured form. */
-export const BundleSummary = z.object({
-  source: z.enum(['episode', 'workspace']),
-  tokenizer: z.string(),
-  tokens: z.number().int(),
-  budgetTokens: z.number().int(),
-  /** The factor the section budgets were scaled by to fit the total (1: no scaling). */
-  budgetScale: z.number(),
-  sections: z.array(BundleSection),
-  files: z.object({
-    total: z.number().int(),
-    bytes: z.number().int(),
-    skippedFolders: z.number().int(),
-    walkLimitReached: z.boolean(),
-  }),
-  preflight: z.array(DeliverableCheck),
-  integrity: z.object({
-    tampered: z.boolean(),
-    findings: z.array(ProtectedFileFinding),
-    links: z.number().int(),
-  }),
-  /**
-   * Text of the agents in the bundle that addresses the judge or imitates the bundle, as shown marked: the markers and
-   * the characters inside them (absent in records written before it was marked).
-   */
-  judgeDirected: z.object({ marks: z.number().int(), characters: z.number().int() }).optional(),
-  episode: z
-    .object({
-      status: z.enum(['success', 'failure']).nullable(),
-      failureKind: z.string().nullable(),
-      delegations: z.number().int().nullable(),
-      modelCalls: z.number().int().nullable(),
-      problem: z.string().nullable(),
-    })
-    .nullable(),
-});
-export type BundleSummary = z.infer<typeof BundleSummary>;
 
 /** What the judge sees of one workspace: rendered Markdown without a label (the prompt names it A or B). */
 export interface WorkspaceBundle {

@@ -1,16 +1,11 @@
 export {
   buildWorkspaceBundle,
-  BundleSection,
-  BundleSummary,
   type BuildBundleOptions,
   type BundleBudget,
   type WorkspaceBundle,
 } from './bundle.js';
 export { shrinkToTokens, omittedTokensMarker, type Excerpt } from './excerpt.js';
-export { DeliverableCheck, DeliverableStatus } from './preflight.js';
-export { ProtectedFileFinding } from './integrity-findings.js';
 export { locateWorkspace, type WorkspaceSource } from './workspace-source.js';
-export { Verdict, parseVerdict, type ParsedVerdict } from './verdict.js';
 export {
   RUBRIC,
   DECISION_RULE,
@@ -31,16 +26,6 @@ export {
 } from './shared-files.js';
 export { escapePromptTags } from './prompt-tags.js';
 export { askedBeyondTask } from './delegation-ask.js';
-export {
-  JudgeAttempt,
-  JudgeOrders,
-  JudgeUsage,
-  PairSide,
-  PairWinner,
-  PairwiseJudgmentRecord,
-  SingleJudgment,
-  type PairwiseJudgment,
-} from './judgment-record.js';
 export {
   DEFAULT_BUNDLE_BUDGET,
   DEFAULT_JUDGE_SAMPLING,

@@ -1,23 +1,12 @@
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { z } from 'zod';
-
-import type { EpisodeRecord } from '../episode/episode-record.js';
+import type { EpisodeRecord } from '../records/episode-record.js';
 import { expectedProtectedDigests, sha256WorkspaceFile } from '../tasks/integrity.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { unifiedDiff } from './line-diff.js';
 import type { WorkspaceListing } from './workspace-files.js';
-
-/** One protected file of the task, checked now and, when an episode record exists, as it reported the run. */
-export const ProtectedFileFinding = z.object({
-  path: z.string(),
-  /** The workspace file now, hashed against the task's original; a symbolic link in its place counts as replaced. */
-  status: z.enum(['unchanged', 'modified', 'replaced-by-link', 'missing']),
-  /** What the episode record saw at the end of the run; null without a record. */
-  episode: z.enum(['unchanged', 'changed', 'not-recorded']).nullable(),
-});
-export type ProtectedFileFinding = z.infer<typeof ProtectedFileFinding>;
+import type { ProtectedFileFinding } from '../records/bundle-summary.js';
 
 export interface IntegrityEvidence {
   findings: ProtectedFileFinding[];

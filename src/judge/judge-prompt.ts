@@ -1,6 +1,7 @@
 import type { ResolvedJudge } from '../tasks/judge-defaults.js';
 import { AGENT_TEXT_RULE } from './judge-directed-text.js';
 import { escapePromptTags } from './prompt-tags.js';
+import { MAX_POINTS, MAX_POINT_CHARACTERS } from '../records/verdict.js';
 
 /** The six points every comparison weighs, in the order the judge is asked to consider them. */
 export const RUBRIC = [
@@ -60,10 +61,6 @@ export const EVIDENCE_RULES = [
 /** When the judge names a winner and when a tie. */
 export const DECISION_RULE =
   'Answer "A" or "B" for the workspace that better satisfies the task overall. Answer "tie" only when the two are genuinely comparable after weighing all six points, not to avoid a close call; when both fall short, prefer the one that comes closer to the task.';
-
-/** Points kept per workspace and characters per point: the parser (`verdict.ts`) cuts to these, and says so. */
-export const MAX_POINTS = 5;
-export const MAX_POINT_CHARACTERS = 400;
 
 /** What counts as a point against a workspace. */
 export const POINTS_RULE = `In "against_A" and "against_B", list the shortcomings of each workspace, the most important first, at most ${MAX_POINTS} each: one sentence per point, at most ${MAX_POINT_CHARACTERS} characters, naming that workspace, saying what it lacks or got wrong against the task, specific enough for its authors to fix. Something the task asks for that the other workspace did and this one did not is a point against this one; what the lens values beyond the task never is (see how the task and the lens combine). Leave a list empty when nothing counts against that workspace; praise belongs in the rationale, not in a list. Points beyond the first ${MAX_POINTS} are dropped and a longer point is cut at ${MAX_POINT_CHARACTERS} characters; the record notes each cut.`;

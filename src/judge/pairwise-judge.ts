@@ -19,10 +19,10 @@ import {
   type PairWinner,
   type PairwiseJudgment,
   type SingleJudgment,
-} from './judgment-record.js';
+} from '../records/judgment-record.js';
 import { renderSharedFiles, shareFiles, workspaceNames, type SharedFiles } from './shared-files.js';
 import { officialSwap } from './python-random.js';
-import { parseVerdict } from './verdict.js';
+import { parseVerdict } from '../records/verdict.js';
 
 export interface JudgedWorkspace {
   /** How the caller names it in the record (an episode id, a path); never shown to the judge. */

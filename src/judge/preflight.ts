@@ -1,27 +1,10 @@
-import { z } from 'zod';
-
 import type { Deliverable } from '../tasks/manifest.js';
 import { checkDeliverableFile, type FileCheck } from './deliverable-checks.js';
 import { formatCount } from './format.js';
 import { isGlob, matchPaths } from './glob.js';
 import { readWorkspaceBytes, readWorkspaceText, type WorkspaceListing } from './workspace-files.js';
-
-export const DeliverableStatus = z.enum(['ok', 'missing', 'empty', 'invalid', 'incomplete']);
-export type DeliverableStatus = z.infer<typeof DeliverableStatus>;
-
-/** The preflight of one deliverable of the task manifest, as the judge and the stored judgment see it. */
-export const DeliverableCheck = z.object({
-  id: z.string(),
-  kind: z.string(),
-  /** The manifest's path or glob. */
-  path: z.string(),
-  /** Workspace files that matched (one for a plain path). */
-  matched: z.array(z.string()),
-  status: DeliverableStatus,
-  problems: z.array(z.string()),
-  facts: z.array(z.string()),
-});
-export type DeliverableCheck = z.infer<typeof DeliverableCheck>;
+import type { DeliverableCheck } from '../records/bundle-summary.js';
+import { DeliverableStatus } from '../records/bundle-summary.js';
 
 /** Larger deliverables are checked by existence and size only. */
 const MAX_CHECKED_BYTES = 8 * 1024 * 1024;

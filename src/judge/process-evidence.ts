@@ -1,4 +1,4 @@
-import type { EpisodeRecord } from '../episode/episode-record.js';
+import type { EpisodeRecord } from '../records/episode-record.js';
 import { Thread } from '../episode/threads.js';
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
 import type { TokenCounter } from '../model/token-counter.js';

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import { UserError, errorMessage } from '../errors.js';
 import { episodeFiles, episodePath } from '../store/run-paths.js';
 

@@ -1,6 +1,6 @@
-import type { Verdict } from '../judge/verdict.js';
+import type { Verdict } from '../records/verdict.js';
 import { actionableSentences } from './actionable-sentences.js';
-import type { PairwiseComparison } from './history.js';
+import type { PairwiseComparison } from '../records/optimizer-history.js';
 
 /**
  * What the judge held against one side of a comparison. The judge's verdict lists its points against each workspace

@@ -1,7 +1,6 @@
 export * from './actionable-sentences.js';
 export * from './comparison-points.js';
 export * from './execution-metadata.js';
-export * from './history.js';
 export * from './judge-criteria.js';
 export * from './next-match.js';
 export * from './optimizer-outcome.js';

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { DESIGN_FORM_NAMES, diffWorkflows, renderWorkflowDiff } from '../workflow/workflow-diff.js';
 import { designForm, draftGaps, isFreeTextDesign, type TeamDesign } from '../workflow/workflow.js';
-import type { ComparedDesign } from './history.js';
+import type { ComparedDesign } from '../records/optimizer-history.js';
 import type { OptimizerInput } from './optimizer-prompt.js';
 
 // How the optimizer's prompt shows designs: as the reply should write them, what a draft or free-text design lacks,

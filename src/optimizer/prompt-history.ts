@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { comparisonPoints } from './comparison-points.js';
 import { renderExecutionMetadata } from './execution-metadata.js';
-import type { ComparedDesign, PairwiseComparison } from './history.js';
+import type { ComparedDesign, PairwiseComparison } from '../records/optimizer-history.js';
 import type { Locate, OptimizerInput } from './optimizer-prompt.js';
 import { designBlock, designChange, designDifference } from './prompt-designs.js';
 import { recurringProblems } from './recurring-problems.js';

@@ -1,5 +1,5 @@
 import { comparisonActionablePoints } from './comparison-points.js';
-import type { PairwiseComparison } from './history.js';
+import type { PairwiseComparison } from '../records/optimizer-history.js';
 
 /**
  * A checklist of problems that keep coming back in the search history, so the optimizer fixes causes rather than

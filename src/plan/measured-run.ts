@@ -1,9 +1,9 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import { UserError } from '../errors.js';
-import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
+import { PairwiseJudgmentRecord } from '../records/judgment-record.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { episodePath, evaluationPath, runFiles, searchVersionFiles } from '../store/run-paths.js';
 import type { StageWork } from './plan-types.js';

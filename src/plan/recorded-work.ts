@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 
 import { CollectionRecord } from '../distill/generation/generation-records.js';
-import { PairwiseJudgmentRecord } from '../judge/judgment-record.js';
-import { TaskSearchRecord } from '../search/search-records.js';
+import { PairwiseJudgmentRecord } from '../records/judgment-record.js';
+import { TaskSearchRecord } from '../records/search-records.js';
 import { readValidJsonLines } from '../store/json-lines.js';
 import {
   distillTaskPath,

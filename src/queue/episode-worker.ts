@@ -9,7 +9,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import { runEpisode, type EpisodeOptions } from '../episode/run-episode.js';
 import { errorMessage, UserError } from '../errors.js';
 import { declareReplicas } from '../model/replicas.js';

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import type { EpisodeResult } from '../episode/run-episode.js';
 import { errorMessage, SystemError } from '../errors.js';
 import { episodePath } from '../store/run-paths.js';

@@ -24,8 +24,8 @@ import { STATS_FILE } from '../records/training-records.js';
 import { errorMessage } from '../errors.js';
 import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../evaluate/evaluation-records.js';
 import { RsiSummaryRecord, type RsiSummary } from '../records/rsi-records.js';
-import { TaskRepeatsRecord, type TaskRepeats } from '../search/repeat-records.js';
-import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
+import { TaskRepeatsRecord, type TaskRepeats } from '../records/repeat-records.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../records/search-records.js';
 import { describeIssues } from '../store/describe-issues.js';
 import { RunFiles } from '../store/run-files.js';
 import {

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import type { Run } from '../store/run-store.js';
 import { runFiles, searchNoisePath, searchRepeatsPath } from '../store/run-paths.js';
 import { poolNoiseFigures } from './noise-figures.js';
-import { GenerationNoiseRecord, TaskRepeatsRecord, type GenerationNoise } from './repeat-records.js';
+import { GenerationNoiseRecord, TaskRepeatsRecord, type GenerationNoise } from '../records/repeat-records.js';
 
 /**
  * The search noise of a generation (`search/<generation>/noise.json`): the figures of every task whose reruns have

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 
 import { z } from 'zod';
 
-import type { EpisodeRecord } from '../episode/episode-record.js';
+import type { EpisodeRecord } from '../records/episode-record.js';
 import { errorMessage, SystemError } from '../errors.js';
 import { replicaAddresses } from '../model/replicas.js';
 import { isTransportFailure } from '../model/retry.js';

@@ -1,13 +1,13 @@
 import { relative } from 'node:path';
 
 import type { WorkspaceBundle } from '../judge/bundle.js';
-import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
+import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../records/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
 import { searchRepeatsPath } from '../store/run-paths.js';
 import { decideChampion, type ChampionState, type MatchResult } from './champion.js';
 import { callThroughOutages } from './outage-gate.js';
 import { rationaleOf } from './search-decision.js';
-import type { ChampionMatch, SearchEpisode } from './search-records.js';
+import type { ChampionMatch, SearchEpisode } from '../records/search-records.js';
 import type { TaskSearchState } from './task-search-state.js';
 
 /** One run of a design, as the search's own (run 0) or a rerun: its label (`v3`, `v3-r1`) and its episode. */

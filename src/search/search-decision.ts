@@ -1,13 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
-import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
+import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../records/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
 import { verdictPoints } from '../optimizer/comparison-points.js';
-import type { PairwiseComparison } from '../optimizer/history.js';
+import type { PairwiseComparison } from '../records/optimizer-history.js';
 import { decideChampion, type ChampionState, type MatchResult } from './champion.js';
 import { callThroughOutages } from './outage-gate.js';
-import { SearchDecision, type ChampionMatch } from './search-records.js';
+import { SearchDecision, type ChampionMatch } from '../records/search-records.js';
 import type { TaskSearchState } from './task-search-state.js';
 import { searchVersionFiles } from '../store/run-paths.js';
 

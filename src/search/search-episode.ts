@@ -6,7 +6,7 @@ import { localEpisodeBackend } from '../queue/episode-backend.js';
 import type { TeamDesign } from '../workflow/workflow.js';
 import { runEpisodeThroughOutages } from './outage-gate.js';
 import { repeatRunLabel, repeatSeed, repeatStepBase } from './repeat-runs.js';
-import { SearchEpisode } from './search-records.js';
+import { SearchEpisode } from '../records/search-records.js';
 import type { TaskSearchState } from './task-search-state.js';
 
 /**

@@ -5,7 +5,7 @@ import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import { proposeWorkflow } from '../optimizer/propose-workflow.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import { callThroughOutages } from './outage-gate.js';
-import { SearchProposal } from './search-records.js';
+import { SearchProposal } from '../records/search-records.js';
 import { REFERENCE, type TaskSearchState } from './task-search-state.js';
 import { searchVersionFiles } from '../store/run-paths.js';
 

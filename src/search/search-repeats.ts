@@ -11,10 +11,10 @@ import {
   type PromotionRerun,
   type RepeatRun,
   type TaskRepeats,
-} from './repeat-records.js';
+} from '../records/repeat-records.js';
 import { repeatRunLabel, repeatSeed, repeatStepBase } from './repeat-runs.js';
 import { searchEpisode } from './search-episode.js';
-import type { SearchDecision } from './search-records.js';
+import type { SearchDecision } from '../records/search-records.js';
 import { REFERENCE, type TaskSearchState } from './task-search-state.js';
 
 /** Thrown into the work still waiting to start once the search has stopped; never reported. */

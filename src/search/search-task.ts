@@ -13,7 +13,7 @@ import {
   type SearchIteration,
   type SearchProposal,
   type TaskSearchResult,
-} from './search-records.js';
+} from '../records/search-records.js';
 import { maxChangeFraction } from './stabiliser.js';
 import { REFERENCE, TaskSearchState } from './task-search-state.js';
 

@@ -9,7 +9,7 @@ import { OutageBudgetSpentError, outageGateFor, type LostWork, type OutageGate }
 import type { SearchContext } from './search-context.js';
 import { SearchSpending } from './search-spending.js';
 import { searchTask } from './search-task.js';
-import type { TaskSearchResult } from './search-records.js';
+import type { TaskSearchResult } from '../records/search-records.js';
 import { runFiles } from '../store/run-paths.js';
 
 export interface SearchTasksOptions extends Omit<

@@ -2,12 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { buildWorkspaceBundle, type BundleBudget, type WorkspaceBundle } from '../judge/bundle.js';
-import type { PairwiseComparison } from '../optimizer/history.js';
+import type { PairwiseComparison } from '../records/optimizer-history.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import type { TeamDesign } from '../workflow/workflow.js';
 import type { SearchContext } from './search-context.js';
-import type { SearchEpisode } from './search-records.js';
+import type { SearchEpisode } from '../records/search-records.js';
 import { searchVersionFiles } from '../store/run-paths.js';
 
 /** The bare-task run every version is measured against. */

@@ -8,7 +8,7 @@ import { EvaluationOrders, evaluationConfig } from '../config/evaluation-setting
 import type { RunConfig } from '../config/run-config.js';
 import { CollectionRecord, type CollectedRun } from '../distill/generation/generation-records.js';
 import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
-import { EpisodeRecord } from '../episode/episode-record.js';
+import { EpisodeRecord } from '../records/episode-record.js';
 import { UserError } from '../errors.js';
 import { evaluationJudging, judgmentWork } from '../evaluate/evaluation-judgments.js';
 import type { JudgmentRow } from '../evaluate/evaluation-records.js';

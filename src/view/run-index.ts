@@ -2,8 +2,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
-import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../judge/judgment-record.js';
-import { TaskSearchRecord, type TaskSearchResult } from '../search/search-records.js';
+import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../records/judgment-record.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../records/search-records.js';
 import type { RunFiles } from '../store/run-files.js';
 import {
   DATASET_FOLDER,

@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { TaskSearchRecord } from '../../src/search/search-records.js';
+import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { episodeFiles, searchResultPath, searchVersionPath } from '../../src/store/run-paths.js';
 import type { TeamDesign, Workflow } from '../../src/workflow/workflow.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TaskSearchRecord } from '../../src/search/search-records.js';
+import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { runMass, startMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';

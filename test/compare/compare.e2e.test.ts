@@ -11,7 +11,7 @@ import {
   type EvaluationSummary,
 } from '../../src/evaluate/evaluation-records.js';
 import { ChatMessage } from '../../src/model/types.js';
-import { TaskSearchRecord, type TaskSearchResult } from '../../src/search/search-records.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../../src/records/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { judgeTurn } from '../../src/toy/toy-judge.js';
 import { runMass } from '../support/cli.js';

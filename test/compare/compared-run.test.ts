@@ -13,7 +13,7 @@ import { loadRunConfig, RunConfig } from '../../src/config/run-config.js';
 import { UserError } from '../../src/errors.js';
 import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
 import { outsideGenerationCoverage } from '../../src/evaluate/search-coverage-figure.js';
-import { TaskSearchRecord } from '../../src/search/search-records.js';
+import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { HOSTILE_TASK, PLAIN_TASK, writeSyntheticRun } from '../report/synthetic-run.js';
 import { searchRecord } from '../evaluate/search-records.js';
 

@@ -13,8 +13,8 @@ import {
 } from '../../src/cost/budget-exhausted.js';
 import { readSpending, SPENDING_FILE } from '../../src/cost/spend-journal.js';
 import { distillGeneration, distillSettings, TaskRankingRecord } from '../../src/distill/index.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
-import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
+import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/judge-defaults.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';

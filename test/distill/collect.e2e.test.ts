@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 
 import { collectChampionRuns } from '../../src/distill/collect.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { isRecord } from '../../src/model/stream-accumulator.js';
 import { listFiles } from '../../src/tasks/materialize.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';

@@ -13,7 +13,7 @@ import {
   type DistillGenerationResult,
   type DistillProgressEvent,
 } from '../../src/distill/index.js';
-import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/judge-defaults.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';

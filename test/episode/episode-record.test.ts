@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 
 const versionOne = JSON.parse(
   readFileSync(fileURLToPath(new URL('../fixtures/distill/single/episode.json', import.meta.url)), 'utf8'),

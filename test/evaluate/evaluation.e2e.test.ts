@@ -8,7 +8,7 @@ import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { EvaluationSummaryRecord, type EvaluationSummary } from '../../src/evaluate/evaluation-records.js';
 import { clopperPearsonInterval, noGradedTaskReason, signTest } from '../../src/evaluate/statistics/index.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
-import { TaskSearchRecord } from '../../src/search/search-records.js';
+import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
 import { judgeTurn } from '../../src/toy/toy-judge.js';

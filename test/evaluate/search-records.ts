@@ -1,6 +1,6 @@
 // Hand-made search records (`search/<generation>/<task>/result.json`) for the search coverage tests: only what a
 // champion history needs, validated by the record's own schema so a test can never rest on a malformed record.
-import { TaskSearchRecord, type TaskSearchResult } from '../../src/search/search-records.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../../src/records/search-records.js';
 
 const execution = {
   status: 'success' as const,

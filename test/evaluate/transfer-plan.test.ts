@@ -9,7 +9,7 @@ import {
   transferRecord,
   type SearchRecords,
 } from '../../src/evaluate/transfer-plan.js';
-import type { TaskSearchResult } from '../../src/search/search-records.js';
+import type { TaskSearchResult } from '../../src/records/search-records.js';
 import { loadSuite } from '../../src/tasks/load-suite.js';
 import type { LoadedTask } from '../../src/tasks/load-task.js';
 import { workflowHash } from '../../src/workflow/render.js';

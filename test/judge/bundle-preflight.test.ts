@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { DeliverableCheck } from '../../src/judge/index.js';
+import type { DeliverableCheck } from '../../src/records/index.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/index.js';
 import { loadResearchTask } from '../tasks/support.js';
 import {

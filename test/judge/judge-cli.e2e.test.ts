@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { PairwiseJudgmentRecord } from '../../src/judge/index.js';
+import { PairwiseJudgmentRecord } from '../../src/records/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
 import { runMass } from '../support/cli.js';

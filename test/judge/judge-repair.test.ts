@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { judgePair, PairwiseJudgmentRecord, type WorkspaceBundle } from '../../src/judge/index.js';
+import { judgePair, type WorkspaceBundle } from '../../src/judge/index.js';
+import { PairwiseJudgmentRecord } from '../../src/records/index.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import type { LoadedTask } from '../../src/tasks/index.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';

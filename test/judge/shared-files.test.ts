@@ -5,12 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   judgePair,
   judgeUserPrompt,
-  PairwiseJudgmentRecord,
   renderSharedFiles,
   shareFiles,
   workspaceNames,
   type WorkspaceBundle,
 } from '../../src/judge/index.js';
+import { PairwiseJudgmentRecord } from '../../src/records/index.js';
 import { SHARED_NOTE } from '../../src/judge/shared-files.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import type { LoadedTask } from '../../src/tasks/index.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { buildThreads } from '../../src/episode/threads.js';
 import { buildWorkspaceBundle, type BundleBudget, type WorkspaceBundle } from '../../src/judge/index.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { judgeSystemPrompt, parseVerdict } from '../../src/judge/index.js';
-import { MAX_POINT_CHARACTERS, MAX_POINTS } from '../../src/judge/judge-prompt.js';
-import { Verdict } from '../../src/judge/verdict.js';
+import { judgeSystemPrompt } from '../../src/judge/index.js';
+import { parseVerdict } from '../../src/records/index.js';
+import { MAX_POINT_CHARACTERS, MAX_POINTS } from '../../src/records/verdict.js';
+import { Verdict } from '../../src/records/verdict.js';
 
 const DEFAULT_JUDGE = { persona: 'a reviewer', lens: 'sound numbers', focus: null };
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { parseVerdict } from '../../src/judge/verdict.js';
+import { parseVerdict } from '../../src/records/verdict.js';
 import { actionableSentences } from '../../src/optimizer/actionable-sentences.js';
 import { comparisonPoints, verdictPoints } from '../../src/optimizer/comparison-points.js';
-import type { PairwiseComparison } from '../../src/optimizer/history.js';
+import type { PairwiseComparison } from '../../src/records/optimizer-history.js';
 import { buildOptimizerPrompt } from '../../src/optimizer/optimizer-prompt.js';
 import { recurringProblems } from '../../src/optimizer/recurring-problems.js';
 import { smallTeam } from '../workflow/support.js';

@@ -1,5 +1,5 @@
-import type { ExecutionMetadata } from '../../src/optimizer/execution-metadata.js';
-import type { PairwiseComparison } from '../../src/optimizer/history.js';
+import type { ExecutionMetadata } from '../../src/records/execution-metadata.js';
+import type { PairwiseComparison } from '../../src/records/optimizer-history.js';
 import type { NextMatch } from '../../src/optimizer/next-match.js';
 import type { OptimizerInput } from '../../src/optimizer/optimizer-prompt.js';
 import { Workflow } from '../../src/workflow/workflow.js';

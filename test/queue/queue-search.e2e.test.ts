@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import type { QueueStatus } from '../../src/queue/queue-status.js';
 import type { RunStatus } from '../../src/status/run-status.js';
 import type { ReplyServer } from '../../src/toy/reply-server.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { searchNoisePart } from '../../src/report/sections/search-noise-part.js';
 import { noiseFigures } from '../../src/search/noise-figures.js';
-import type { PromotionRerun, SelfComparison, TaskRepeats } from '../../src/search/repeat-records.js';
-import type { TaskSearchResult } from '../../src/search/search-records.js';
+import type { PromotionRerun, SelfComparison, TaskRepeats } from '../../src/records/repeat-records.js';
+import type { TaskSearchResult } from '../../src/records/search-records.js';
 
 const match = (first: string, second: string, result: 'first' | 'second' | 'tie') => ({
   first,

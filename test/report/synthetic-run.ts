@@ -11,13 +11,13 @@ import { SINGLE_AGENT_FOLDER } from '../../src/distill/generation/generation-con
 import { CollectionRecord, TaskRankingRecord } from '../../src/distill/generation/generation-records.js';
 import { selectEpisodes } from '../../src/distill/selection.js';
 import { StatsTally, TrainingDataStats } from '../../src/distill/training-data-stats.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
 import type { JudgeDirectedFinding, JudgeDirectedText } from '../../src/judge/judge-directed-scan.js';
-import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { computeEvaluationFigures, type JudgedPair } from '../../src/evaluate/statistics/index.js';
-import { TaskSearchRecord, type SearchIteration } from '../../src/search/search-records.js';
+import { TaskSearchRecord, type SearchIteration } from '../../src/records/search-records.js';
 import { ModelRegistry } from '../../src/records/registry.js';
 
 /** Payloads of each kind: a script element, an event handler, a `javascript:` link. */

@@ -6,12 +6,12 @@ import { parse, stringify } from 'yaml';
 
 import { RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { searchTasks, type SearchSummary } from '../../src/search/search-tasks.js';
-import { TaskSearchRecord, type TaskSearchResult } from '../../src/search/search-records.js';
+import { TaskSearchRecord, type TaskSearchResult } from '../../src/records/search-records.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
 import type { ReplyServer } from '../../src/toy/reply-server.js';
 import { BASE_TOY_WEIGHTS, startToyModel } from '../../src/toy/index.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { noiseFigures, poolNoiseFigures } from '../../src/search/noise-figures.js';
-import type { PromotionRerun, SelfComparison } from '../../src/search/repeat-records.js';
-import type { ChampionMatch } from '../../src/search/search-records.js';
+import type { PromotionRerun, SelfComparison } from '../../src/records/repeat-records.js';
+import type { ChampionMatch } from '../../src/records/search-records.js';
 import { wilsonInterval } from '../../src/statistics/wilson.js';
 
 type Result = ChampionMatch['result'];

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { apiErrorCause } from '../../src/episode/outcome.js';
 import { finalError, isTransportFailure } from '../../src/model/retry.js';
-import type { EpisodeRecord } from '../../src/episode/episode-record.js';
+import type { EpisodeRecord } from '../../src/records/episode-record.js';
 import {
   OutageBudgetSpentError,
   OutageGate,

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { RunConfig } from '../../src/config/run-config.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
-import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
+import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
 import { noiseFigures } from '../../src/search/noise-figures.js';
@@ -14,7 +14,7 @@ import {
   GenerationNoiseRecord,
   TaskRepeatsRecord,
   type TaskRepeats,
-} from '../../src/search/repeat-records.js';
+} from '../../src/records/repeat-records.js';
 import type { SearchProgressEvent } from '../../src/search/search-progress.js';
 import { searchTasks, type SearchSummary } from '../../src/search/search-tasks.js';
 import { openRun, type Run } from '../../src/store/run-store.js';

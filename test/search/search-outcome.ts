@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-import { TaskSearchRecord } from '../../src/search/search-records.js';
+import { TaskSearchRecord } from '../../src/records/search-records.js';
 
 /**
  * What a task's search decided, without the figures that vary run to run (times, tokens): what two runs of the same

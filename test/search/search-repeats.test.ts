@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { RunConfig } from '../../src/config/run-config.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
 import { noiseFigures } from '../../src/search/noise-figures.js';
-import { TaskRepeatsRecord } from '../../src/search/repeat-records.js';
+import { TaskRepeatsRecord } from '../../src/records/repeat-records.js';
 import { searchTasks, type SearchSummary } from '../../src/search/search-tasks.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';

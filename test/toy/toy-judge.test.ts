@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { judgeSystemPrompt, judgeUserPrompt, parseVerdict } from '../../src/judge/index.js';
+import { judgeSystemPrompt, judgeUserPrompt } from '../../src/judge/index.js';
+import { parseVerdict } from '../../src/records/index.js';
 import { AGENT_TEXT_CLOSE, AGENT_TEXT_OPEN } from '../../src/judge/judge-directed-text.js';
 import type { Step } from '../../src/toy/steps.js';
 import { isJudgeSystemPrompt, judgeTurn } from '../../src/toy/toy-judge.js';

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { episodePrompt } from '../../src/episode/prompt.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
-import { proposeWorkflow, type OptimizerInput, type PairwiseComparison } from '../../src/optimizer/index.js';
+import { proposeWorkflow, type OptimizerInput } from '../../src/optimizer/index.js';
+import { type PairwiseComparison } from '../../src/records/index.js';
 import { loadTask, renderTaskPrompt, type LoadedTask } from '../../src/tasks/index.js';
 import type { ReplyServer } from '../../src/toy/reply-server.js';
 import { BASE_TOY_WEIGHTS, startToyModel, TOY_OUTPUT_MARKER } from '../../src/toy/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { noiseFigures } from '../../src/search/noise-figures.js';
-import type { TaskRepeats } from '../../src/search/repeat-records.js';
+import type { TaskRepeats } from '../../src/records/repeat-records.js';
 import { searchNoiseSection } from '../../src/view/pages/search-noise.js';
 
 const episode = (id: string) => ({

@@ -5,13 +5,13 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { buildThreads } from '../../src/episode/threads.js';
 import { JudgmentRow } from '../../src/evaluate/evaluation-records.js';
-import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import type { ProxyLogRow } from '../../src/proxy/log-row.js';
-import { TaskSearchRecord, type SearchEpisode } from '../../src/search/search-records.js';
+import { TaskSearchRecord, type SearchEpisode } from '../../src/records/search-records.js';
 
 export const PAYLOAD = {
   script: '<script>window.__pwned = "script"; alert("script")</script>',

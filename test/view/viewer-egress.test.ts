@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import type { EgressLogRow } from '../../src/proxy/egress-log.js';
 import { respond } from '../../src/view/respond.js';
 import { writeViewerRun } from './synthetic-viewer-run.js';

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { CollectionRecord } from '../../src/distill/generation/generation-records.js';
-import { EpisodeRecord } from '../../src/episode/episode-record.js';
+import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { html } from '../../src/html/html.js';
-import { PairwiseJudgmentRecord } from '../../src/judge/judgment-record.js';
+import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { respond } from '../../src/view/respond.js';
 import { HOSTILE_SINGLE_AGENT_EPISODE, PAYLOADS, runIds, writeOuterLoop } from '../report/synthetic-run.js';
 import { episodeRecord, GENERATION, TASK, writeViewerRun } from './synthetic-viewer-run.js';

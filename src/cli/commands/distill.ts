@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { UserError } from '../../errors.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
 import type { ServedGeneration } from '../../train/model-host.js';
-import { TaskSearchRecord } from '../../search/search-records.js';
+import { TaskSearchRecord } from '../../records/search-records.js';
 import { searchResultPath } from '../../store/run-paths.js';
 import { openRunSession } from '../../session/run-session.js';
 import { RsiProgressDisplay } from '../rsi-progress-display.js';

@@ -6,11 +6,10 @@ import {
   DEFAULT_JUDGE_SAMPLING,
   judgePair,
   locateWorkspace,
-  PairwiseJudgmentRecord,
-  type PairwiseJudgment,
   type WorkspaceBundle,
   type WorkspaceSource,
 } from '../../judge/index.js';
+import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../../records/index.js';
 import { createChatModel, recognisedProvider } from '../../model/create-model.js';
 import { samplingProblems, type ChatProvider } from '../../model/request-parameters.js';
 import { loadTokenCounter } from '../../model/token-counter.js';

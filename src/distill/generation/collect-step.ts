@@ -1,7 +1,7 @@
 import { basename, join, relative } from 'node:path';
 
 import { taskDataSeed } from '../../config/data-seeds.js';
-import { EpisodeRecord } from '../../episode/episode-record.js';
+import { EpisodeRecord } from '../../records/episode-record.js';
 import { scanJudgeDirectedText } from '../../judge/judge-directed-scan.js';
 import { runEpisode, type EpisodeOptions } from '../../episode/run-episode.js';
 import { outageGateFor, runEpisodeThroughOutages } from '../../search/outage-gate.js';

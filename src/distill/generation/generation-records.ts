@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { JudgeDirectedText } from '../../judge/judge-directed-scan.js';
-import { PairWinner, PairSide } from '../../judge/judgment-record.js';
+import { PairWinner, PairSide } from '../../records/judgment-record.js';
 import { defineRecord } from '../../store/record.js';
 import { TrainingDataStats } from '../training-data-stats.js';
 import { DataSplit } from '../../records/training-records.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../../judge/bundle.js';
-import { PairwiseJudgmentRecord } from '../../judge/judgment-record.js';
+import { PairwiseJudgmentRecord } from '../../records/judgment-record.js';
 import { judgePair } from '../../judge/pairwise-judge.js';
 import { adaptiveSchedule } from '../../ranking/adaptive-schedule.js';
 import type { Match } from '../../ranking/matches.js';

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../../html/html.js';
-import type { SearchIteration, TaskSearchResult } from '../../search/search-records.js';
+import type { SearchIteration, TaskSearchResult } from '../../records/search-records.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatPercent } from '../format.js';
 import type { RunReportData } from '../read-run.js';

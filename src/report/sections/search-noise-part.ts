@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../../html/html.js';
 import { noiseFigures, poolNoiseFigures } from '../../search/noise-figures.js';
-import type { NoiseShare, TaskRepeats } from '../../search/repeat-records.js';
-import type { TaskSearchResult } from '../../search/search-records.js';
+import type { NoiseShare, TaskRepeats } from '../../records/repeat-records.js';
+import type { TaskSearchResult } from '../../records/search-records.js';
 import type { Stabiliser } from '../../search/stabiliser.js';
 import { maxChangeFraction } from '../../search/stabiliser.js';
 import { dataTable } from '../chart.js';

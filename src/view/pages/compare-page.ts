@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 
-import { EpisodeRecord } from '../../episode/episode-record.js';
+import { EpisodeRecord } from '../../records/episode-record.js';
 import { JudgmentRow } from '../../evaluate/evaluation-records.js';
 import { escapeHtml, html, trustedMarkup, type SafeHtml } from '../../html/html.js';
 import { unifiedDiff } from '../../judge/line-diff.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { EpisodeRecord } from '../../episode/episode-record.js';
+import { EpisodeRecord } from '../../records/episode-record.js';
 import { buildThreads, Thread } from '../../episode/threads.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { egressDestinations, readEgressLog } from '../../proxy/egress-log.js';

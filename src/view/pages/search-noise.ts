@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../html/html.js';
-import type { NoiseFigures, NoiseShare, TaskRepeats } from '../../search/repeat-records.js';
-import type { ChampionMatch, TaskSearchResult } from '../../search/search-records.js';
+import type { NoiseFigures, NoiseShare, TaskRepeats } from '../../records/repeat-records.js';
+import type { ChampionMatch, TaskSearchResult } from '../../records/search-records.js';
 import { episodeLocationOfDir, episodeUrl } from '../episode-location.js';
 import { link, table } from '../layout.js';
 import { compareUrl, searchLabelDir } from '../run-index.js';

@@ -3,8 +3,8 @@ import {
   OptimizerCallRecord,
   type OptimizerCallRecord as OptimizerCall,
 } from '../../optimizer/optimizer-outcome.js';
-import { TaskRepeatsRecord } from '../../search/repeat-records.js';
-import type { TaskSearchResult } from '../../search/search-records.js';
+import { TaskRepeatsRecord } from '../../records/repeat-records.js';
+import type { TaskSearchResult } from '../../records/search-records.js';
 import { RunFiles } from '../../store/run-files.js';
 import {
   searchRepeatsFiles,

@@ -9,7 +9,7 @@ import {
 import { html, type SafeHtml } from '../../html/html.js';
 import type { JudgeDirectedText } from '../../judge/judge-directed-scan.js';
 import { Match } from '../../ranking/matches.js';
-import type { TaskSearchResult } from '../../search/search-records.js';
+import type { TaskSearchResult } from '../../records/search-records.js';
 import { RunFiles } from '../../store/run-files.js';
 import { distillTaskPath, outerLoopFiles } from '../../store/run-paths.js';
 import { episodeLocationOfDir, episodeUrl } from '../episode-location.js';

@@ -5,7 +5,7 @@ import { defineRecord } from '../store/record.js';
 import { CapturedOutput } from '../harness/captured-output.js';
 import { HarnessTexts } from '../harness/harness-texts.js';
 import { EgressCounts } from '../proxy/egress-log.js';
-import { EpisodeFailure } from './outcome.js';
+import { EpisodeFailure } from './episode-failure.js';
 
 const TokenTotals = z.object({
   promptTokens: z.number().int().nonnegative(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { EvaluationOrders, JudgeOrders } from '../config/judge-orders.js';
 import { defineRecord } from '../store/record.js';
-import { BundleSummary } from './bundle.js';
+import { BundleSummary } from './bundle-summary.js';
 import { Verdict } from './verdict.js';
 import { CallCost } from '../model/types.js';
 

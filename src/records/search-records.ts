@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { PairwiseComparison } from '../optimizer/history.js';
-import { ExecutionMetadata } from '../optimizer/execution-metadata.js';
+import { PairwiseComparison } from './optimizer-history.js';
+import { ExecutionMetadata } from './execution-metadata.js';
 import { defineRecord } from '../store/record.js';
 import { TeamDesign, Workflow } from '../workflow/workflow.js';
 

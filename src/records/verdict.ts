@@ -1,7 +1,5 @@
 import { z } from 'zod';
 
-import { MAX_POINT_CHARACTERS, MAX_POINTS } from './judge-prompt.js';
-
 /**
  * The judge's list of points against one workspace: optional (a verdict without it is still a verdict, and its
  * points are then found in the rationale), and read leniently, since a malformed list is no reason to lose a verdict:
@@ -171,3 +169,7 @@ function describeVerdictIssues(error: z.ZodError): string {
     })
     .join('; ');
 }
+
+/** Points kept per workspace and characters per point: the parser (`verdict.ts`) cuts to these, and says so. */
+export const MAX_POINTS = 5;
+export const MAX_POINT_CHARACTERS = 400;
