@@ -15,7 +15,8 @@ import { ChunkReader, StreamLimitReached, tarEntries, type TarEntry } from './ta
  * within the limits are written. An engine's own `cp` to a host folder writes whatever the container holds: a sparse
  * file of a terabyte, which costs nothing inside, would fill the host's disk. Links are never made (they are listed),
  * special files and names that are not UTF-8 are left out, and once more than `maxStreamBytes` have come through the
- * copy is stopped and the rest left out, so that even skipped data is bounded.
+ * copy is stopped and the rest left out, so that even skipped data is bounded. A folder that code inside replaced with a
+ * link or a file comes back empty, the replacement listed.
  */
 
 export interface CopyOutLimits {
@@ -62,7 +63,7 @@ export async function extractFolderStream(
     if (!(error instanceof StreamLimitReached)) throw error;
     report.leftOut.push({
       path: '…',
-      reason: `the rest: more than ${error.limit} bytes came from the container, and the copy was stopped there`,
+      reason: `the rest: a copy reads at most ${error.limit} bytes from the container, and this one was stopped there`,
     });
   }
   const { folders, sawRoot } = state;
@@ -143,12 +144,23 @@ async function extractEntry(
   const name = entryPath(entry.name);
   if (!state.sawRoot) {
     state.sawRoot = true;
-    if (name === null || name.relative !== '' || entry.type !== 'directory') {
+    if (name === null || name.relative !== '') {
       throw new SystemError(
-        `the folder to copy out is not a folder (${describe(entry)}); nothing handed back`,
+        `the copy of a folder began with ${describe(entry)} of another name; nothing handed back`,
       );
     }
     await mkdir(destination, { mode: 0o700 });
+    // What code inside put in the folder's place (`ln -s / /app`) is what it left: an empty hand-back that says so,
+    // never an error that would stop the trial (and, thrown through the benchmark, every trial after it).
+    if (entry.type !== 'directory') {
+      if (entry.type === 'symlink')
+        report.links.push({ path: '.', target: fileNameText(entry.linkName).text });
+      report.leftOut.push({
+        path: '.',
+        reason: `${describe(entry)} in the folder's place: nothing handed back`,
+      });
+      return;
+    }
     folders.set('', entry.mode);
     return;
   }
