@@ -2,6 +2,7 @@ export * from './types.js';
 export { REASONING_EFFORTS, type ReasoningEffort } from './reasoning-effort.js';
 export * from './anthropic.js';
 export * from './openai-compatible.js';
+export { isOpenAIHost } from './base-url.js';
 export * from './create-model.js';
 export { Semaphore } from './concurrency.js';
 export { DEFAULT_RETRY_POLICY, type CallFailure, type RetryPolicy } from './retry.js';
