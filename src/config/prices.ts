@@ -23,17 +23,14 @@ export const SPEND_STAGES = ['search', 'distill', 'evaluation', 'benchmark', 'st
 export type SpendStage = (typeof SPEND_STAGES)[number];
 
 /**
- * The stages whose work is checked against the budgets before it starts: the search's episodes, judgments and
- * optimizer proposals (`mass search`, and the search of each generation in `mass rsi`); the distillation's collection
- * episodes and tournament judgments (`mass distill`, and each generation's in `mass rsi`); `mass eval`'s episodes
- * and judgments; `mass benchmark`'s trials of a model. A budget of another stage could never stop anything yet, so the configuration refuses one.
+ * The stages whose work is checked against the budgets before it starts, every stage that spends: the search's
+ * episodes, judgments and optimizer proposals (`mass search`, and each generation's in `mass rsi`); the
+ * distillation's collection episodes and tournament judgments (`mass distill`, and each generation's in `mass rsi`);
+ * `mass eval`'s episodes and judgments; `mass benchmark`'s trials of a model; `mass students`' judgments of the team
+ * against the single agent and its evaluation's episodes and judgments. A stage not listed here would be refused by
+ * the configuration: a budget that could never stop anything.
  */
-export const BUDGETED_STAGES = [
-  'search',
-  'distill',
-  'evaluation',
-  'benchmark',
-] as const satisfies readonly SpendStage[];
+export const BUDGETED_STAGES = SPEND_STAGES;
 
 function spendLimits(unit: string, example: string) {
   const limit = z.number().positive().finite();
@@ -55,7 +52,7 @@ function spendLimits(unit: string, example: string) {
         .strict()
         .optional()
         .describe(
-          `${unit} per stage (${BUDGETED_STAGES.join(', ')}), over all its generations or evaluations`,
+          `${unit} per stage (${BUDGETED_STAGES.join(', ')}), over all its generations, evaluations or benchmarks`,
         ),
     })
     .strict()

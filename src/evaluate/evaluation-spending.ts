@@ -1,5 +1,5 @@
 import { ROLES } from '../config/endpoint.js';
-import type { Prices } from '../config/prices.js';
+import type { Prices, SpendStage } from '../config/prices.js';
 import type { RunConfig } from '../config/run-config.js';
 import { BudgetGuard, type SpendScope } from '../cost/budget-guard.js';
 import { episodeCost } from '../cost/episode-cost.js';
@@ -19,14 +19,21 @@ export class EvaluationSpending {
   private constructor(
     readonly guard: BudgetGuard,
     private readonly name: string,
+    private readonly stage: SpendStage,
   ) {}
 
-  static async open(run: Run<unknown>, config: RunConfig, name: string): Promise<EvaluationSpending> {
-    return new EvaluationSpending(await BudgetGuard.open(run.directory, config.budgets), name);
+  /** `stage`: what its spending is journaled and budgeted under (`mass students` judges and evaluates as `students`). */
+  static async open(
+    run: Run<unknown>,
+    config: RunConfig,
+    name: string,
+    stage: SpendStage = 'evaluation',
+  ): Promise<EvaluationSpending> {
+    return new EvaluationSpending(await BudgetGuard.open(run.directory, config.budgets), name, stage);
   }
 
   private scope(role: 'executor' | 'judge'): SpendScope {
-    return { stage: 'evaluation', label: this.name, role };
+    return { stage: this.stage, label: this.name, role };
   }
 
   /**
@@ -86,7 +93,7 @@ export class EvaluationSpending {
 
   /** The evaluation's spending so far, from the run's journal: per role and in all. */
   summary(): SpendingSummary {
-    const label = { stage: 'evaluation' as const, label: this.name };
+    const label = { stage: this.stage, label: this.name };
     const roles: SpendingSummary['roles'] = {};
     for (const role of ROLES) {
       const spent = this.guard.spent({ ...label, role });

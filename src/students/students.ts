@@ -7,7 +7,7 @@ import { RunConfig } from '../config/run-config.js';
 import { evaluationConfig } from '../config/evaluation-settings.js';
 import { UserError } from '../errors.js';
 import { evaluateRun } from '../evaluate/evaluate-run.js';
-import type { EvaluationSummary } from '../evaluate/evaluation-records.js';
+import type { EvaluationSummary } from '../records/evaluation-records.js';
 import type { ComparisonWinRates } from '../records/evaluation-figures.js';
 import { configuredModel, RunSession } from '../session/run-session.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
@@ -255,7 +255,8 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
     progress(
       `evaluation: ${trained.length} students against ${BASE_GENERATION}, ${evaluation.rollouts} rollout(s) per task`,
     );
-    const summary = await evaluateRun({ session, evaluation });
+    // Journaled and budgeted under the stage `students`, in the experiment's own run directory.
+    const summary = await evaluateRun({ session, evaluation, stage: 'students' });
     return await finish(
       {
         rollouts: evaluation.rollouts,

@@ -145,21 +145,18 @@ describe('a budget', () => {
     );
   });
 
-  it('of a stage whose work is not checked yet is refused by the configuration, never a stopper that cannot fire', () => {
-    const parsed = RunConfig.safeParse({
-      name: 'r',
-      suite: DEMO_SUITE,
-      roles: { executor: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } },
-      budgets: { cost: { stages: { benchmark: 5 } } },
-    });
-    expect(parsed.success).toBe(false);
-    const search = RunConfig.safeParse({
-      name: 'r',
-      suite: DEMO_SUITE,
-      roles: { executor: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } },
-      budgets: { cost: { stages: { search: 5 } } },
-    });
-    expect(search.success).toBe(true);
+  it('of every stage that spends is taken, and of anything else refused, never a stopper that cannot fire', () => {
+    const withStages = (stages: Record<string, number>) =>
+      RunConfig.safeParse({
+        name: 'r',
+        suite: DEMO_SUITE,
+        roles: { executor: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' } },
+        budgets: { cost: { stages } },
+      });
+    expect(withStages({ search: 1, distill: 2, evaluation: 3, benchmark: 4, students: 5 }).success).toBe(
+      true,
+    );
+    expect(withStages({ train: 5 }).success).toBe(false);
   });
 
   it('in dollars over calls of unknown cost is refused as the user’s to fix, never a stopper that cannot fire', async () => {
