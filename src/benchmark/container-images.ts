@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { z } from 'zod';
 
@@ -31,13 +34,15 @@ export function containerImageStep(
     async () => {
       const timeout = timerDelay(durationMs(task.buildTimeoutSec, 's'));
       if (!('image' in source)) return { engine, image: await build(engine, source, timeout) };
-      // A pinned image the engine has, or can pull, is used as it is: building it again may need the internet.
-      if (await engineSucceeds(engine, ['image', 'inspect', source.image], ENGINE_TIMEOUT_MS)) {
-        return { engine, image: source.image };
-      }
+      // A pinned image the engine has, or can pull, is used as it is (building it again may need the internet), by
+      // the ID it has now: the name may be given to another image later, and a resumed run must run this one.
+      const present = await imageId(engine, source.image);
+      if (present !== null) return { engine, image: present };
       try {
         await engineCommand(engine, ['pull', source.image], timeout);
-        return { engine, image: source.image };
+        const pulled = await imageId(engine, source.image);
+        if (pulled === null) throw new SystemError(`${engine} pulled ${source.image} but does not list it`);
+        return { engine, image: pulled };
       } catch (error) {
         if (!source.fallback) throw error;
       }
@@ -69,23 +74,49 @@ export function buildNetworkArguments(
   throw new UserError(`${BUILD_NETWORK_VARIABLE} is ${JSON.stringify(chosen)}: set it to host or none`);
 }
 
-/** Builds the task's image from its Dockerfile (its network: `buildNetworkArguments`). Trials never get any. */
+/**
+ * Builds the task's image from its Dockerfile (its network: `buildNetworkArguments`; trials never get any) and
+ * returns the ID the build gave, not its tag: a tag is a name anyone may build over later (another dataset's task of
+ * the same name, another run), and a resumed run must run the image its own step built.
+ */
 async function build(engine: string, image: ImageBuild, timeout: number): Promise<string> {
   const bridged = await engineSucceeds(engine, ['network', 'inspect', 'bridge'], ENGINE_TIMEOUT_MS);
   const network = buildNetworkArguments(bridged);
+  const scratch = await mkdtemp(join(tmpdir(), 'mass-image-'));
+  const idFile = join(scratch, 'id');
   try {
-    await engineCommand(
-      engine,
-      ['build', ...network, '--tag', image.tag, '--file', image.dockerfile, image.context],
-      timeout,
-    );
-  } catch (error) {
-    if (network[1] !== 'none') throw error;
-    throw new SystemError(
-      `${errorMessage(error)}\n(the build had no network: the engine has no bridge, and a build on the host's network reaches the host's own services; for a dataset you trust, set ${BUILD_NETWORK_VARIABLE}=host)`,
-    );
+    try {
+      await engineCommand(
+        engine,
+        [
+          'build',
+          ...network,
+          '--iidfile',
+          idFile,
+          '--tag',
+          image.tag,
+          '--file',
+          image.dockerfile,
+          image.context,
+        ],
+        timeout,
+      );
+    } catch (error) {
+      if (network[1] !== 'none') throw error;
+      throw new SystemError(
+        `${errorMessage(error)}\n(the build had no network: the engine has no bridge, and a build on the host's network reaches the host's own services; for a dataset you trust, set ${BUILD_NETWORK_VARIABLE}=host)`,
+      );
+    }
+    const id = (await readFile(idFile, 'utf8').catch(() => '')).trim();
+    if (!/^sha256:[0-9a-f]{64}$/.test(id)) {
+      throw new SystemError(
+        `${engine} build of ${image.tag} gave no image ID (${JSON.stringify(id.slice(0, 80))})`,
+      );
+    }
+    return id;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
-  return image.tag;
 }
 
 async function engineSucceeds(engine: string, args: string[], timeout: number): Promise<boolean> {
@@ -97,10 +128,22 @@ async function engineSucceeds(engine: string, args: string[], timeout: number): 
   }
 }
 
-function engineCommand(engine: string, args: string[], timeout: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    execFile(engine, args, { timeout, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
-      if (!error) return resolve();
+/** The ID of the image the engine has under `name` (`sha256:…`); null when it has none. */
+async function imageId(engine: string, name: string): Promise<string | null> {
+  try {
+    const id = (
+      await engineCommand(engine, ['image', 'inspect', '--format', '{{.Id}}', name], ENGINE_TIMEOUT_MS)
+    ).trim();
+    return /^sha256:[0-9a-f]{64}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+function engineCommand(engine: string, args: string[], timeout: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    execFile(engine, args, { timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (!error) return resolve(String(stdout));
       const tail = String(stderr).trimEnd().split('\n').slice(-5).join('\n');
       reject(new SystemError(`${engine} ${args[0]} failed: ${tail || error.message}`));
     });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
@@ -107,12 +108,27 @@ export function taskEnvironment(
     ? {
         dockerfile: path.join(task.dir, 'environment', 'Dockerfile'),
         context: path.join(task.dir, 'environment'),
-        tag: `mass-harbor/${task.name.toLowerCase()}:local`,
+        tag: imageTag(task),
       }
     : null;
   const source: ImageSource =
     image === null ? build! : { image, ...(build === null ? {} : { fallback: build }) };
   return { kind: 'container', engine: found, source, network };
+}
+
+/**
+ * The tag a task's image is built under: its name as the engine takes one (lower case; `Fix..Git_` would be refused)
+ * and a digest of its folder, so that a task of the same name in another dataset (another run's, a hostile one) never
+ * builds over it. Trials run the image by the ID its build gave, never by this tag (`containerImageStep`).
+ */
+export function imageTag(task: Pick<HarborTask, 'name' | 'dir'>): string {
+  const name = task.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 64)
+    .replace(/^-+|-+$/g, '');
+  const digest = createHash('sha256').update(path.resolve(task.dir)).digest('hex').slice(0, 12);
+  return `mass-harbor/${name === '' ? 'task' : name}-${digest}:local`;
 }
 
 function programOnPath(name: string): string | null {

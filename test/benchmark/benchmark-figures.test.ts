@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { benchmarkFigures, taskRows } from '../../src/benchmark/benchmark-figures.js';
-import type { VerifiedTrial } from '../../src/benchmark/benchmark-records.js';
+import type { VerifiedTrial } from '../../src/records/benchmark-records.js';
 import { taskEnvironment } from '../../src/benchmark/task-environment.js';
 import type { HarborTask } from '../../src/tasks/harbor-task.js';
 import { verifiedTrial } from './verified-trial.js';
@@ -111,7 +111,7 @@ describe('where a Harbor task runs', () => {
       source: {
         dockerfile: '/t/environment/Dockerfile',
         context: '/t/environment',
-        tag: 'mass-harbor/t:local',
+        tag: expect.stringMatching(/^mass-harbor\/t-[0-9a-f]{12}:local$/),
       },
       network: false,
     });
