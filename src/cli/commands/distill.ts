@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 
 import { UserError } from '../../errors.js';
+import { RunNotifications } from '../../notify/run-notifications.js';
 import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
 import type { ServedGeneration } from '../../train/model-host.js';
 import { TaskSearchRecord } from '../../records/search-records.js';
@@ -52,18 +53,24 @@ export async function distillAction(flags: DistillFlags): Promise<void> {
     served = stage.served;
     const { fitted, tokenCounter, tokenizer, roles } = stage;
     const display = new RsiProgressDisplay(winners.length * config.distill.runs);
-    const result = await distillGeneration({
-      run,
-      generation: flags.generation,
-      tasks: winners,
-      executor: roles.executor,
-      judge: roles.judge,
-      settings: distillSettings(fitted),
-      tokenCounter,
-      ...tokenizer,
-      hiddenDirectories: [run.directory],
-      episodes: session.episodes,
-      onProgress: (event) => display.onEvent({ kind: 'distill', generation: flags.generation, event }),
+    // The run's `notify` command hears of a budget that stops the distillation, a failure, and its end.
+    const notifications = new RunNotifications(config, run.directory, 'mass distill');
+    const result = await notifications.around(async () => {
+      const distilled = await distillGeneration({
+        run,
+        generation: flags.generation,
+        tasks: winners,
+        executor: roles.executor,
+        judge: roles.judge,
+        settings: distillSettings(fitted),
+        tokenCounter,
+        ...tokenizer,
+        hiddenDirectories: [run.directory],
+        episodes: session.episodes,
+        onProgress: (event) => display.onEvent({ kind: 'distill', generation: flags.generation, event }),
+      });
+      notifications.stageFinished('distill', flags.generation);
+      return distilled;
     });
     if (flags.json) {
       console.log(JSON.stringify(result, null, 2));
