@@ -21,7 +21,7 @@ export interface OpenModelCalls {
   calls: OpenModelCallRow[];
 }
 
-/** Reads the run's open model calls; a damaged file (torn by a kill mid-rename is not possible, but a hand edit is) reads as none. */
+/** Reads the run's open model calls. The file is replaced whole, never torn; one damaged by hand reads as none. */
 export async function readOpenModelCalls(runDirectory: string): Promise<OpenModelCalls> {
   const text = await readOptional(join(runDirectory, runFiles.modelCallsOpen));
   if (text === undefined) return { writer: null, calls: [] };
