@@ -144,8 +144,29 @@ function engineCommand(engine: string, args: string[], timeout: number): Promise
   return new Promise<string>((resolve, reject) => {
     execFile(engine, args, { timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (!error) return resolve(String(stdout));
-      const tail = String(stderr).trimEnd().split('\n').slice(-5).join('\n');
+      const tail = engineFailureText(String(stdout), String(stderr));
       reject(new SystemError(`${engine} ${args[0]} failed: ${tail || error.message}`));
     });
   });
+}
+
+/**
+ * What a failed engine command said, for the reader (pure): its last lines of output (a build's failing step says
+ * why there, e.g. apt's "Temporary failure resolving"), then its error's, without colour codes or the legacy
+ * builder's deprecation notice, which Docker prints before every build and which said nothing of the failure.
+ */
+export function engineFailureText(stdout: string, stderr: string): string {
+  const lines = (text: string) =>
+    text
+      .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g'), '')
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .filter((line) => line !== '');
+  const errors = lines(stderr).filter(
+    (line) =>
+      !/^DEPRECATED: The legacy builder is deprecated|buildx component|docs\.docker\.com\/go\/buildx/.test(
+        line,
+      ),
+  );
+  return [...lines(stdout).slice(-6), ...errors.slice(-4)].join('\n');
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { BUILD_NETWORK_VARIABLE, buildNetworkArguments } from '../../src/benchmark/container-images.js';
+import {
+  BUILD_NETWORK_VARIABLE,
+  buildNetworkArguments,
+  engineFailureText,
+} from '../../src/benchmark/container-images.js';
 
 describe("a task image build's network", () => {
   it("is the engine's own on an engine with a bridge", () => {
@@ -14,6 +18,32 @@ describe("a task image build's network", () => {
     expect(buildNetworkArguments(false, { [BUILD_NETWORK_VARIABLE]: 'host' })).toEqual(['--network', 'host']);
     expect(() => buildNetworkArguments(false, { [BUILD_NETWORK_VARIABLE]: 'bridge' })).toThrow(
       'MASS_BUILD_NETWORK is "bridge": set it to host or none',
+    );
+  });
+
+  it('a failed build says why (its failing step’s last lines), not Docker’s legacy-builder notice', () => {
+    // As `docker build --network none` printed it for a Dockerfile that apt-installs, measured here.
+    const stdout =
+      'Step 3/4 : RUN apt-get update && apt-get install -y jq\n' +
+      "\x1b[91mW\x1b[0m\x1b[91m: \x1b[0m\x1b[91mFailed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Temporary failure resolving 'deb.debian.org'\x1b[0m\x1b[91m\n" +
+      '\x1b[91mW\x1b[0m\x1b[91m: \x1b[0m\x1b[91mSome index files failed to download.\x1b[0m\n' +
+      'Reading package lists...\nBuilding dependency tree...\nReading state information...\n' +
+      '\x1b[91mE\x1b[0m\x1b[91m: \x1b[0m\x1b[91mUnable to locate package jq\n\x1b[0m';
+    const stderr =
+      'DEPRECATED: The legacy builder is deprecated and will be removed in a future release.\n' +
+      '            Install the buildx component to build images with BuildKit:\n' +
+      '            https://docs.docker.com/go/buildx/\n\n' +
+      "The command '/bin/sh -c apt-get update && apt-get install -y jq' returned a non-zero code: 100\n";
+    expect(engineFailureText(stdout, stderr)).toBe(
+      [
+        "W: Failed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Temporary failure resolving 'deb.debian.org'",
+        'W: Some index files failed to download.',
+        'Reading package lists...',
+        'Building dependency tree...',
+        'Reading state information...',
+        'E: Unable to locate package jq',
+        "The command '/bin/sh -c apt-get update && apt-get install -y jq' returned a non-zero code: 100",
+      ].join('\n'),
     );
   });
 });
