@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 import { SystemError } from '../errors.js';
 import { writeForwarder } from './forwarder.js';
@@ -29,10 +29,10 @@ import {
 /** Inside the container: the trial's own host files (the forwarder, a harness's guard), read-only. */
 export const CONTAINER_SHARED_INSIDE = '/run/mass-trial';
 /**
- * Inside the container: the folder of the Node that runs the forwarder, read-only. Never its host path: a host Node in
- * /usr/bin would otherwise cover the image's own /usr/bin with the host's.
+ * Inside the container: the Node that runs the forwarder, read-only, the file alone. Never its host path, nor its
+ * folder: a host Node in /usr/bin would cover the image's own /usr/bin, or show the host's every program inside.
  */
-const FORWARDER_NODE_INSIDE = '/run/mass-node';
+const FORWARDER_NODE_INSIDE = '/run/mass-node/node';
 /**
  * Folders of an image's own system, which no host folder may cover (a folder deep inside one, such as a global
  * install's `/usr/lib/node_modules/…`, covers nothing the image needs).
@@ -138,14 +138,14 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
         ...(options.cpus ? ['--cpus', String(options.cpus)] : []),
         ...readable.flatMap((folder) => ['--volume', `${folder}:${folder}:ro`]),
         '--volume',
-        `${dirname(node)}:${FORWARDER_NODE_INSIDE}:ro`,
+        `${node}:${FORWARDER_NODE_INSIDE}:ro`,
         '--volume',
         `${shared}:${CONTAINER_SHARED_INSIDE}:ro`,
         '--volume',
         `${socketDirectory}:${SOCKETS_INSIDE}:ro`,
         ...envArguments(options.env ?? {}),
         '--entrypoint',
-        `${FORWARDER_NODE_INSIDE}/${basename(node)}`,
+        FORWARDER_NODE_INSIDE,
         options.image,
         `${CONTAINER_SHARED_INSIDE}/forwarder.mjs`,
         '-',

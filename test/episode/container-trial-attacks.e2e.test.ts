@@ -94,4 +94,19 @@ describe.skipIf(missing !== null)('a root agent in its trial container against t
     expect(verification).toMatchObject({ status: 'scored', reward: 0, rewardFile: 'reward.txt' });
     expect(readdirSync(join(scratch.path, 'verifier', 'logs'))).toEqual(['reward.txt']);
   }, 90_000);
+
+  it('sees only the forwarder’s Node of the host’s programs, and a working folder it made a link hands back nothing, without an error', async () => {
+    const output: Buffer[] = [];
+    const looked = await environment.exec({
+      command: ['sh', '-c', 'ls -A /run/mass-node; rm -rf /work && ln -s / /work'],
+      user: '0',
+      stdout: { onData: (chunk) => output.push(chunk) },
+    });
+    expect(looked.exitCode).toBe(0);
+    // Its folder was shown before: the host's whole /usr/bin, inside every trial's container.
+    expect(Buffer.concat(output).toString('utf8')).toBe('node\n');
+    const report = await environment.getFiles('/work', join(scratch.path, 'linked'));
+    expect(readdirSync(join(scratch.path, 'linked'))).toEqual([]);
+    expect(report?.links).toEqual([{ path: '.', target: '/' }]);
+  }, 60_000);
 });
