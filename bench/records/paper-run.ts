@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 
 import { RunConfig } from '../../src/config/run-config.js';
-import { CollectionRecord, TaskRankingRecord } from '../../src/distill/generation/generation-records.js';
+import { CollectionRecord, TaskRankingRecord } from '../../src/records/generation-records.js';
 import { selectEpisodes } from '../../src/distill/selection.js';
 import { episodePrompt } from '../../src/episode/prompt.js';
-import type { GradeRow } from '../../src/evaluate/evaluation-records.js';
-import { EvaluationSummaryRecord, JudgmentRow } from '../../src/evaluate/evaluation-records.js';
-import { computeEvaluationFigures, type JudgedPair } from '../../src/evaluate/statistics/index.js';
+import type { GradeRow } from '../../src/records/evaluation-records.js';
+import { EvaluationSummaryRecord, JudgmentRow } from '../../src/records/evaluation-records.js';
+import { computeEvaluationFigures, type JudgedPair } from '../../src/records/evaluation-statistics/index.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import { fitBradleyTerry } from '../../src/ranking/bradley-terry.js';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 import { writeTrainingData } from '../../src/distill/index.js';
 import { episodeFacts } from '../../src/episode/episode-facts.js';
-import { EvaluationSummaryRecord, JudgmentRow } from '../../src/evaluate/evaluation-records.js';
-import { computeEvaluationFigures } from '../../src/evaluate/statistics/index.js';
+import { EvaluationSummaryRecord, JudgmentRow } from '../../src/records/evaluation-records.js';
+import { computeEvaluationFigures } from '../../src/records/evaluation-statistics/index.js';
 import { readDelegations } from '../../src/judge/process-evidence.js';
 import { exportProxyLog } from '../../src/proxy/log-export.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';

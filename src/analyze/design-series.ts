@@ -1,6 +1,6 @@
 import { isFreeTextDesign, type Workflow } from '../workflow/workflow.js';
 import type { RecordedDesign, TaskDesigns } from './search-designs.js';
-import { designComponents, type WorkflowComponent } from './workflow-components.js';
+import { designComponents, type WorkflowComponent } from '../workflow/workflow-components.js';
 
 /** One component text of one agent, in the design a task had at one point of its search. */
 export interface SeriesItem {

@@ -9,19 +9,7 @@ import { SystemError, UserError, errorMessage } from '../errors.js';
 import { readValidJsonLines } from '../store/json-lines.js';
 import { embeddingCachePath } from '../store/run-paths.js';
 import { runAnalysisScript } from './analysis-script.js';
-
-/** How the texts were embedded, recorded with every number made from them. */
-export const EmbeddingMethod = z.object({
-  kind: z.enum(['offline', 'endpoint']),
-  /** The method as it is named wherever its numbers appear. */
-  name: z.string(),
-  /** The endpoint's model; null offline. */
-  model: z.string().nullable(),
-  /** The endpoint's base URL; null offline. */
-  endpoint: z.string().nullable(),
-  dimensions: z.number().int().positive(),
-});
-export type EmbeddingMethod = z.infer<typeof EmbeddingMethod>;
+import type { EmbeddingMethod } from '../records/embedding-method.js';
 
 export interface Embeddings {
   /** One vector per text, in the order given. */

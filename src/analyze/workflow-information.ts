@@ -9,13 +9,13 @@ import { runAnalysisScript } from './analysis-script.js';
 import { designSeries } from './design-series.js';
 import type { Embedder } from './embeddings.js';
 import { readGenerationDesigns } from './search-designs.js';
-import { WORKFLOW_COMPONENTS } from './workflow-components.js';
-import type { InformationEstimate } from './workflow-information-record.js';
+import { WORKFLOW_COMPONENTS } from '../workflow/workflow-components.js';
+import type { InformationEstimate } from '../records/workflow-information-record.js';
 import {
   WorkflowComponentName,
   WorkflowInformationRecord,
   type WorkflowInformation,
-} from './workflow-information-record.js';
+} from '../records/workflow-information-record.js';
 
 interface EstimatorSettings {
   /** Principal components kept of each embedding (default 3); the tasks' at most one fewer than there are tasks. */

@@ -1,6 +1,6 @@
-import { bootstrapInterval, type BootstrapOptions } from '../evaluate/statistics/bootstrap.js';
-import { compositeKey, groupBy, mean } from '../evaluate/statistics/grouping.js';
-import type { BenchmarkFigures, TaskRow, VerifiedTrial } from './benchmark-records.js';
+import { bootstrapInterval, type BootstrapOptions } from '../records/evaluation-statistics/bootstrap.js';
+import { compositeKey, groupBy, mean } from '../records/evaluation-statistics/grouping.js';
+import type { BenchmarkFigures, TaskRow, VerifiedTrial } from '../records/benchmark-records.js';
 
 /** A trial's reward in the figures: an unscored trial (no reward, a timeout, a crash) counts 0, and is counted apart. */
 export function rewardOf(trial: VerifiedTrial): number {

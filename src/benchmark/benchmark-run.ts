@@ -24,7 +24,7 @@ import {
   type SkippedTask,
   usesModel,
   type VerifiedTrial,
-} from './benchmark-records.js';
+} from '../records/benchmark-records.js';
 import {
   containerTrialWork,
   trialWork,
@@ -33,7 +33,7 @@ import {
   type TrialIdentity,
 } from './benchmark-trials.js';
 import { containerImageStep } from './container-images.js';
-import { infrastructureLoss, officialFigures } from './official-figures.js';
+import { infrastructureLoss, officialFigures } from '../records/benchmark-official-figures.js';
 import { internetLabel, taskEnvironment, type InternetPolicy } from './task-environment.js';
 
 /** The tasks of one benchmark (a dataset folder, or the tasks given one by one). */

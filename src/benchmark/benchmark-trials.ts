@@ -29,7 +29,7 @@ import {
   usesModel,
   VerifiedTrial,
   type BenchmarkAgent,
-} from './benchmark-records.js';
+} from '../records/benchmark-records.js';
 import { withEgress } from './trial-egress.js';
 import { runReferenceAgent, type ReferenceRun } from './reference-agents.js';
 import { unstartedVerification, verifyTrial } from './verifier.js';

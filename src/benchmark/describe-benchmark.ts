@@ -1,7 +1,7 @@
 import type { Interval } from '../statistics/interval.js';
 import { textTable } from '../text-table.js';
-import type { BenchmarkSummary } from './benchmark-records.js';
-import { OFFICIAL_COLUMNS, officialCaption, officialRows } from './official-figures.js';
+import type { BenchmarkSummary } from '../records/benchmark-records.js';
+import { OFFICIAL_COLUMNS, officialCaption, officialRows } from '../records/benchmark-official-figures.js';
 import { describeInternet } from './task-environment.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { LoopGenerationCoverage } from '../evaluate/loop-search-coverage.js';
-import type { OutsideGenerationCoverage } from '../evaluate/search-coverage-figure.js';
+import type { OutsideGenerationCoverage } from '../records/search-coverage-figure.js';
 import { iterationText, LOOP_MEASURE, outsideMeasure } from '../report/coverage-chart.js';
 import type { ComparedRun } from './compared-run.js';
 import { textTable } from '../text-table.js';

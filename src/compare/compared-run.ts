@@ -5,13 +5,13 @@ import YAML from 'yaml';
 
 import { roleEndpoints, RunConfig, type Endpoint } from '../config/run-config.js';
 import { UserError, errorMessage } from '../errors.js';
-import { EvaluationSummaryRecord } from '../evaluate/evaluation-records.js';
+import { EvaluationSummaryRecord } from '../records/evaluation-records.js';
 import {
   byGenerationName,
   loopSearchCoverage,
   type LoopGenerationCoverage,
 } from '../evaluate/loop-search-coverage.js';
-import type { OutsideGenerationCoverage } from '../evaluate/search-coverage-figure.js';
+import type { OutsideGenerationCoverage } from '../records/search-coverage-figure.js';
 import { readSearches } from '../report/read-run.js';
 import { describeIssues } from '../store/describe-issues.js';
 import { RunFiles } from '../store/run-files.js';

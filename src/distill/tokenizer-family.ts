@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { z } from 'zod';
-
 import { UserError } from '../errors.js';
 import { defaultModelDirectory } from './chat-template-model.js';
+import type { TokenizerCheckResult } from '../records/tokenizer-check.js';
 
 /**
  * Which tokenizer a model uses, told from names: the training data's token ids are only the served model's own when
@@ -73,19 +72,6 @@ export interface TokenizerCheck {
   /** Build anyway (the user knows the vocabularies are the same). */
   allowMismatch?: boolean;
 }
-
-export const TokenizerCheckResult = z.object({
-  /** The model directory and what its family was told from. */
-  declared: z.string(),
-  family: z.string().nullable(),
-  served: z.array(z.object({ model: z.string(), family: z.string().nullable() })),
-  /**
-   * `same-family`: every served model's name is of the directory's family. `unverified`: a family is unknown, so
-   * nothing could be compared. `mismatch-allowed`: the families differ, and the build was told to go on.
-   */
-  verdict: z.enum(['same-family', 'unverified', 'mismatch-allowed']),
-});
-export type TokenizerCheckResult = z.infer<typeof TokenizerCheckResult>;
 
 /**
  * Refuses a tokenizer of another family than the served model's name (Qwen3's files for Qwen3.6, say) unless

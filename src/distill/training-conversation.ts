@@ -2,7 +2,7 @@ import type { Thread } from '../episode/threads.js';
 import type { ThreadRole } from '../harness/qwen-code.js';
 import type { ChatMessage, ToolDefinition } from '../model/types.js';
 import { replaceTaskPrompt } from './replace-task-prompt.js';
-import type { SkippedItem } from './skipped-item.js';
+import type { SkippedItem } from '../records/skipped-item.js';
 
 /** One uninterrupted conversation of a thread, ready to render: what the model saw and which turns it learns. */
 export interface TrainingConversation {

@@ -10,7 +10,7 @@ import { loadChatTemplateModel } from './chat-template-model.js';
 import { readEpisodeSource, type EpisodeSource } from './episode-source.js';
 import { JsonLinesWriter } from './json-lines-writer.js';
 import { checkTrainingTokenizer } from './tokenizer-family.js';
-import { TrainingDataStats } from './training-data-stats.js';
+import { TrainingDataStats } from '../records/training-data-stats.js';
 import { DataSplit, STATS_FILE, trainingDataFiles } from '../records/training-records.js';
 
 export interface WriteTrainingDataOptions {

@@ -5,7 +5,7 @@ import { describeJudgingChecks } from './describe-judging-checks.js';
 import { describeSearchCoverage } from './describe-search-coverage.js';
 import { describeTransfer } from './describe-transfer.js';
 import { describeOrderInconsistency, describeWinRates } from './describe-win-rates.js';
-import type { EvaluationSummary } from './evaluation-records.js';
+import type { EvaluationSummary } from '../records/evaluation-records.js';
 import { summaryWording } from './summary-wording.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { EvaluationSummary } from './evaluation-records.js';
+import type { EvaluationSummary } from '../records/evaluation-records.js';
 import { interval, number, rate, type SummaryWording } from './summary-wording.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SearchCoverageFigure } from './search-coverage-figure.js';
+import type { SearchCoverageFigure } from '../records/search-coverage-figure.js';
 import { interval } from './summary-wording.js';
 
 /** How soon each generation's searches found a design the external judges prefer unanimously to the bare task. */

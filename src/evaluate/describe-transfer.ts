@@ -1,4 +1,4 @@
-import type { TransferRecord } from './evaluation-records.js';
+import type { TransferRecord } from '../records/evaluation-records.js';
 
 /** Which design each side of a workflow transfer ran: its win rates are the `transfer` condition's above. */
 export function describeTransfer(transfer: TransferRecord): string[] {

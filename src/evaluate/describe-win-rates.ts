@@ -1,4 +1,4 @@
-import type { EvaluationSummary } from './evaluation-records.js';
+import type { EvaluationSummary } from '../records/evaluation-records.js';
 import { interval, number, rate, record, type SummaryWording } from './summary-wording.js';
 
 /** Per comparison the win rate of each judge and the oracle, per task and pooled, with intervals and sign tests. */

@@ -12,7 +12,7 @@ import type { Run } from '../store/run-store.js';
 import { gradeWorkspace } from '../tasks/grade.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import type { TeamDesign } from '../workflow/workflow.js';
-import { EvaluationEpisode, GradeRow, type EvaluationCondition } from './evaluation-records.js';
+import { EvaluationEpisode, GradeRow, type EvaluationCondition } from '../records/evaluation-records.js';
 import type { ServedModel } from './serve-evaluation.js';
 import { episodeFiles, episodePath } from '../store/run-paths.js';
 import { evaluationEpisodeKey, gradeKey } from '../work/step-keys.js';

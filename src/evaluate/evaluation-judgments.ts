@@ -10,7 +10,7 @@ import type { PairWinner, SingleJudgment } from '../records/judgment-record.js';
 import { judgePair } from '../judge/pairwise-judge.js';
 import type { JsonlAppender } from '../proxy/jsonl-appender.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import { JudgmentRow } from './evaluation-records.js';
+import { JudgmentRow } from '../records/evaluation-records.js';
 import type { ServedJudge } from './serve-evaluation.js';
 import type { WorkItem } from '../work/work-item.js';
 

@@ -13,7 +13,12 @@ import type { TeamDesign } from '../workflow/workflow.js';
 import { evaluationEpisodeWork, gradeWork, type EvaluationEpisodeRunner } from './evaluation-episodes.js';
 import { evaluationJudging, judgmentWork } from './evaluation-judgments.js';
 import type { EvaluationPlan } from './evaluation-plan.js';
-import type { EvaluationCondition, EvaluationEpisode, GradeRow, JudgmentRow } from './evaluation-records.js';
+import type {
+  EvaluationCondition,
+  EvaluationEpisode,
+  GradeRow,
+  JudgmentRow,
+} from '../records/evaluation-records.js';
 import type { ServedEvaluation, ServedJudge } from './serve-evaluation.js';
 import { TRANSFER_CONDITION, type TransferComparison, type TransferDesign } from './transfer-plan.js';
 import type { BundleOf } from './workspace-bundles.js';

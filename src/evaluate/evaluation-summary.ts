@@ -7,9 +7,13 @@ import type {
   EvaluationSummary,
   GradeRow,
   JudgmentRow,
-} from './evaluation-records.js';
+} from '../records/evaluation-records.js';
 import type { LoopOutsideMeasures } from './loop-outside-measures.js';
-import { computeEvaluationFigures, type GradedRollout, type JudgedPair } from './statistics/index.js';
+import {
+  computeEvaluationFigures,
+  type GradedRollout,
+  type JudgedPair,
+} from '../records/evaluation-statistics/index.js';
 import { TRANSFER_CONDITION, transferRecord, type TransferComparison } from './transfer-plan.js';
 
 /** What a transfer-only evaluation measures of the loops: nothing (it compares no generations). */

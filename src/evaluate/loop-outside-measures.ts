@@ -16,7 +16,7 @@ import {
   DatasetEpisodesRecord,
   type CollectedRun,
   type CollectionRecord as Collection,
-} from '../distill/generation/generation-records.js';
+} from '../records/generation-records.js';
 import { EpisodeRecord } from '../records/episode-record.js';
 import { scanJudgeDirectedText } from '../judge/judge-directed-scan.js';
 import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../records/judgment-record.js';
@@ -30,7 +30,7 @@ import type { ModelRegistry } from '../records/registry.js';
 import { gradeWork } from './evaluation-episodes.js';
 import { evaluationJudging, judgmentWork } from './evaluation-judgments.js';
 import type { EvaluationPlan } from './evaluation-plan.js';
-import type { GradeRow, JudgmentRow } from './evaluation-records.js';
+import type { GradeRow, JudgmentRow } from '../records/evaluation-records.js';
 import type { ServedEvaluation, ServedJudge } from './serve-evaluation.js';
 import type { BundleOf } from './workspace-bundles.js';
 import { judgmentKey } from '../work/step-keys.js';
@@ -41,7 +41,7 @@ import {
   type EvaluatorVerdict,
   type PairOutcome,
   type SelectedRun,
-} from './statistics/index.js';
+} from '../records/evaluation-statistics/index.js';
 import { judgeSeeds } from '../config/judge-orders.js';
 
 export interface LoopOutsideMeasures {

@@ -13,13 +13,13 @@ import type { LoadedSuite } from '../tasks/load-suite.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { judgmentWork } from './evaluation-judgments.js';
 import type { EvaluationJudge } from './evaluation-plan.js';
-import type { JudgmentRow } from './evaluation-records.js';
+import type { JudgmentRow } from '../records/evaluation-records.js';
 import { byGenerationName, loopTaskCoverage } from './loop-search-coverage.js';
 import {
   outsideGenerationCoverage,
   type SearchCoverageFigure,
   type VersionVerdicts,
-} from './search-coverage-figure.js';
+} from '../records/search-coverage-figure.js';
 import type { ServedJudge } from './serve-evaluation.js';
 import type { BundleOf } from './workspace-bundles.js';
 import { judgmentKey } from '../work/step-keys.js';

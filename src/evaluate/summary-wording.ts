@@ -1,5 +1,5 @@
-import type { EvaluationSummary } from './evaluation-records.js';
-import type { GradeFigure, Interval } from './statistics/index.js';
+import type { EvaluationSummary } from '../records/evaluation-records.js';
+import type { GradeFigure, Interval } from '../records/evaluation-statistics/index.js';
 
 /** How the terminal summary of an evaluation names what it shows: models and judges, the level, the left-out. */
 export interface SummaryWording {

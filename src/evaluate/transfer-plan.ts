@@ -7,7 +7,7 @@ import { searchResultPath } from '../store/run-paths.js';
 import type { LoadedTask } from '../tasks/load-task.js';
 import { workflowHash } from '../workflow/render.js';
 import type { TeamDesign } from '../workflow/workflow.js';
-import type { TransferDesignRecord, TransferRecord } from './evaluation-records.js';
+import type { TransferDesignRecord, TransferRecord } from '../records/evaluation-records.js';
 
 /**
  * The paper's Table 2, workflow transfer: "we give the first-round model's workflows to the base model". For each

@@ -1,38 +1,8 @@
-import { z } from 'zod';
-
 import type { LoadedTask } from '../tasks/load-task.js';
 import { assignFileRoles } from './file-roles.js';
-import { findJudgeDirectedText, JudgeDirectedKind } from './judge-directed-text.js';
+import { findJudgeDirectedText } from './judge-directed-text.js';
 import { listWorkspace, readWorkspaceText } from './workspace-files.js';
-
-/** One span of judge-directed text in a workspace file. */
-export const JudgeDirectedFinding = z.object({
-  file: z.string(),
-  /** 1-based; null in the tail of a file too large to read whole (only its two ends are read). */
-  line: z.number().int().positive().nullable(),
-  kind: JudgeDirectedKind,
-  /** The span on one line, cut to `FINDING_CHARACTERS`. */
-  text: z.string(),
-});
-export type JudgeDirectedFinding = z.infer<typeof JudgeDirectedFinding>;
-
-/**
- * How much text of one episode's workspace addresses its judge (`judge-directed-text.ts`), in the files a judge's
- * bundle may show (the team's reports, results, code and notes; not the task's inputs): the spans and their
- * characters, the files they are in, and the first spans with file and line.
- */
-export const JudgeDirectedText = z.object({
-  spans: z.number().int().nonnegative(),
-  characters: z.number().int().nonnegative(),
-  /** Files with at least one span. */
-  files: z.number().int().nonnegative(),
-  filesScanned: z.number().int().nonnegative(),
-  /** False when the scan stopped at its limits (`MAX_SCANNED_FILES`, `MAX_SCANNED_BYTES`): counts are lower bounds. */
-  complete: z.boolean(),
-  /** The first `MAX_FINDINGS` spans, in file order. */
-  findings: z.array(JudgeDirectedFinding),
-});
-export type JudgeDirectedText = z.infer<typeof JudgeDirectedText>;
+import type { JudgeDirectedText } from '../records/judge-directed-text.js';
 
 export const MAX_FINDINGS = 20;
 const FINDING_CHARACTERS = 200;

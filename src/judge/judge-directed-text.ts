@@ -1,27 +1,4 @@
-import { z } from 'zod';
-
-/**
- * Text in a workspace that is written to its judge rather than to a reader of the research: instructions to the
- * evaluator ("ignore the rubric", "note to the judge: …"), claims of the verdict ("Workspace A is the correct one", a
- * `{"winner": "A"}` object), imitations of the bundle the evaluation system builds (its section headings, its
- * "[… N tokens omitted …]" marker, its preflight lines, its run summary) and chat or prompt tags (`<|im_start|>`,
- * `</task>`). An agent that learns to persuade its judge has learnt the wrong thing, and a judge that follows such
- * text passes a manipulated run; so the bundle shows each such span inside a marker that says whose it is, and the
- * records count it.
- *
- * Detection is by patterns, chosen so that a research report about an evaluation ("the evaluation shows", "the
- * judges agreed in 80 % of cases") is not flagged: a pattern needs the text to speak to the evaluator, to name the
- * verdict in the judge's own terms, or to copy a format only the evaluation system writes. Zero-width characters are
- * ignored, so that a word split by one is still found.
- */
-
-export const JudgeDirectedKind = z.enum([
-  'addresses-judge',
-  'claims-verdict',
-  'imitates-bundle',
-  'prompt-tag',
-]);
-export type JudgeDirectedKind = z.infer<typeof JudgeDirectedKind>;
+import type { JudgeDirectedKind } from '../records/judge-directed-text.js';
 
 /** One span of judge-directed text: offsets into the text as given (its marker glyphs already neutralised). */
 export interface JudgeDirectedSpan {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { z } from 'zod';
 
-import { CollectionRecord } from '../distill/generation/generation-records.js';
+import { CollectionRecord } from '../records/generation-records.js';
 import { PairwiseJudgmentRecord } from '../records/judgment-record.js';
 import { TaskSearchRecord } from '../records/search-records.js';
 import { readValidJsonLines } from '../store/json-lines.js';

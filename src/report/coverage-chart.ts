@@ -1,5 +1,5 @@
 import type { LoopGenerationCoverage } from '../evaluate/loop-search-coverage.js';
-import type { OutsideGenerationCoverage } from '../evaluate/search-coverage-figure.js';
+import type { OutsideGenerationCoverage } from '../records/search-coverage-figure.js';
 import type { HtmlValue, SafeHtml } from '../html/html.js';
 import { chart, dataTable } from './chart.js';
 import { formatCount, formatInterval, formatNumber, formatPercent } from './format.js';

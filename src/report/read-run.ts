@@ -4,7 +4,7 @@ import {
   BENCHMARKS_FOLDER,
   BenchmarkSummaryRecord,
   type BenchmarkSummary,
-} from '../benchmark/benchmark-records.js';
+} from '../records/benchmark-records.js';
 import { basename, join, resolve } from 'node:path';
 
 import YAML from 'yaml';
@@ -12,17 +12,17 @@ import YAML from 'yaml';
 import {
   WorkflowInformationRecord,
   type WorkflowInformation,
-} from '../analyze/workflow-information-record.js';
+} from '../records/workflow-information-record.js';
 import { RunConfig } from '../config/run-config.js';
 import {
   readSingleAgentOuterLoop,
   readTaskOuterLoop,
   type TaskOuterLoop,
 } from '../distill/generation/task-outer-loop.js';
-import { TrainingDataStats, type TrainingDataStats as DataStats } from '../distill/training-data-stats.js';
+import { TrainingDataStats, type TrainingDataStats as DataStats } from '../records/training-data-stats.js';
 import { STATS_FILE } from '../records/training-records.js';
 import { errorMessage } from '../errors.js';
-import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../evaluate/evaluation-records.js';
+import { GradeRow, EvaluationSummaryRecord, type EvaluationSummary } from '../records/evaluation-records.js';
 import { RsiSummaryRecord, type RsiSummary } from '../records/rsi-records.js';
 import { TaskRepeatsRecord, type TaskRepeats } from '../records/repeat-records.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../records/search-records.js';

@@ -5,7 +5,7 @@ import { addCost, emptyCostTotal, type CostTotal } from '../cost/cost-total.js';
 import { episodeCost } from '../cost/episode-cost.js';
 import { EpisodeRecord } from '../records/episode-record.js';
 import type { CallCost } from '../model/types.js';
-import { JudgmentRow } from '../evaluate/evaluation-records.js';
+import { JudgmentRow } from '../records/evaluation-records.js';
 import { PairwiseJudgmentRecord } from '../records/judgment-record.js';
 import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
 import type { RunFiles } from '../store/run-files.js';

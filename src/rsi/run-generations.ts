@@ -6,7 +6,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { lineageSetting } from '../config/rsi-settings.js';
 import { SystemError, UserError } from '../errors.js';
 import { distillGeneration, distillSettings } from '../distill/generation/index.js';
-import type { DistillProgressEvent } from '../distill/generation/generation-records.js';
+import type { DistillProgressEvent } from '../records/generation-records.js';
 import { searchSettings } from '../search/search-config.js';
 import type { RunSession } from '../session/run-session.js';
 import type { SearchProgressEvent } from '../search/search-progress.js';

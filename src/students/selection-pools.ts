@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { CollectionRecord } from '../distill/generation/generation-records.js';
+import { CollectionRecord } from '../records/generation-records.js';
 import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
 import { Selection } from '../distill/selection.js';
 import { UserError } from '../errors.js';

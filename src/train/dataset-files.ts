@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { UserError } from '../errors.js';
 import { STATS_FILE, trainingDataFiles, type DataSplit } from '../records/training-records.js';
-import { TrainingDataStats } from '../distill/training-data-stats.js';
+import { TrainingDataStats } from '../records/training-data-stats.js';
 
 type SplitFiles = ReturnType<typeof trainingDataFiles>;
 

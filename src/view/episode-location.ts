@@ -1,4 +1,4 @@
-import { BENCHMARKS_FOLDER } from '../benchmark/benchmark-records.js';
+import { BENCHMARKS_FOLDER } from '../records/benchmark-records.js';
 import { evaluationFiles, runFiles } from '../store/run-paths.js';
 import { encodePath, isRunName } from './view-paths.js';
 

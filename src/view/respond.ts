@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.js';
 import { html } from '../html/html.js';
 import { episodeLocation, episodeLocationOfDir } from './episode-location.js';
 import { page } from './layout.js';
-import { BENCHMARKS_FOLDER } from '../benchmark/benchmark-records.js';
+import { BENCHMARKS_FOLDER } from '../records/benchmark-records.js';
 import { benchmarkPage } from './pages/benchmark-page.js';
 import { comparePage } from './pages/compare-page.js';
 import { runCrumbs } from './pages/crumbs.js';

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { designSeries } from '../../src/analyze/design-series.js';
 import { readGenerationDesigns } from '../../src/analyze/search-designs.js';
-import { agentHopsText, contractText, designComponents } from '../../src/analyze/workflow-components.js';
+import { agentHopsText, contractText, designComponents } from '../../src/workflow/workflow-components.js';
 import { Workflow } from '../../src/workflow/workflow.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { topicDesign, writeSearches } from './search-fixture.js';

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   WorkflowInformationRecord,
   type WorkflowInformation,
-} from '../../src/analyze/workflow-information-record.js';
+} from '../../src/records/workflow-information-record.js';
 import { formatWorkflowInformation, nats } from '../../src/analyze/workflow-information-table.js';
 import { readRunForReport, renderReport } from '../../src/report/index.js';
 import { workflowInformationSection } from '../../src/report/sections/workflow-information-section.js';

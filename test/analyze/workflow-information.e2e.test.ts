@@ -5,12 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { runAnalysisScript, WORKFLOW_INFORMATION_SCRIPT } from '../../src/analyze/analysis-script.js';
 import { offlineEmbedder, type Embedder } from '../../src/analyze/embeddings.js';
-import { designComponents } from '../../src/analyze/workflow-components.js';
+import { designComponents } from '../../src/workflow/workflow-components.js';
 import { analyzeWorkflowInformation } from '../../src/analyze/workflow-information.js';
 import {
   WorkflowInformationRecord,
   type WorkflowInformation,
-} from '../../src/analyze/workflow-information-record.js';
+} from '../../src/records/workflow-information-record.js';
 import { seededRandom } from '../../src/ranking/seeded-random.js';
 import { readRunForReport } from '../../src/report/read-run.js';
 import { workflowInformationSection } from '../../src/report/sections/workflow-information-section.js';

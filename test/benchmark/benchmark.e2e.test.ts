@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BenchmarkSummaryRecord, type BenchmarkSummary } from '../../src/benchmark/benchmark-records.js';
+import { BenchmarkSummaryRecord, type BenchmarkSummary } from '../../src/records/benchmark-records.js';
 import { readEgressLog } from '../../src/proxy/egress-log.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { readRunForReport } from '../../src/report/read-run.js';

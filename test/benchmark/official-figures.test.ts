@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { BenchmarkSummaryRecord, type VerifiedTrial } from '../../src/benchmark/benchmark-records.js';
+import { BenchmarkSummaryRecord, type VerifiedTrial } from '../../src/records/benchmark-records.js';
 import { describeBenchmark } from '../../src/benchmark/describe-benchmark.js';
 import {
   infrastructureLoss,
   officialFigures,
   officialText,
   sampleStandardDeviation,
-} from '../../src/benchmark/official-figures.js';
+} from '../../src/records/benchmark-official-figures.js';
 import { verifiedTrial } from './verified-trial.js';
 
 function trial(

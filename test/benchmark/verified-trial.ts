@@ -1,4 +1,4 @@
-import type { VerifiedTrial } from '../../src/benchmark/benchmark-records.js';
+import type { VerifiedTrial } from '../../src/records/benchmark-records.js';
 
 /** A team's finished trial of benchmark `b`, scored `reward` (null: no reward), with any field replaced. */
 export function verifiedTrial(

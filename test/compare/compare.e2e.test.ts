@@ -9,7 +9,7 @@ import {
   EvaluationSummaryRecord,
   JudgmentRow,
   type EvaluationSummary,
-} from '../../src/evaluate/evaluation-records.js';
+} from '../../src/records/evaluation-records.js';
 import { ChatMessage } from '../../src/model/types.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../../src/records/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';

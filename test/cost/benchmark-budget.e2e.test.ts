@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BenchmarkSummaryRecord } from '../../src/benchmark/benchmark-records.js';
+import { BenchmarkSummaryRecord } from '../../src/records/benchmark-records.js';
 import { runBenchmarks, type BenchmarkDataset } from '../../src/benchmark/benchmark-run.js';
 import { parseRunConfig, RunConfig } from '../../src/config/run-config.js';
 import {

@@ -12,7 +12,8 @@ import {
   type BudgetExhaustedEvent,
 } from '../../src/cost/budget-exhausted.js';
 import { readSpending, SPENDING_FILE } from '../../src/cost/spend-journal.js';
-import { distillGeneration, distillSettings, TaskRankingRecord } from '../../src/distill/index.js';
+import { distillGeneration, distillSettings } from '../../src/distill/index.js';
+import { TaskRankingRecord } from '../../src/records/index.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/judge-defaults.js';

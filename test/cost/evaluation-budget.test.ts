@@ -11,7 +11,7 @@ import {
 } from '../../src/cost/budget-exhausted.js';
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { judgmentWork } from '../../src/evaluate/evaluation-judgments.js';
-import { JudgmentRow } from '../../src/evaluate/evaluation-records.js';
+import { JudgmentRow } from '../../src/records/evaluation-records.js';
 import { EvaluationSpending } from '../../src/evaluate/evaluation-spending.js';
 import { JsonlAppender } from '../../src/proxy/jsonl-appender.js';
 import { EndpointPools } from '../../src/session/endpoint-pools.js';

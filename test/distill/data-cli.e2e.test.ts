@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { readWindowSummaries, sampleWindows, TrainingDataStats } from '../../src/distill/index.js';
+import { readWindowSummaries, sampleWindows } from '../../src/distill/index.js';
+import { TrainingDataStats } from '../../src/records/index.js';
 import { SftConversation, TrainingWindow, WindowSummary } from '../../src/records/index.js';
 import { runMass, type CliResult } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';

@@ -8,11 +8,10 @@ import { parseRunConfig } from '../../src/config/run-config.js';
 import {
   distillGeneration,
   distillSettings,
-  TaskRankingRecord,
   type DistillGenerationOptions,
   type DistillGenerationResult,
-  type DistillProgressEvent,
 } from '../../src/distill/index.js';
+import { TaskRankingRecord, type DistillProgressEvent } from '../../src/records/index.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/judge-defaults.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { distillGeneration, distillSettings } from '../../src/distill/index.js';
-import { CollectionRecord } from '../../src/distill/generation/generation-records.js';
+import { CollectionRecord } from '../../src/records/generation-records.js';
 import { AGENT_TEXT_OPEN } from '../../src/judge/judge-directed-text.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/judge-defaults.js';

@@ -10,8 +10,8 @@ import {
   type BuildTrainingDataOptions,
   type ChatTemplateModel,
   type EpisodeSource,
-  type TrainingDataStats,
 } from '../../src/distill/index.js';
+import { type TrainingDataStats } from '../../src/records/index.js';
 import type { SftConversation, TrainingWindow } from '../../src/records/index.js';
 import { buildThreads, Thread } from '../../src/episode/threads.js';
 import type { AssistantMessage, ChatMessage, MessageContent } from '../../src/model/types.js';

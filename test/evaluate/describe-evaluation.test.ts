@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { describeEvaluation } from '../../src/evaluate/describe-evaluation.js';
-import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
+import { EvaluationSummaryRecord } from '../../src/records/evaluation-records.js';
 
 /**
  * The summary.json of a real `mass demo` run: L0, L1 and L2 on the demo tasks, the toy standing in as judge. Written by

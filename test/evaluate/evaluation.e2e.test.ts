@@ -5,8 +5,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import { EvaluationSummaryRecord, type EvaluationSummary } from '../../src/evaluate/evaluation-records.js';
-import { clopperPearsonInterval, noGradedTaskReason, signTest } from '../../src/evaluate/statistics/index.js';
+import { EvaluationSummaryRecord, type EvaluationSummary } from '../../src/records/evaluation-records.js';
+import {
+  clopperPearsonInterval,
+  noGradedTaskReason,
+  signTest,
+} from '../../src/records/evaluation-statistics/index.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';

@@ -4,7 +4,7 @@ import {
   outsideGenerationCoverage,
   SearchCoverageFigure,
   type VersionVerdicts,
-} from '../../src/evaluate/search-coverage-figure.js';
+} from '../../src/records/search-coverage-figure.js';
 
 const version = (
   iteration: number,

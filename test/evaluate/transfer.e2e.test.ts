@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { RunConfig } from '../../src/config/run-config.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
-import { EvaluationSummaryRecord, type JudgmentRow } from '../../src/evaluate/evaluation-records.js';
+import { EvaluationSummaryRecord, type JudgmentRow } from '../../src/records/evaluation-records.js';
 import { randomOrder } from '../../src/judge/index.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';

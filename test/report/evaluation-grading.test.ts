@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { describeEvaluation } from '../../src/evaluate/describe-evaluation.js';
-import { EvaluationSummaryRecord, type EvaluationSummary } from '../../src/evaluate/evaluation-records.js';
-import { computeEvaluationFigures } from '../../src/evaluate/statistics/index.js';
+import { EvaluationSummaryRecord, type EvaluationSummary } from '../../src/records/evaluation-records.js';
+import { computeEvaluationFigures } from '../../src/records/evaluation-statistics/index.js';
 import type { RunReportData } from '../../src/report/read-run.js';
 import { evaluationSection } from '../../src/report/sections/evaluation-section.js';
 

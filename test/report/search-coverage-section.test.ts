@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
-import { outsideGenerationCoverage } from '../../src/evaluate/search-coverage-figure.js';
+import { EvaluationSummaryRecord } from '../../src/records/evaluation-records.js';
+import { outsideGenerationCoverage } from '../../src/records/search-coverage-figure.js';
 import { readRunForReport, renderReport } from '../../src/report/index.js';
 import { searchCoverageSection } from '../../src/report/sections/search-coverage-section.js';
 import { HOSTILE_TASK, PLAIN_TASK, writeSyntheticRun } from './synthetic-run.js';

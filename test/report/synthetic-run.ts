@@ -8,15 +8,16 @@ import YAML from 'yaml';
 
 import { RunConfig } from '../../src/config/run-config.js';
 import { SINGLE_AGENT_FOLDER } from '../../src/distill/generation/generation-context.js';
-import { CollectionRecord, TaskRankingRecord } from '../../src/distill/generation/generation-records.js';
+import { CollectionRecord, TaskRankingRecord } from '../../src/records/generation-records.js';
 import { selectEpisodes } from '../../src/distill/selection.js';
-import { StatsTally, TrainingDataStats } from '../../src/distill/training-data-stats.js';
+import { StatsTally, TrainingDataStats } from '../../src/records/training-data-stats.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
-import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
-import type { JudgeDirectedFinding, JudgeDirectedText } from '../../src/judge/judge-directed-scan.js';
+import { EvaluationSummaryRecord } from '../../src/records/evaluation-records.js';
+import type { JudgeDirectedFinding } from '../../src/records/judge-directed-text.js';
+import type { JudgeDirectedText } from '../../src/records/judge-directed-text.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
-import { computeEvaluationFigures, type JudgedPair } from '../../src/evaluate/statistics/index.js';
+import { computeEvaluationFigures, type JudgedPair } from '../../src/records/evaluation-statistics/index.js';
 import { TaskSearchRecord, type SearchIteration } from '../../src/records/search-records.js';
 import { ModelRegistry } from '../../src/records/registry.js';
 

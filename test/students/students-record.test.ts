@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { EvaluationSummary } from '../../src/evaluate/evaluation-records.js';
+import type { EvaluationSummary } from '../../src/records/evaluation-records.js';
 import { formatStudents } from '../../src/students/students-table.js';
 import { winAgainstBase, type StudentsRecord } from '../../src/students/students.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
-import { CollectionRecord } from '../../src/distill/generation/generation-records.js';
+import { CollectionRecord } from '../../src/records/generation-records.js';
 import type { StudentsRecord } from '../../src/students/students.js';
 import { runMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { JudgmentRow } from '../../src/evaluate/evaluation-records.js';
+import type { JudgmentRow } from '../../src/records/evaluation-records.js';
 import { formatStudents } from '../../src/students/students-table.js';
 import { lengthMatched, teamVersusSingleFigures } from '../../src/students/team-versus-single.js';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { EpisodeRecord } from '../../src/records/episode-record.js';
-import { EvaluationSummaryRecord } from '../../src/evaluate/evaluation-records.js';
+import { EvaluationSummaryRecord } from '../../src/records/evaluation-records.js';
 import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { TeamDesign, Workflow } from '../../src/workflow/workflow.js';
 import { BASE_TOY_WEIGHTS, saveToyWeights } from '../../src/toy/weights.js';

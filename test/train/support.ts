@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { TrainingDataStats } from '../../src/distill/training-data-stats.js';
+import { TrainingDataStats } from '../../src/records/training-data-stats.js';
 import {
   DataSplit,
   STATS_FILE,

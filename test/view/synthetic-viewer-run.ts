@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { buildThreads } from '../../src/episode/threads.js';
-import { JudgmentRow } from '../../src/evaluate/evaluation-records.js';
+import { JudgmentRow } from '../../src/records/evaluation-records.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
 import type { ProxyLogRow } from '../../src/proxy/log-row.js';

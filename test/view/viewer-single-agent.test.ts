@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { CollectionRecord } from '../../src/distill/generation/generation-records.js';
+import { CollectionRecord } from '../../src/records/generation-records.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { html } from '../../src/html/html.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { benchmarkPath } from '../../src/benchmark/benchmark-records.js';
+import { benchmarkPath } from '../../src/records/benchmark-records.js';
 import { TEAM_VS_SINGLE_FOLDER } from '../../src/students/team-versus-single.js';
 import {
   benchmarkBase,

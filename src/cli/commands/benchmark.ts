@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 
-import { BenchmarkAgent, usesModel } from '../../benchmark/benchmark-records.js';
+import { BenchmarkAgent, usesModel } from '../../records/benchmark-records.js';
 import {
   runBenchmarks,
   type BenchmarkDataset,

@@ -1,13 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import {
-  readWindowSummaries,
-  sampleWindows,
-  TrainingDataStats,
-  writeTrainingData,
-  type DataCounts,
-} from '../../distill/index.js';
+import { readWindowSummaries, sampleWindows, writeTrainingData } from '../../distill/index.js';
+import { TrainingDataStats, type DataCounts } from '../../records/index.js';
 import { UserError } from '../../errors.js';
 
 interface BuildOptions {

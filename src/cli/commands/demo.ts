@@ -6,7 +6,7 @@ import { ConfigMismatchError } from '../../store/frozen-config.js';
 import { DEMO_SUITE, demoConfig } from '../../demo/demo-config.js';
 import { describeEvaluation } from '../../evaluate/describe-evaluation.js';
 import { evaluateRun } from '../../evaluate/evaluate-run.js';
-import type { EvaluationSummary } from '../../evaluate/evaluation-records.js';
+import type { EvaluationSummary } from '../../records/evaluation-records.js';
 import { openRun, type Run } from '../../store/run-store.js';
 import { FAULT_KINDS, FaultPlan } from '../../config/fault-plan.js';
 import { loadToyWeights, TOY_BEHAVIOURS } from '../../toy/weights.js';

@@ -12,7 +12,7 @@ import { openRunSession } from '../../session/run-session.js';
 import { readFrozenConfig } from '../../store/frozen-config.js';
 import { openRun, runFileNames, type Run } from '../../store/run-store.js';
 import { parsePositiveInteger } from '../duration.js';
-import type { EvaluationSummary } from '../../evaluate/evaluation-records.js';
+import type { EvaluationSummary } from '../../records/evaluation-records.js';
 
 interface EvalFlags {
   config: string;

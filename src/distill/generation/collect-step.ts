@@ -10,7 +10,7 @@ import { recordWorkPlan } from '../../store/work-plan.js';
 import { workflowHash } from '../../workflow/render.js';
 import { collectChampionRuns } from '../collect.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
-import { CollectionRecord } from './generation-records.js';
+import { CollectionRecord } from '../../records/generation-records.js';
 
 /**
  * The champion workflow run `runs` times with the teacher directive, on the task's data seed, as one step: episodes

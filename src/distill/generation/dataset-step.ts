@@ -8,7 +8,7 @@ import {
   DatasetSummary,
   type CollectionRecord,
   type DatasetEpisode,
-} from './generation-records.js';
+} from '../../records/generation-records.js';
 
 export interface SelectedTask {
   task: GenerationTask;

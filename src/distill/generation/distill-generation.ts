@@ -24,7 +24,7 @@ import type {
   DistillProgressEvent,
   MatchOutcome,
   TaskRankingRecord,
-} from './generation-records.js';
+} from '../../records/generation-records.js';
 import { fitStep, selectStep } from './rank-and-select.js';
 import { playTournament, tournamentEntrants } from './tournament.js';
 import { WorkGate } from './work-gate.js';

@@ -7,7 +7,7 @@ import type { Run } from '../../store/run-store.js';
 import type { LoadedTask } from '../../tasks/load-task.js';
 import type { TeamDesign } from '../../workflow/workflow.js';
 import type { DistillSettings } from './distill-settings.js';
-import type { DistillProgressEvent } from './generation-records.js';
+import type { DistillProgressEvent } from '../../records/generation-records.js';
 import type { WorkGate } from './work-gate.js';
 
 /** What every stage of one generation shares. */

@@ -11,4 +11,3 @@ export {
   type DistillSettings,
   type ScheduleKind,
 } from './distill-settings.js';
-export * from './generation-records.js';

@@ -6,7 +6,11 @@ import { writeFileAtomic } from '../../store/atomic-write.js';
 import { outerLoopFiles } from '../../store/run-paths.js';
 import { Selection, selectEpisodes } from '../selection.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
-import { TaskRankingRecord, type CollectionRecord, type MatchOutcome } from './generation-records.js';
+import {
+  TaskRankingRecord,
+  type CollectionRecord,
+  type MatchOutcome,
+} from '../../records/generation-records.js';
 import { decidedMatches } from './tournament.js';
 
 /**

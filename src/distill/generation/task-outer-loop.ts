@@ -9,7 +9,7 @@ import {
   TaskRankingRecord,
   type CollectionRecord as Collection,
   type TaskRankingRecord as Ranking,
-} from './generation-records.js';
+} from '../../records/generation-records.js';
 
 /** A task's outer loop in one generation: whichever of its files exist. */
 export interface TaskOuterLoop {

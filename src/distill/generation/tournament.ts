@@ -13,7 +13,7 @@ import {
   MatchOutcome,
   type CollectionRecord,
   type TaskRankingRecord,
-} from './generation-records.js';
+} from '../../records/generation-records.js';
 
 /**
  * A task's tournament. Only successful, untampered episodes play: the others can never be selected, so a judgment

@@ -1,5 +1,5 @@
-import type { BenchmarkSummary } from '../../benchmark/benchmark-records.js';
-import { OFFICIAL_COLUMNS, officialCaption, officialRows } from '../../benchmark/official-figures.js';
+import type { BenchmarkSummary } from '../../records/benchmark-records.js';
+import { OFFICIAL_COLUMNS, officialCaption, officialRows } from '../../records/benchmark-official-figures.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatInterval, formatNumber, formatPercent } from '../format.js';

@@ -1,9 +1,9 @@
-import { WORKFLOW_COMPONENTS } from '../../analyze/workflow-components.js';
+import { WORKFLOW_COMPONENTS } from '../../workflow/workflow-components.js';
 import type {
   InformationEstimate,
   SeriesInformation,
   WorkflowInformation,
-} from '../../analyze/workflow-information-record.js';
+} from '../../records/workflow-information-record.js';
 import {
   adjustedCell,
   componentPairs,

@@ -2,8 +2,8 @@ import {
   BenchmarkSummaryRecord,
   benchmarkPath,
   type BenchmarkSummary,
-} from '../../benchmark/benchmark-records.js';
-import { OFFICIAL_COLUMNS, officialCaption, officialRows } from '../../benchmark/official-figures.js';
+} from '../../records/benchmark-records.js';
+import { OFFICIAL_COLUMNS, officialCaption, officialRows } from '../../records/benchmark-official-figures.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { RunFiles } from '../../store/run-files.js';
 import { episodeLocationOfDir, episodeUrl } from '../episode-location.js';

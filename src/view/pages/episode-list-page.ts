@@ -1,4 +1,4 @@
-import { EvaluationSummaryRecord, JudgmentRow } from '../../evaluate/evaluation-records.js';
+import { EvaluationSummaryRecord, JudgmentRow } from '../../records/evaluation-records.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { RunFiles } from '../../store/run-files.js';
 import { evaluationPath, runFiles } from '../../store/run-paths.js';

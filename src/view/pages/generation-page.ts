@@ -1,10 +1,7 @@
 import { join } from 'node:path';
 
 import { SINGLE_AGENT_FOLDER } from '../../distill/generation/generation-context.js';
-import {
-  CollectionRecord,
-  type CollectionRecord as Collection,
-} from '../../distill/generation/generation-records.js';
+import { CollectionRecord, type CollectionRecord as Collection } from '../../records/generation-records.js';
 import { html } from '../../html/html.js';
 import { RunFiles } from '../../store/run-files.js';
 import { distillTaskPath, outerLoopFiles } from '../../store/run-paths.js';

@@ -1,4 +1,4 @@
-import { BENCHMARKS_FOLDER } from '../../benchmark/benchmark-records.js';
+import { BENCHMARKS_FOLDER } from '../../records/benchmark-records.js';
 import { errorMessage } from '../../errors.js';
 import { html } from '../../html/html.js';
 import { RunFiles } from '../../store/run-files.js';

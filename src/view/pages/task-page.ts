@@ -7,7 +7,7 @@ import {
   type TaskOuterLoop,
 } from '../../distill/generation/task-outer-loop.js';
 import { html, type SafeHtml } from '../../html/html.js';
-import type { JudgeDirectedText } from '../../judge/judge-directed-scan.js';
+import type { JudgeDirectedText } from '../../records/judge-directed-text.js';
 import { Match } from '../../ranking/matches.js';
 import type { TaskSearchResult } from '../../records/search-records.js';
 import { RunFiles } from '../../store/run-files.js';

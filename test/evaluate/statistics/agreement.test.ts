@@ -11,7 +11,7 @@ import {
   type JudgedPair,
   type PairOutcome,
   wilsonInterval,
-} from '../../../src/evaluate/statistics/index.js';
+} from '../../../src/records/evaluation-statistics/index.js';
 
 // Expected κ from scikit-learn: sklearn.metrics.cohen_kappa_score(first, second).
 const first: PairOutcome[] = [

@@ -5,7 +5,7 @@ import {
   bootstrapIntervals,
   percentileInterval,
   quantileOfSorted,
-} from '../../../src/evaluate/statistics/index.js';
+} from '../../../src/records/evaluation-statistics/index.js';
 import { seededRandom } from '../../../src/ranking/index.js';
 
 const mean = (values: readonly number[]): number =>

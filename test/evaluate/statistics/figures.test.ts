@@ -5,7 +5,7 @@ import {
   EvaluationFigures,
   type GradedRollout,
   type JudgedPair,
-} from '../../../src/evaluate/statistics/index.js';
+} from '../../../src/records/evaluation-statistics/index.js';
 import { UserError } from '../../../src/errors.js';
 import { alwaysFirst, judged, rollout } from './support.js';
 

@@ -6,7 +6,7 @@ import {
   firstWinSummary,
   medianFirstWin,
   type TaskFirstWin,
-} from '../../../src/evaluate/statistics/first-win.js';
+} from '../../../src/records/evaluation-statistics/first-win.js';
 
 const close = (actual: number, expected: number) => expect(actual).toBeCloseTo(expected, 12);
 

@@ -10,7 +10,7 @@ import {
   type GradedRollout,
   type JudgedPair,
   type SelectedRun,
-} from '../../../src/evaluate/statistics/index.js';
+} from '../../../src/records/evaluation-statistics/index.js';
 import { UserError } from '../../../src/errors.js';
 import { judged, rollout } from './support.js';
 

@@ -12,7 +12,7 @@ import {
   tokenEfficiency,
   wilsonInterval,
   type GradedRollout,
-} from '../../../src/evaluate/statistics/index.js';
+} from '../../../src/records/evaluation-statistics/index.js';
 import { rollout } from './support.js';
 
 const bootstrap = { seed: 5, resamples: 400 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { generationStrengths, type JudgedPair } from '../../../src/evaluate/statistics/index.js';
+import { generationStrengths, type JudgedPair } from '../../../src/records/evaluation-statistics/index.js';
 import { newtonMap } from '../../ranking/support.js';
 import { judged } from './support.js';
 

@@ -1,4 +1,8 @@
-import type { GradedRollout, JudgedPair, PairOutcome } from '../../../src/evaluate/statistics/index.js';
+import type {
+  GradedRollout,
+  JudgedPair,
+  PairOutcome,
+} from '../../../src/records/evaluation-statistics/index.js';
 
 /** A judgment with the fields a test does not care about filled in. */
 export function judged(fields: Partial<JudgedPair> & { outcome: PairOutcome }): JudgedPair {

@@ -8,7 +8,7 @@ import {
   type Interval,
   type PairOutcome,
   type ScoredVerdict,
-} from '../../../src/evaluate/statistics/index.js';
+} from '../../../src/records/evaluation-statistics/index.js';
 import { seededRandom } from '../../../src/ranking/seeded-random.js';
 import { alwaysFirst, judged } from './support.js';
 

@@ -1,6 +1,6 @@
 import { bootstrapIntervals, type BootstrapOptions } from './bootstrap.js';
 import { clopperPearsonInterval } from '../../statistics/clopper-pearson.js';
-import type { JudgeWinRates, WinRateCell } from '../../records/evaluation-figures.js';
+import type { JudgeWinRates, WinRateCell } from '../evaluation-figures.js';
 import { groupBy, mean } from './grouping.js';
 import { hull, type Interval } from '../../statistics/interval.js';
 import type { PairOutcome } from './inputs.js';

@@ -1,4 +1,4 @@
-import type { GradeFigure, GradingCoverage } from '../../records/evaluation-figures.js';
+import type { GradeFigure, GradingCoverage } from '../evaluation-figures.js';
 import { distinctSorted } from './grouping.js';
 
 /** Why the evaluation's grade figures are left out when none of its tasks has a grader. */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-import { JudgeDirectedText } from '../../judge/judge-directed-scan.js';
-import { PairWinner, PairSide } from '../../records/judgment-record.js';
-import { defineRecord } from '../../store/record.js';
-import { TrainingDataStats } from '../training-data-stats.js';
-import { DataSplit } from '../../records/training-records.js';
+import { JudgeDirectedText } from './judge-directed-text.js';
+import { PairWinner, PairSide } from './judgment-record.js';
+import { defineRecord } from '../store/record.js';
+import { TrainingDataStats } from './training-data-stats.js';
+import { DataSplit } from './training-records.js';
 
 /**
  * What each stage of a generation's outer loop stores: the output of its run-store step (what a resumed run gets

@@ -1,4 +1,4 @@
-import type { OutputContract, Workflow, WorkflowHop } from '../workflow/workflow.js';
+import type { OutputContract, Workflow, WorkflowHop } from './workflow.js';
 
 /**
  * The four components of a design whose text the workflow analysis embeds (the paper's Figure 5): an agent's role,

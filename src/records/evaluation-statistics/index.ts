@@ -4,7 +4,7 @@
  */
 export * from './inputs.js';
 export * from '../../statistics/interval.js';
-export * from '../../records/evaluation-figures.js';
+export * from '../evaluation-figures.js';
 export { allJudges, computeEvaluationFigures, type FigureInputs, type FigureOptions } from './figures.js';
 export { combinedVerdict, evaluationVerdicts, evaluatorAgreement, oracleEvaluator } from './agreement.js';
 export { delegationRates } from './delegation.js';

@@ -1,7 +1,7 @@
 import { bootstrapIntervals, type BootstrapOptions } from './bootstrap.js';
 import { hull, type Interval } from '../../statistics/interval.js';
 import { wilsonInterval } from '../../statistics/wilson.js';
-import type { EvaluatorAgreement } from '../../records/evaluation-figures.js';
+import type { EvaluatorAgreement } from '../evaluation-figures.js';
 import { compositeKey, distinctSorted, groupBy } from './grouping.js';
 import type { AgreementSample, EvaluatorVerdict, GradedRollout, JudgedPair, PairOutcome } from './inputs.js';
 import { gradesOf } from './oracle-grades.js';

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { defineRecord } from '../store/record.js';
 import { HostPathRewrite } from './host-path-rewrite.js';
 import { SkippedItem } from './skipped-item.js';
-import { TokenizerCheckResult } from './tokenizer-family.js';
-import { DataSplit, type ConversationRole } from '../records/training-records.js';
+import { TokenizerCheckResult } from './tokenizer-check.js';
+import { DataSplit, type ConversationRole } from './training-records.js';
 
 const Count = z.number().int().nonnegative();
 

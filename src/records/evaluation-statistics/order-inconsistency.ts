@@ -1,4 +1,4 @@
-import type { OrderInconsistency } from '../../records/evaluation-figures.js';
+import type { OrderInconsistency } from '../evaluation-figures.js';
 import { compositeKey, groupBy, mean } from './grouping.js';
 import type { JudgedPair } from './inputs.js';
 import { wilsonInterval } from '../../statistics/wilson.js';

@@ -1,4 +1,4 @@
-import type { DelegationRate } from '../../records/evaluation-figures.js';
+import type { DelegationRate } from '../evaluation-figures.js';
 import { compositeKey, groupBy, mean } from './grouping.js';
 import type { GradedRollout } from './inputs.js';
 import { wilsonInterval } from '../../statistics/wilson.js';

@@ -1,5 +1,5 @@
 import { bootstrapInterval, type BootstrapOptions } from './bootstrap.js';
-import type { GradeSummary, PairedGradeDifference } from '../../records/evaluation-figures.js';
+import type { GradeSummary, PairedGradeDifference } from '../evaluation-figures.js';
 import { compositeKey, groupBy, mean } from './grouping.js';
 import type { GradedRollout } from './inputs.js';
 

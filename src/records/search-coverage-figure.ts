@@ -5,7 +5,7 @@ import {
   firstWinSummary,
   type FirstWinSummary as FirstWinSummaryValue,
   type TaskFirstWin,
-} from './statistics/first-win.js';
+} from './evaluation-statistics/first-win.js';
 import { Interval } from '../statistics/interval.js';
 
 /**

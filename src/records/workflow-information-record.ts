@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 import { defineRecord } from '../store/record.js';
-import { EmbeddingMethod } from './embeddings.js';
-import { WORKFLOW_COMPONENTS } from './workflow-components.js';
+import { EmbeddingMethod } from './embedding-method.js';
+import { WORKFLOW_COMPONENTS } from '../workflow/workflow-components.js';
 
 const Interval = z.tuple([z.number(), z.number()]).nullable();
 

@@ -1,12 +1,12 @@
 import { SpendingSummary } from '../cost/spending-summary.js';
 import { z } from 'zod';
 
-import { JudgeUsage } from '../records/judgment-record.js';
+import { JudgeUsage } from './judgment-record.js';
 import { defineRecord } from '../store/record.js';
 import { SearchCoverageFigure } from './search-coverage-figure.js';
-import { computeEvaluationFigures, type FigureOptions } from './statistics/figures.js';
-import { EvaluationFigures, type GradingCoverage } from '../records/evaluation-figures.js';
-import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './statistics/inputs.js';
+import { computeEvaluationFigures, type FigureOptions } from './evaluation-statistics/figures.js';
+import { EvaluationFigures, type GradingCoverage } from './evaluation-figures.js';
+import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './evaluation-statistics/inputs.js';
 
 /**
  * What `mass eval` writes under `evaluation/<name>/`: one step output per episode (in mass.db), one row per grade

@@ -5,11 +5,7 @@ import { describeIssues } from '../../store/describe-issues.js';
 import { evaluationVerdicts, evaluatorAgreement, oracleEvaluator } from './agreement.js';
 import type { BootstrapOptions } from './bootstrap.js';
 import { delegationRates } from './delegation.js';
-import type {
-  ComparisonWinRates,
-  EvaluationFigures,
-  JudgeWinRates,
-} from '../../records/evaluation-figures.js';
+import type { ComparisonWinRates, EvaluationFigures, JudgeWinRates } from '../evaluation-figures.js';
 import { gradingCoverage } from './grading-coverage.js';
 import { compositeKey, distinctSorted, groupBy } from './grouping.js';
 import { AgreementSample, GradedRollout, JudgedPair, SelectedRun } from './inputs.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { compositeKey, distinctSorted, groupBy, mean } from '../evaluate/statistics/grouping.js';
+import { compositeKey, distinctSorted, groupBy, mean } from './evaluation-statistics/grouping.js';
 import type { BenchmarkTrial, VerifiedTrial } from './benchmark-records.js';
 
 /**

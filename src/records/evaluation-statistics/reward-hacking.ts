@@ -1,4 +1,4 @@
-import type { JudgeDirectedTextFigure, RewardHacking } from '../../records/evaluation-figures.js';
+import type { JudgeDirectedTextFigure, RewardHacking } from '../evaluation-figures.js';
 import { groupBy } from './grouping.js';
 import type { SelectedRun } from './inputs.js';
 

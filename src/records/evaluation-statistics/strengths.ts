@@ -1,7 +1,7 @@
 import { fitBradleyTerry } from '../../ranking/bradley-terry.js';
 import type { Match } from '../../ranking/matches.js';
 import { bootstrapIntervals, type BootstrapOptions } from './bootstrap.js';
-import type { GenerationStrengths } from '../../records/evaluation-figures.js';
+import type { GenerationStrengths } from '../evaluation-figures.js';
 import { compositeKey, distinctSorted, groupBy } from './grouping.js';
 import type { JudgedPair } from './inputs.js';
 

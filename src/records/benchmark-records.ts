@@ -4,8 +4,8 @@ import { z } from 'zod';
 
 import { Interval } from '../statistics/interval.js';
 import { defineRecord } from '../store/record.js';
-import { OfficialFigures, officialFigures } from './official-figures.js';
-import { Verification } from './verifier.js';
+import { OfficialFigures, officialFigures } from './benchmark-official-figures.js';
+import { Verification } from './benchmark-verification.js';
 
 /**
  * Who works a benchmark's tasks: a generation's model as a team (the `agent` tool available, no design: the bare

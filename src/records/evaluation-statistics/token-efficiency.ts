@@ -1,5 +1,5 @@
 import { bootstrapInterval, type BootstrapOptions } from './bootstrap.js';
-import type { Ratio, TokenEfficiency } from '../../records/evaluation-figures.js';
+import type { Ratio, TokenEfficiency } from '../evaluation-figures.js';
 import { compositeKey, groupBy, mean } from './grouping.js';
 import type { GradedRollout } from './inputs.js';
 import { gradesOf } from './oracle-grades.js';
