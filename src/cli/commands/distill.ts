@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 
 import { UserError } from '../../errors.js';
 import { RunNotifications } from '../../notify/run-notifications.js';
-import { distillGeneration, distillSettings } from '../../distill/generation/index.js';
+import { distillGeneration, distillSettings, type DistillTask } from '../../distill/generation/index.js';
 import type { ServedGeneration } from '../../train/model-host.js';
 import { TaskSearchRecord } from '../../records/search-records.js';
 import { searchResultPath } from '../../store/run-paths.js';
@@ -25,7 +25,7 @@ export async function distillAction(flags: DistillFlags): Promise<void> {
   const { run, config } = session;
   let served: ServedGeneration | undefined;
   try {
-    const winners = [];
+    const winners: DistillTask[] = [];
     for (const taskDir of await session.taskDirs()) {
       const file = run.path(searchResultPath(flags.generation, basename(taskDir)));
       const result = await TaskSearchRecord.readIfPresent(file);
