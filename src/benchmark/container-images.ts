@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,6 +13,7 @@ import type { Run } from '../store/run-store.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 import { durationMs, timerDelay } from '../timer-duration.js';
 import { benchmarkImageKey } from '../work/step-keys.js';
+import { remoteAddSources } from './dockerfile-sources.js';
 import type { ImageBuild, ImageSource } from './task-environment.js';
 
 const MadeImage = z.object({ engine: z.string(), image: z.string() }).strict();
@@ -80,6 +82,7 @@ export function buildNetworkArguments(
  * the same name, another run), and a resumed run must run the image its own step built.
  */
 async function build(engine: string, image: ImageBuild, timeout: number): Promise<string> {
+  await refuseRemoteAdds(image.dockerfile);
   const bridged = await engineSucceeds(engine, ['network', 'inspect', 'bridge'], ENGINE_TIMEOUT_MS);
   const network = buildNetworkArguments(bridged);
   const scratch = await mkdtemp(join(tmpdir(), 'mass-image-'));
@@ -117,6 +120,34 @@ async function build(engine: string, image: ImageBuild, timeout: number): Promis
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The most of a Dockerfile read for its `ADD` lines; a longer one is refused. */
+const MAX_DOCKERFILE_BYTES = 1024 * 1024;
+
+/**
+ * Refuses a Dockerfile whose `ADD` fetches a URL (`remoteAddSources`: the daemon fetches it from the host's own
+ * network, whatever the build's network), unless the dataset is trusted (`MASS_BUILD_NETWORK=host`).
+ */
+async function refuseRemoteAdds(dockerfile: string): Promise<void> {
+  if (process.env[BUILD_NETWORK_VARIABLE] === 'host') return;
+  const handle = await open(dockerfile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  let text: string;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > MAX_DOCKERFILE_BYTES) {
+      throw new SystemError(`${dockerfile}: not a regular file of at most ${MAX_DOCKERFILE_BYTES} bytes`);
+    }
+    text = (await handle.readFile()).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+  const remote = remoteAddSources(text);
+  if (remote.length === 0) return;
+  const named = remote.map(({ line, source }) => `line ${line}: ADD ${source}`).join('; ');
+  throw new SystemError(
+    `${dockerfile} fetches by URL (${named}): the engine's daemon fetches an ADD's URL from the host's own network, where it reaches the host's services and a cloud's metadata address, whatever network the build gets. Copy the file into environment/ and COPY it, or, for a dataset you trust, set ${BUILD_NETWORK_VARIABLE}=host`,
+  );
 }
 
 async function engineSucceeds(engine: string, args: string[], timeout: number): Promise<boolean> {
