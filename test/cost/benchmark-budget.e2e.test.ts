@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,44 +14,22 @@ import {
   type BudgetExhaustedEvent,
 } from '../../src/cost/budget-exhausted.js';
 import { readSpending, SPENDING_FILE } from '../../src/cost/spend-journal.js';
-import { EpisodeRecord } from '../../src/records/episode-record.js';
-import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
 import { configuredModel, RunSession } from '../../src/session/run-session.js';
 import { openRun, type Run } from '../../src/store/run-store.js';
 import { loadHarborDataset } from '../../src/tasks/harbor-task.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { step } from '../../src/toy/steps.js';
-import { episodeRecord } from '../judge/support.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { EPISODE_TOKENS, StandInTeam } from './stand-in-team.js';
 
 const suiteDir = fileURLToPath(new URL('../fixtures/tasks', import.meta.url));
 const TRIALS = 3;
-/** What `episodeRecord`'s team spent. */
-const EPISODE_TOKENS = 102_345;
+/** The team answers 42. */
+const standInTeam = (task: LoadedTask) =>
+  new StandInTeam(task, (workspace) => writeFile(join(workspace, 'answer.txt'), '42'));
 
 // In-process, with a stand-in team; end-to-end only because each trial's verification runs in a sandbox of its own.
-
-/** A team that answers 42 and leaves a finished record; a finished episode directory is not run again. */
-class StandInTeam implements EpisodeBackend {
-  readonly kind = 'local';
-  readonly started: string[] = [];
-  constructor(private readonly task: LoadedTask) {}
-
-  async run(request: EpisodeRequest) {
-    const { outDir, seed } = request.options;
-    const file = join(outDir, 'episode.json');
-    if (existsSync(file)) return { record: await EpisodeRecord.read(file), ran: false };
-    this.started.push(request.stepKey);
-    await mkdir(join(outDir, 'workspace'), { recursive: true });
-    await writeFile(join(outDir, 'workspace', 'answer.txt'), '42');
-    const record = episodeRecord(this.task, { episodeId: outDir.split('/').at(-1)!, seed: seed! });
-    await EpisodeRecord.write(file, record);
-    return { record, ran: true };
-  }
-
-  async close() {}
-}
 
 describe('budgets in mass benchmark', () => {
   const directory = temporaryDirectory();
@@ -124,7 +102,7 @@ describe('budgets in mass benchmark', () => {
 
   it('starts no trial past a budget, and a rerun with the budget raised redoes none', async () => {
     // One token: the first trial starts with nothing spent, the second finds the stage's budget spent.
-    const firstTeam = new StandInTeam(task);
+    const firstTeam = standInTeam(task);
     const first = await benchmark({ stages: { benchmark: 1 } }, firstTeam);
     expect(first.error).toBeInstanceOf(BudgetExhaustedError);
     expect((first.error as BudgetExhaustedError).exitCode).toBe(3);
@@ -141,7 +119,7 @@ describe('budgets in mass benchmark', () => {
     expect(firstTeam.started).toHaveLength(1);
     expect(first.rows).toMatchObject([{ stage: 'benchmark', label: 'answers', role: 'executor' }]);
 
-    const secondTeam = new StandInTeam(task);
+    const secondTeam = standInTeam(task);
     const second = await benchmark({ stages: { benchmark: 10 * TRIALS * EPISODE_TOKENS } }, secondTeam);
     expect(second.error).toBeNull();
     expect(secondTeam.started).toHaveLength(TRIALS - 1);

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,49 +13,24 @@ import {
 import { readSpending, SPENDING_FILE } from '../../src/cost/spend-journal.js';
 import { distillGeneration, distillSettings } from '../../src/distill/index.js';
 import { TaskRankingRecord } from '../../src/records/index.js';
-import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { DEFAULT_JUDGE_SAMPLING } from '../../src/judge/judge-defaults.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
-import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
 import { openRun } from '../../src/store/run-store.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { teamAndJudge } from '../distill/generation-support.js';
-import { episodeRecord } from '../judge/support.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { EPISODE_TOKENS, StandInTeam } from './stand-in-team.js';
 
 const taskDir = fileURLToPath(new URL('../fixtures/tasks/tiny-sum', import.meta.url));
-/** What `episodeRecord`'s team spent. */
-const EPISODE_TOKENS = 102_345;
-
-/**
- * A back-end standing in for the team: the run with seed s leaves `results/metrics.json` with `"quality": s` (what the
- * scripted judge compares) and a finished record; a finished episode directory is not run again, as `runEpisode`'s.
- */
-class StandInTeam implements EpisodeBackend {
-  readonly kind = 'local';
-  readonly started: string[] = [];
-  constructor(private readonly task: LoadedTask) {}
-
-  async run(request: EpisodeRequest) {
-    const { outDir, seed } = request.options;
-    const file = join(outDir, 'episode.json');
-    if (existsSync(file)) return { record: await EpisodeRecord.read(file), ran: false };
-    this.started.push(request.stepKey);
-    await mkdir(join(outDir, 'workspace', 'results'), { recursive: true });
-    await writeFile(
-      join(outDir, 'workspace', 'results', 'metrics.json'),
-      JSON.stringify({ total: 10, quality: seed }),
-    );
-    const record = episodeRecord(this.task, { episodeId: outDir.split('/').at(-1)!, seed: seed! });
-    await EpisodeRecord.write(file, record);
-    return { record, ran: true };
-  }
-
-  async close() {}
-}
+/** The team's run with seed s leaves `results/metrics.json` with `"quality": s`, what the scripted judge compares. */
+const standInTeam = (task: LoadedTask) =>
+  new StandInTeam(task, async (workspace, seed) => {
+    await mkdir(join(workspace, 'results'), { recursive: true });
+    await writeFile(join(workspace, 'results', 'metrics.json'), JSON.stringify({ total: 10, quality: seed }));
+  });
 
 describe('budgets in the distill stage', () => {
   const directory = temporaryDirectory();
@@ -133,7 +107,7 @@ describe('budgets in the distill stage', () => {
 
   it('stops the collection and the tournament before work past a budget, and resumes with nothing redone', async () => {
     // One token: the first episode starts with nothing spent, the second finds the stage's budget spent.
-    const firstTeam = new StandInTeam(task);
+    const firstTeam = standInTeam(task);
     const first = await distill({ stages: { distill: 1 } }, firstTeam);
     expect(first.error).toBeInstanceOf(BudgetExhaustedError);
     expect((first.error as BudgetExhaustedError).exitCode).toBe(3);
@@ -155,7 +129,7 @@ describe('budgets in the distill stage', () => {
     expect(judgeRequests()).toBe(0);
 
     // The stage's budget raised, the judge's one token: the collection finishes, one judgment is made.
-    const secondTeam = new StandInTeam(task);
+    const secondTeam = standInTeam(task);
     const second = await distill({ stages: { distill: 10_000_000 }, roles: { judge: 1 } }, secondTeam);
     expect(second.error).toBeInstanceOf(BudgetExhaustedError);
     expect(second.events).toEqual([
@@ -168,7 +142,7 @@ describe('budgets in the distill stage', () => {
     expect(judgedFirst).toBeGreaterThan(0);
     expect(second.rows.filter((row) => row.role === 'judge')).toHaveLength(judgedFirst);
 
-    const thirdTeam = new StandInTeam(task);
+    const thirdTeam = standInTeam(task);
     const third = await distill({ stages: { distill: 10_000_000 } }, thirdTeam);
     expect((third.error as Error).message).toBe('stopped before the dataset');
     expect(third.steps.select).toBe('done');
