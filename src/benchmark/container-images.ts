@@ -105,7 +105,8 @@ async function build(engine: string, image: ImageBuild, timeout: number): Promis
         timeout,
       );
     } catch (error) {
-      if (network[1] !== 'none') throw error;
+      // The hint only where the build met the missing network (a COPY outside the context is not fixed by one).
+      if (network[1] !== 'none' || !metMissingNetwork(errorMessage(error))) throw error;
       throw new SystemError(
         `${errorMessage(error)}\n(the build had no network: the engine has no bridge, and a build on the host's network reaches the host's own services; for a dataset you trust, set ${BUILD_NETWORK_VARIABLE}=host)`,
       );
@@ -120,6 +121,15 @@ async function build(engine: string, image: ImageBuild, timeout: number): Promis
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** What a build step prints when it needed the network it did not have (apt, pip, curl, git, wget, npm). */
+const NETWORK_FAILURE =
+  /Temporary failure (resolving|in name resolution)|Could not resolve|Network is unreachable|Failed to fetch|Failed to establish a new connection|Connection refused|no such host|getaddrinfo|unable to access 'http/i;
+
+/** Whether a failed build's text says a step needed the network (`NETWORK_FAILURE`). */
+export function metMissingNetwork(text: string): boolean {
+  return NETWORK_FAILURE.test(text);
 }
 
 /** The most of a Dockerfile read for its `ADD` lines; a longer one is refused. */

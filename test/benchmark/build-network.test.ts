@@ -4,6 +4,7 @@ import {
   BUILD_NETWORK_VARIABLE,
   buildNetworkArguments,
   engineFailureText,
+  metMissingNetwork,
 } from '../../src/benchmark/container-images.js';
 
 describe("a task image build's network", () => {
@@ -45,5 +46,26 @@ describe("a task image build's network", () => {
         "The command '/bin/sh -c apt-get update && apt-get install -y jq' returned a non-zero code: 100",
       ].join('\n'),
     );
+  });
+
+  it('tells a build that met the missing network (the hint to trust the dataset) from one that failed otherwise', () => {
+    expect(
+      metMissingNetwork(
+        "W: Failed to fetch http://deb.debian.org/…  Temporary failure resolving 'deb.debian.org'",
+      ),
+    ).toBe(true);
+    expect(
+      metMissingNetwork(
+        'ERROR: Could not find a version that satisfies the requirement (Failed to establish a new connection)',
+      ),
+    ).toBe(true);
+    expect(
+      metMissingNetwork('COPY failed: forbidden path outside the build context: ../../../../etc/shadow ()'),
+    ).toBe(false);
+    expect(
+      metMissingNetwork(
+        'COPY failed: file not found in build context or excluded by .dockerignore: stat etc/shadow',
+      ),
+    ).toBe(false);
   });
 });
