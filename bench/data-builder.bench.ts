@@ -8,7 +8,7 @@ import {
   type EpisodeSource,
   type TrainingDataSink,
 } from '../src/distill/index.js';
-import type { Thread } from '../src/episode/threads.js';
+import type { Thread } from '../src/records/threads.js';
 import type { ChatMessage } from '../src/model/types.js';
 import { seededRandom, type Random } from '../src/ranking/seeded-random.js';
 import { makeLexicon, prose } from './support/prose.js';

@@ -3,7 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { EpisodeRecord } from '../src/records/episode-record.js';
-import { buildThreads } from '../src/episode/threads.js';
+import { buildThreads } from '../src/records/threads.js';
 import { startViewer } from '../src/view/index.js';
 import { episodeRecord, proxyLog } from '../test/view/synthetic-viewer-run.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { episodeFacts } from '../../src/episode/episode-facts.js';
-import type { Thread } from '../../src/episode/threads.js';
+import type { Thread } from '../../src/records/threads.js';
 import type { Random } from '../../src/ranking/seeded-random.js';
 import { episodeFiles } from '../../src/store/run-paths.js';
 import { prose } from '../support/prose.js';

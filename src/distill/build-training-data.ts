@@ -1,4 +1,4 @@
-import type { Thread } from '../episode/threads.js';
+import type { Thread } from '../records/threads.js';
 import { UserError } from '../errors.js';
 import type { ChatTemplateModel } from './chat-template-model.js';
 import type { EpisodeSource } from './episode-source.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { EpisodeRecord } from '../records/episode-record.js';
-import { buildThreads, Thread } from '../episode/threads.js';
+import { buildThreads, Thread } from '../records/threads.js';
 import { UserError, errorMessage } from '../errors.js';
 import { readProxyLog } from '../proxy/log-row.js';
 import { readJsonLines } from '../store/json-lines.js';

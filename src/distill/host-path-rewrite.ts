@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import type { EpisodeRecord } from '../records/episode-record.js';
 import { SANDBOX_HOME, SANDBOX_WORKSPACE } from '../episode/sandbox.js';
-import type { Thread } from '../episode/threads.js';
+import type { Thread } from '../records/threads.js';
 import type { EpisodeSource } from './episode-source.js';
 import type { HostPathRewrite } from '../records/host-path-rewrite.js';
 

@@ -1,4 +1,4 @@
-import type { Thread } from '../episode/threads.js';
+import type { Thread } from '../records/threads.js';
 import type { ThreadRole } from '../harness/qwen-code.js';
 import type { ChatMessage, ToolDefinition } from '../model/types.js';
 import { replaceTaskPrompt } from './replace-task-prompt.js';

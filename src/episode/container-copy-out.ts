@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 
 import { SystemError } from '../errors.js';
-import { fileNameText } from '../tasks/file-name.js';
+import { fileNameText } from '../file-name.js';
 import { HAND_BACK_LIMITS, type HandBackReport } from './hand-back-files.js';
 import { ChunkReader, StreamLimitReached, tarEntries, type TarEntry } from './tar-entries.js';
 

@@ -16,7 +16,7 @@ import { dataSeed, type PreparedEpisode } from './episode-prepare.js';
 import type { EpisodeProxies } from './episode-proxies.js';
 import type { EpisodeRecord } from '../records/episode-record.js';
 import { classifyOutcome } from './outcome.js';
-import { isChatRow } from './request-provenance.js';
+import { isChatRow } from '../records/request-provenance.js';
 import type { EpisodeOptions } from './episode-spec.js';
 
 /** The harness's output as captured (bounded), for the record. */

@@ -1,7 +1,7 @@
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
 import type { ProxyLogRow } from '../proxy/log-row.js';
-import { episodeConversations, type Thread } from './threads.js';
-import type { ProvenanceOptions } from './request-provenance.js';
+import { episodeConversations, type Thread } from '../records/threads.js';
+import type { ProvenanceOptions } from '../records/request-provenance.js';
 
 export interface ToolCallSummary {
   name: string;

@@ -8,7 +8,7 @@ import { startRecordingProxy, type RecordingProxy } from '../proxy/recording-pro
 import { episodePath } from '../store/run-paths.js';
 import { egressAllowance } from '../tasks/task-network.js';
 import type { PreparedEpisode } from './episode-prepare.js';
-import { isChatRow } from './request-provenance.js';
+import { isChatRow } from '../records/request-provenance.js';
 import type { EpisodeOptions } from './episode-spec.js';
 import { TRIAL_EGRESS_SOCKET, TRIAL_PROXY_SOCKET } from './trial-environment.js';
 

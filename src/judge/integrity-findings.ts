@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { EpisodeRecord } from '../records/episode-record.js';
 import { expectedProtectedDigests, sha256WorkspaceFile } from '../tasks/integrity.js';
 import type { LoadedTask } from '../tasks/load-task.js';
-import { unifiedDiff } from './line-diff.js';
+import { unifiedDiff } from '../line-diff.js';
 import type { WorkspaceListing } from './workspace-files.js';
 import type { ProtectedFileFinding } from '../records/bundle-summary.js';
 

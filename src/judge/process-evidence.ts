@@ -1,5 +1,5 @@
 import type { EpisodeRecord } from '../records/episode-record.js';
-import { Thread } from '../episode/threads.js';
+import { Thread } from '../records/threads.js';
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
 import type { TokenCounter } from '../model/token-counter.js';
 import { egressDestinations, readEgressLog, type EgressLogRead } from '../proxy/egress-log.js';

@@ -18,7 +18,7 @@ import {
   readSingleAgentOuterLoop,
   readTaskOuterLoop,
   type TaskOuterLoop,
-} from '../distill/generation/task-outer-loop.js';
+} from '../records/task-outer-loop.js';
 import { TrainingDataStats, type TrainingDataStats as DataStats } from '../records/training-data-stats.js';
 import { STATS_FILE } from '../records/training-records.js';
 import { errorMessage } from '../errors.js';

@@ -164,3 +164,6 @@ export function workflowInformationPath(generation: string): string {
 export function embeddingCachePath(key: string): string {
   return join(runFiles.analysis, 'embeddings', `${key}.jsonl`);
 }
+
+/** The folder, under a task's `distill/<generation>/<task>/`, of its single-agent collection, ranking and selection. */
+export const SINGLE_AGENT_FOLDER = 'single-agent';

@@ -3,8 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { CollectionRecord } from '../records/generation-records.js';
-import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
-import { Selection } from '../distill/selection.js';
+import { SINGLE_AGENT_FOLDER } from '../store/run-paths.js';
+import { Selection } from '../records/selection.js';
 import { UserError } from '../errors.js';
 import { DATASET_FOLDER, distillTaskPath, outerLoopFiles } from '../store/run-paths.js';
 import type { SelectedEpisode, SelectionPools } from './student-datasets.js';

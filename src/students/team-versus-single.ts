@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { EvaluationOrders, evaluationConfig } from '../config/evaluation-settings.js';
 import type { RunConfig } from '../config/run-config.js';
 import { CollectionRecord, type CollectedRun } from '../records/generation-records.js';
-import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
+import { SINGLE_AGENT_FOLDER } from '../store/run-paths.js';
 import { EpisodeRecord } from '../records/episode-record.js';
 import { UserError } from '../errors.js';
 import { evaluationJudging, judgmentWork } from '../evaluate/evaluation-judgments.js';

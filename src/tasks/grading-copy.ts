@@ -2,7 +2,7 @@ import { constants, type BigIntStats } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-import { fileNameText } from './file-name.js';
+import { fileNameText } from '../file-name.js';
 import { TOOL_FOLDER_NAMES } from './tool-folders.js';
 import { entryKind, errorCode, walkedEntry } from './walked-entry.js';
 

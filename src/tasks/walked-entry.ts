@@ -2,7 +2,7 @@ import type { BigIntStats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 
-import { fileNameText } from './file-name.js';
+import { fileNameText } from '../file-name.js';
 
 /**
  * One name of a folder being walked, as `lstat` sees it (never followed): its stats, or why it cannot be used. Its

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { SINGLE_AGENT_FOLDER } from '../distill/generation/generation-context.js';
+import { SINGLE_AGENT_FOLDER } from '../store/run-paths.js';
 import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../records/judgment-record.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../records/search-records.js';
 import type { RunFiles } from '../store/run-files.js';

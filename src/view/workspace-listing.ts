@@ -1,6 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 
-import { fileNameText } from '../tasks/file-name.js';
+import { fileNameText } from '../file-name.js';
 
 export interface WorkspaceEntry {
   /** Relative to the workspace, `/`-separated; the bytes of a name that is not UTF-8 are written `%XX`. */

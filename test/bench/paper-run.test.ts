@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PAPER_RUN, writePaperRun, type PaperRun } from '../../bench/records/paper-run.js';
 import { writeTrainingData } from '../../src/distill/index.js';
-import { buildThreads } from '../../src/episode/threads.js';
+import { buildThreads } from '../../src/records/threads.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { readRunForReport } from '../../src/report/index.js';
 import { respond } from '../../src/view/index.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BareTasks, readEpisodeSource } from '../../src/distill/index.js';
 import { hostPathReplacements, rewriteHostPaths } from '../../src/distill/host-path-rewrite.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
-import type { Thread } from '../../src/episode/threads.js';
+import type { Thread } from '../../src/records/threads.js';
 import { collect, fixtures, tasksDirectory } from './support.js';
 
 /** Where the recorded fixture episodes ran (unsandboxed, before the sandbox fixed the workspace's path). */

@@ -14,7 +14,7 @@ import {
   type QuerySegment,
   type TrainingConversation,
 } from '../../src/distill/index.js';
-import type { Thread } from '../../src/episode/threads.js';
+import type { Thread } from '../../src/records/threads.js';
 import { defaultTrainerPython } from '../../src/train/trainer-python.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 import { qwen35Style, qwen35StyleDirectory } from './qwen35-style.js';

@@ -9,7 +9,7 @@ import {
   type QuerySegment,
   type TrainingConversation,
 } from '../../src/distill/index.js';
-import type { Thread } from '../../src/episode/threads.js';
+import type { Thread } from '../../src/records/threads.js';
 import type { AssistantMessage } from '../../src/model/types.js';
 import { qwen35Style, qwen35StyleReferenceTemplate } from './qwen35-style.js';
 import {

@@ -13,7 +13,7 @@ import {
 } from '../../src/distill/index.js';
 import { type TrainingDataStats } from '../../src/records/index.js';
 import type { SftConversation, TrainingWindow } from '../../src/records/index.js';
-import { buildThreads, Thread } from '../../src/episode/threads.js';
+import { buildThreads, Thread } from '../../src/records/threads.js';
 import type { AssistantMessage, ChatMessage, MessageContent } from '../../src/model/types.js';
 import { readProxyLog } from '../support/fixtures.js';
 

@@ -10,7 +10,7 @@ import {
   type QuerySegment,
   type WindowLimits,
 } from '../../src/distill/index.js';
-import type { Thread } from '../../src/episode/threads.js';
+import type { Thread } from '../../src/records/threads.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { seededRandom, type Random } from '../../src/ranking/seeded-random.js';
 import { qwen35Style } from './qwen35-style.js';

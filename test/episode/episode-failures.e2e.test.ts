@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runEpisode } from '../../src/episode/run-episode.js';
-import { Thread } from '../../src/episode/threads.js';
+import { Thread } from '../../src/records/threads.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { scriptedTeam } from '../../src/testing/scripted-team.js';
 import { step } from '../../src/toy/steps.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js';
-import { Thread } from '../../src/episode/threads.js';
+import { Thread } from '../../src/records/threads.js';
 import { HARNESS_NODE_FOLDER } from '../../src/harness/harness-node.js';
 import { firstUserMessage, userPromptText, contentText } from '../../src/harness/qwen-code.js';
 import { LEAN_DECLARED_TOOLS, LEAN_DISABLED_TOOLS, SHELL_TIMEOUTS } from '../../src/harness/qwen-settings.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BareTasks, readEpisodeSource } from '../../src/distill/index.js';
 import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js';
-import { Thread } from '../../src/episode/threads.js';
+import { Thread } from '../../src/records/threads.js';
 import { loadTask } from '../../src/tasks/load-task.js';
 import { readDelegations, renderEpisodeSummary } from '../../src/judge/process-evidence.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js';
-import { Thread } from '../../src/episode/threads.js';
+import { Thread } from '../../src/records/threads.js';
 import { readDelegations, renderEpisodeSummary } from '../../src/judge/process-evidence.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { scriptedTeam } from '../../src/testing/scripted-team.js';

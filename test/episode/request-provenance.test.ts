@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { episodeFacts } from '../../src/episode/episode-facts.js';
-import { requestProvenance } from '../../src/episode/request-provenance.js';
-import { buildThreads } from '../../src/episode/threads.js';
+import { requestProvenance } from '../../src/records/request-provenance.js';
+import { buildThreads } from '../../src/records/threads.js';
 import { COMPACTION_RESUME_TRAILER } from '../../src/harness/qwen-code-history.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import type { ProxyLogRow } from '../../src/proxy/log-row.js';

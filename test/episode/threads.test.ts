@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { buildThreads } from '../../src/episode/threads.js';
+import { buildThreads } from '../../src/records/threads.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { readProxyLog } from '../support/fixtures.js';
 import { chatRow } from '../support/chat-row.js';

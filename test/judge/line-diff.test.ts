@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { unifiedDiff } from '../../src/judge/line-diff.js';
+import { unifiedDiff } from '../../src/line-diff.js';
 
 describe('unifiedDiff', () => {
   it('is empty for equal texts', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { EpisodeRecord } from '../../src/records/episode-record.js';
-import { buildThreads } from '../../src/episode/threads.js';
+import { buildThreads } from '../../src/records/threads.js';
 import { buildWorkspaceBundle, type BundleBudget, type WorkspaceBundle } from '../../src/judge/index.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
 import { loadTask, materializeWorkspace, runPython, type LoadedTask } from '../../src/tasks/index.js';

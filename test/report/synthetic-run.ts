@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 
 import { RunConfig } from '../../src/config/run-config.js';
-import { SINGLE_AGENT_FOLDER } from '../../src/distill/generation/generation-context.js';
+import { SINGLE_AGENT_FOLDER } from '../../src/store/run-paths.js';
 import { CollectionRecord, TaskRankingRecord } from '../../src/records/generation-records.js';
 import { selectEpisodes } from '../../src/distill/selection.js';
 import { StatsTally, TrainingDataStats } from '../../src/records/training-data-stats.js';

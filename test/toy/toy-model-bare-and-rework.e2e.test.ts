@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js';
-import { Thread } from '../../src/episode/threads.js';
+import { Thread } from '../../src/records/threads.js';
 import { gradeWorkspace, type Grade } from '../../src/tasks/grade.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';
 import type { ReplyServer } from '../../src/toy/reply-server.js';

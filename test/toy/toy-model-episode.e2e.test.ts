@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { conversationsOfThread, type TrainingConversation } from '../../src/distill/training-conversation.js';
 import { runEpisode, type EpisodeResult } from '../../src/episode/run-episode.js';
-import { Thread } from '../../src/episode/threads.js';
+import { Thread } from '../../src/records/threads.js';
 import { gradeWorkspace, type Grade } from '../../src/tasks/grade.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';
 import { renderTaskPrompt } from '../../src/tasks/render-prompt.js';

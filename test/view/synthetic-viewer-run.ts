@@ -6,7 +6,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { EpisodeRecord } from '../../src/records/episode-record.js';
-import { buildThreads } from '../../src/episode/threads.js';
+import { buildThreads } from '../../src/records/threads.js';
 import { JudgmentRow } from '../../src/records/evaluation-records.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { Thread } from '../../src/episode/threads.js';
+import { Thread } from '../../src/records/threads.js';
 import { respond } from '../../src/view/respond.js';
 import { writeViewerRun } from './synthetic-viewer-run.js';
 

@@ -1,6 +1,6 @@
 import { UserError } from '../../errors.js';
 import { datasetPath } from '../../store/run-paths.js';
-import type { Selection } from '../selection.js';
+import type { Selection } from '../../records/selection.js';
 import { writeTrainingData, type WriteTrainingDataOptions } from '../write-training-data.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
 import {

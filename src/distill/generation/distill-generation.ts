@@ -8,7 +8,7 @@ import { distillTaskPath } from '../../store/run-paths.js';
 import type { Run } from '../../store/run-store.js';
 import { loadTask } from '../../tasks/load-task.js';
 import type { TeamDesign } from '../../workflow/workflow.js';
-import type { Selection } from '../selection.js';
+import type { Selection } from '../../records/selection.js';
 import { collectStep } from './collect-step.js';
 import { datasetStep } from './dataset-step.js';
 import type { DistillSettings } from './distill-settings.js';

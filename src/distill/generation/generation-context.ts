@@ -9,6 +9,7 @@ import type { TeamDesign } from '../../workflow/workflow.js';
 import type { DistillSettings } from './distill-settings.js';
 import type { DistillProgressEvent } from '../../records/generation-records.js';
 import type { WorkGate } from './work-gate.js';
+import { SINGLE_AGENT_FOLDER } from '../../store/run-paths.js';
 
 /** What every stage of one generation shares. */
 export interface GenerationContext {
@@ -48,9 +49,6 @@ export interface GenerationTask {
    */
   singleAgent?: boolean;
 }
-
-/** The folder, under a task's `distill/<generation>/<task>/`, of its single-agent collection, ranking and selection. */
-export const SINGLE_AGENT_FOLDER = 'single-agent';
 
 /** The same task in the single-agent condition: its own step keys, folder and episode ids. */
 export function singleAgentTask(task: GenerationTask): GenerationTask {

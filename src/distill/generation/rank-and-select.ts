@@ -4,7 +4,8 @@ import { fitBradleyTerry } from '../../ranking/bradley-terry.js';
 import { tallyRecords } from '../../ranking/matches.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
 import { outerLoopFiles } from '../../store/run-paths.js';
-import { Selection, selectEpisodes } from '../selection.js';
+import { selectEpisodes } from '../selection.js';
+import { Selection } from '../../records/selection.js';
 import type { GenerationContext, GenerationTask } from './generation-context.js';
 import {
   TaskRankingRecord,

@@ -1,4 +1,4 @@
-import type { TaskOuterLoop } from '../../distill/generation/task-outer-loop.js';
+import type { TaskOuterLoop } from '../../records/task-outer-loop.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatNumber } from '../format.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { EpisodeRecord } from '../../records/episode-record.js';
 import { JudgmentRow } from '../../records/evaluation-records.js';
 import { escapeHtml, html, trustedMarkup, type SafeHtml } from '../../html/html.js';
-import { unifiedDiff } from '../../judge/line-diff.js';
+import { unifiedDiff } from '../../line-diff.js';
 import { RunFiles } from '../../store/run-files.js';
 import { episodePath, evaluationPath, runFiles } from '../../store/run-paths.js';
 import { episodeUrl, type EpisodeLocation } from '../episode-location.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { Thread } from '../../episode/threads.js';
+import type { Thread } from '../../records/threads.js';
 import { contentText, DELEGATION_TOOL, firstUserMessage, userPromptText } from '../../harness/qwen-code.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { ChatMessage, MessageContent, ToolCall } from '../../model/types.js';

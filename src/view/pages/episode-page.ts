@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { EpisodeRecord } from '../../records/episode-record.js';
-import { buildThreads, Thread } from '../../episode/threads.js';
+import { buildThreads, Thread } from '../../records/threads.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { egressDestinations, readEgressLog } from '../../proxy/egress-log.js';
 import { ProxyLogDecoder } from '../../proxy/log-decoder.js';

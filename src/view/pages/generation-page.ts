@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-import { SINGLE_AGENT_FOLDER } from '../../distill/generation/generation-context.js';
+import { SINGLE_AGENT_FOLDER } from '../../store/run-paths.js';
 import { CollectionRecord, type CollectionRecord as Collection } from '../../records/generation-records.js';
 import { html } from '../../html/html.js';
 import { RunFiles } from '../../store/run-files.js';

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 
-import { SINGLE_AGENT_FOLDER } from '../../distill/generation/generation-context.js';
+import { SINGLE_AGENT_FOLDER } from '../../store/run-paths.js';
 import {
   readSingleAgentOuterLoop,
   readTaskOuterLoop,
   type TaskOuterLoop,
-} from '../../distill/generation/task-outer-loop.js';
+} from '../../records/task-outer-loop.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { JudgeDirectedText } from '../../records/judge-directed-text.js';
 import { Match } from '../../ranking/matches.js';

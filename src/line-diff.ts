@@ -1,4 +1,4 @@
-import { alignSequences, commonEnds, type AlignmentStep } from '../sequence-alignment.js';
+import { alignSequences, commonEnds, type AlignmentStep } from './sequence-alignment.js';
 
 /**
  * A unified diff of two texts, small and dependency-free: lines aligned by longest common subsequence when that is

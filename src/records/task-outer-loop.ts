@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 
-import type { RunFiles } from '../../store/run-files.js';
-import { distillTaskPath, outerLoopFiles } from '../../store/run-paths.js';
-import { Selection } from '../selection.js';
-import { SINGLE_AGENT_FOLDER } from './generation-context.js';
+import type { RunFiles } from '../store/run-files.js';
+import { distillTaskPath, outerLoopFiles } from '../store/run-paths.js';
+import { Selection } from './selection.js';
+import { SINGLE_AGENT_FOLDER } from '../store/run-paths.js';
 import {
   CollectionRecord,
   TaskRankingRecord,
   type CollectionRecord as Collection,
   type TaskRankingRecord as Ranking,
-} from '../../records/generation-records.js';
+} from './generation-records.js';
 
 /** A task's outer loop in one generation: whichever of its files exist. */
 export interface TaskOuterLoop {
