@@ -152,6 +152,15 @@ describe('mass status and the live viewer on a toy search', () => {
     expect(watched.pageErrors).toEqual([]);
 
     const done = await status();
+    // The page's spending is the status's: each stage, generation and role the journal holds, with its calls.
+    expect(done.spending?.groups.length).toBeGreaterThan(0);
+    for (const group of done.spending!.groups) {
+      expect(after).toMatch(
+        new RegExp(
+          `${group.stage}\\s+${group.label}\\s+${group.role}\\s+\\$[\\d.]+ \\(reported .*\\s+${group.spentFigures.calls}\\n`,
+        ),
+      );
+    }
     expect(done.run.state).toBe('finished');
     expect(done.eta.remainingMs).toBe(0);
     expectCountsMatchRecords(done, false);
