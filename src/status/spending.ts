@@ -95,7 +95,8 @@ async function readBudgets(directory: string): Promise<{ cost?: SpendLimits; tok
 /** A cost as `$x (reported y, computed z)`, with the calls of unknown cost apart. */
 export function describeMoney(figures: SpentFigures): string {
   const { cost } = figures;
-  const unknown = cost.unpricedCalls > 0 ? `, ${cost.unpricedCalls} calls of unknown cost` : '';
+  const calls = cost.unpricedCalls;
+  const unknown = calls > 0 ? `, ${calls} call${calls === 1 ? '' : 's'} of unknown cost` : '';
   return `${formatUsd(cost.usd)} (reported ${formatUsd(cost.reportedUsd)}, computed ${formatUsd(cost.computedUsd)}${unknown})`;
 }
 
