@@ -1,4 +1,5 @@
 import { dataSeeds } from '../config/data-seeds.js';
+import type { SpendStage } from '../config/prices.js';
 import { episodeSettings } from '../episode/episode-settings.js';
 import type { EvaluationConfig, RunConfig } from '../config/run-config.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
@@ -47,6 +48,8 @@ export interface EvaluateRunOptions {
   /** The evaluation section, defaults filled in and the command line's changes applied. */
   evaluation: EvaluationConfig;
   onProgress?: (event: EvaluationProgress) => void;
+  /** The stage its spending is journaled and budgeted under (default `evaluation`; `mass students`: `students`). */
+  stage?: SpendStage;
 }
 
 /**
@@ -76,7 +79,7 @@ export async function evaluateRun(options: EvaluateRunOptions): Promise<Evaluati
   if (coverage) report({ kind: 'note', text: describeSearchCoveragePlan(coverage, plan.judges.length) });
   for (const transfer of transfers) report({ kind: 'note', text: describeTransferPlan(transfer) });
   const bundleOf = workspaceBundles(await session.tokenCounter());
-  const spending = await EvaluationSpending.open(run, config, evaluation.name);
+  const spending = await EvaluationSpending.open(run, config, evaluation.name, options.stage);
   const served = spending.served(
     await serveEvaluation(config, session.kind.host, plan.models, plan.judges, {
       selfJudge: evaluation.selfJudge,

@@ -9,6 +9,7 @@ import { UserError } from '../errors.js';
 import { evaluateRun } from '../evaluate/evaluate-run.js';
 import type { EvaluationSummary } from '../records/evaluation-records.js';
 import type { ComparisonWinRates } from '../records/evaluation-figures.js';
+import { RunNotifications } from '../notify/run-notifications.js';
 import { configuredModel, RunSession } from '../session/run-session.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
 import { trainingTokenizer } from '../session/training-tokenizer.js';
@@ -119,9 +120,21 @@ export interface StudentsOptions {
  * the base by the run's external judges, with intervals over episode pairs; and each student's processed supervised
  * tokens from the sampler's exact counts. The experiment is a run directory of its own, `students/<name>/` inside the
  * run, whose registry holds the base and the students, so the evaluation is `mass eval`'s; every dataset, training and
- * evaluation episode, grade and judgment is a step of it, so a killed experiment resumes without redoing any.
+ * evaluation episode, grade and judgment is a step of it, so a killed experiment resumes without redoing any. Its
+ * judgments and evaluation are journaled and budgeted under the stage `students`; the run's `notify` command hears of
+ * a budget that stops it, a failure, and its end.
  */
 export async function runStudents(options: StudentsOptions): Promise<StudentsRecord> {
+  const runDirectory = resolve(options.runDirectory);
+  const notifications = new RunNotifications(readParentConfig(runDirectory), runDirectory, 'mass students');
+  return notifications.around(async () => {
+    const record = await studentsExperiment(options);
+    notifications.stageFinished('students', record.generation, `experiment ${record.name}`);
+    return record;
+  });
+}
+
+async function studentsExperiment(options: StudentsOptions): Promise<StudentsRecord> {
   const runDirectory = resolve(options.runDirectory);
   const generation = options.generation ?? BASE_GENERATION;
   const name = options.name ?? 'default';
@@ -255,7 +268,8 @@ export async function runStudents(options: StudentsOptions): Promise<StudentsRec
     progress(
       `evaluation: ${trained.length} students against ${BASE_GENERATION}, ${evaluation.rollouts} rollout(s) per task`,
     );
-    const summary = await evaluateRun({ session, evaluation });
+    // Journaled and budgeted under the stage `students`, in the experiment's own run directory.
+    const summary = await evaluateRun({ session, evaluation, stage: 'students' });
     return await finish(
       {
         rollouts: evaluation.rollouts,

@@ -12,6 +12,7 @@ import { EpisodeRecord } from '../records/episode-record.js';
 import { UserError } from '../errors.js';
 import { evaluationJudging, judgmentWork } from '../evaluate/evaluation-judgments.js';
 import type { JudgmentRow } from '../records/evaluation-records.js';
+import { EvaluationSpending } from '../evaluate/evaluation-spending.js';
 import { serveEvaluation } from '../evaluate/serve-evaluation.js';
 import { allJudges, JudgeWinRates, pairPreferences } from '../records/evaluation-statistics/index.js';
 import { judgeWinRates, type ScoredVerdict } from '../records/evaluation-statistics/win-rates.js';
@@ -274,7 +275,11 @@ export async function judgeTeamVersusSingle(options: {
     `team against single agent: ${planned.pairs.length} pair(s) of ${generation}'s runs, ${perPair} judgment(s) each (${planned.unpaired.length} run(s) unpaired)`,
   );
   const bundleOf = workspaceBundles(await session.tokenCounter());
-  const served = await serveEvaluation(config, session.kind.host, [], judges, { selfJudge: false });
+  // Each judge call is journaled, and each judgment checked against the budgets as it would start (stage `students`).
+  const spending = await EvaluationSpending.open(run, config, TEAM_VS_SINGLE_FOLDER, 'students');
+  const served = spending.served(
+    await serveEvaluation(config, session.kind.host, [], judges, { selfJudge: false }),
+  );
   const pools = session.endpointPools();
   const appender = new JsonlAppender(run.path(TEAM_VS_SINGLE_FOLDER, 'judgments.jsonl'));
   try {
@@ -313,7 +318,7 @@ export async function judgeTeamVersusSingle(options: {
           }),
         summarise: async (judged) => (await Promise.all(judged)).flat(),
       },
-      new WorkRunner(run, pools),
+      new WorkRunner(run, pools, { beforeWork: (kind) => spending.beforeWork(kind) }),
     );
     return teamVersusSingleFigures({
       generation,
