@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database from 'better-sqlite3';
@@ -6,11 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { EvaluationSummaryRecord, type EvaluationSummary } from '../../src/records/evaluation-records.js';
-import {
-  clopperPearsonInterval,
-  noGradedTaskReason,
-  signTest,
-} from '../../src/records/evaluation-statistics/index.js';
+import { clopperPearsonInterval, signTest } from '../../src/records/evaluation-statistics/index.js';
 import { readProxyLog } from '../../src/proxy/log-row.js';
 import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
@@ -304,118 +300,5 @@ describe('mass eval on the toy model', () => {
       };
       expect(model).toBe('toy-L0');
     }
-  }, 600_000);
-});
-
-/**
- * The paper's own tasks have no objective grader. A copy of the demo suite whose volatility task names none, evaluated
- * with L1 against L0 by the toy judge: the evaluation rests on the judge and says so in summary.json, in the terminal
- * summary and in the report, where every grade figure is left out with its reason.
- */
-describe('mass eval of a task without a grader', () => {
-  const directory = temporaryDirectory();
-  const runs = join(directory.path, 'runs');
-  const runDirectory = join(runs, 'judged-only');
-  const configFile = join(directory.path, 'judged-only.yaml');
-
-  beforeAll(async () => {
-    const suite = join(directory.path, 'suite');
-    cpSync(DEMO_SUITE, suite, { recursive: true });
-    const taskFile = join(suite, 'demo-volatility', 'task.yaml');
-    const manifest = readFileSync(taskFile, 'utf8');
-    writeFileSync(taskFile, manifest.replace(/^oracle:\n {2}grader: .*\n/m, ''));
-    expect(readFileSync(taskFile, 'utf8')).not.toContain('oracle');
-    rmSync(join(suite, 'demo-volatility', 'oracle'), { recursive: true });
-    writeFileSync(
-      configFile,
-      [
-        'name: judged-only',
-        `suite: ${suite}`,
-        'tasks: [demo-volatility]',
-        'model: { kind: toy }',
-        'roles: { executor: { model: toy-L0 } }',
-        'budgets: { episodeTimeoutSeconds: 150 }',
-        'rsi: { servedAs: "toy-{generation}" }',
-        'evaluation:',
-        '  tasks: [demo-volatility]',
-        '  rollouts: 1',
-        '  judgeSeeds: 1',
-        '  selfJudge: false',
-        '  judges: [{ model: toy-judge, name: toy }]',
-        '',
-      ].join('\n'),
-    );
-    const registry = await ModelRegistry.open(runDirectory);
-    const base = join(runDirectory, 'train', 'L0', 'toy-weights.json');
-    const better = join(runDirectory, 'train', 'L1', 'toy-weights.json');
-    await saveToyWeights(base, BASE_TOY_WEIGHTS);
-    await saveToyWeights(better, BETTER);
-    await registry.addBase({ model: base, servedAs: 'toy-L0' });
-    await registry.add({
-      name: 'L1',
-      parent: 'L0',
-      mergedPath: better,
-      datasetId: 'by-hand',
-      servedAs: 'toy-L1',
-    });
-  });
-  afterAll(() => directory.remove());
-
-  it('rests on the judges, says so in summary.json, the terminal summary and the report, and leaves out the grade figures', async () => {
-    const evaluated = await runMass(['eval', '--config', configFile, '--runs', runs]);
-    expect(evaluated.code, evaluated.stderr).toBe(0);
-    expect(evaluated.stdout).toContain(`Grading: No task in this evaluation has an objective grader`);
-    expect(evaluated.stdout).toContain(`Left out: ${noGradedTaskReason}`);
-    // No grade per token and no ratio of it, not even as a dash.
-    expect(evaluated.stdout).toMatch(/L1 \(toy\)\s+bare\s+\d+ tokens\n/);
-    expect(evaluated.stdout).not.toContain('– per 1,000');
-
-    const evaluationDir = join(runDirectory, 'evaluation', 'default');
-    const summary = await EvaluationSummaryRecord.read(join(evaluationDir, 'summary.json'));
-    const { grading } = summary.figures;
-    expect(grading).toMatchObject({
-      tasksWithGrader: [],
-      tasksWithoutGrader: ['demo-volatility'],
-      rolloutsWithoutGrader: 2,
-    });
-    expect(grading.note).toBe(
-      `No task in this evaluation has an objective grader: the evaluation rests on the external judges.`,
-    );
-    expect(grading.omitted.map((entry) => entry.figure)).toEqual([
-      'oracle-win-rates',
-      'grades',
-      'grade-differences',
-      'grade-per-token',
-      'oracle-agreement',
-    ]);
-    expect(summary.inputs.tasksWithoutGrader).toEqual(['demo-volatility']);
-    // Nothing was graded, and nothing was counted as a failed grade.
-    expect(summary.counts).toMatchObject({ episodes: 2, grades: 0, failedGrades: 0 });
-    expect(
-      existsSync(join(evaluationDir, 'grades.jsonl'))
-        ? readFileSync(join(evaluationDir, 'grades.jsonl'), 'utf8')
-        : '',
-    ).toBe('');
-    expect(summary.figures.grades).toEqual([]);
-    expect(summary.figures.gradeDifferences).toEqual([]);
-    // The judge's figures stand: the toy judge judged every pair in both orders.
-    const judges = summary.figures.winRates[0]!.judges;
-    expect(judges.map((judge) => judge.judge)).toEqual(['toy']);
-    expect(judges[0]!.pooled.judgments.count).toBe(2);
-    expect(judges[0]!.pooled.pairs).toBe(1);
-
-    const out = join(directory.path, 'report.html');
-    const reported = await runMass(['report', runDirectory, '--out', out]);
-    expect(reported.code, reported.stderr).toBe(0);
-    const text = readFileSync(out, 'utf8')
-      .replace(/<[^>]*>/g, ' ')
-      .replace(/\s+/g, ' ');
-    expect(text).toContain(
-      `Grading: No task in this evaluation has an objective grader: the evaluation rests on the external judges.`,
-    );
-    for (const title of ['Mean oracle grade', 'Grade per 1,000 output tokens', 'The oracle’s win rate']) {
-      expect(text).toContain(`${title} is left out: ${noGradedTaskReason}.`);
-    }
-    expect(text).not.toContain('Mean oracle grade: nothing to draw yet');
   }, 600_000);
 });

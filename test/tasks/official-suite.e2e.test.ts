@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { EvaluationSummaryRecord } from '../../src/records/evaluation-records.js';
+import { noGradedTaskReason } from '../../src/records/evaluation-statistics/index.js';
 import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { TeamDesign, Workflow } from '../../src/workflow/workflow.js';
 import { BASE_TOY_WEIGHTS, saveToyWeights } from '../../src/toy/weights.js';
@@ -93,7 +94,9 @@ describe('a suite imported from the official layout', () => {
     expect(episode.egress?.allow).toEqual(expect.arrayContaining(['fred.stlouisfed.org', 'pypi.org']));
   }, 600_000);
 
-  it('evaluates without a grader, on the judges alone', async () => {
+  // The paper's own tasks have no objective grader: the evaluation rests on the judge and says so in summary.json, in
+  // the terminal summary and in the report, where every grade figure is left out with its reason.
+  it('evaluates without a grader, on the judges alone, saying so in summary.json, the terminal summary and the report', async () => {
     const registry = await ModelRegistry.open(runDirectory);
     const base = join(runDirectory, 'train', 'L0', 'toy-weights.json');
     const next = join(runDirectory, 'train', 'L1', 'toy-weights.json');
@@ -109,11 +112,58 @@ describe('a suite imported from the official layout', () => {
     });
     const evaluated = await runMass(['eval', '--config', configFile, '--runs', runs]);
     expect(evaluated.code, evaluated.stdout + evaluated.stderr).toBe(0);
-    expect(evaluated.stdout).toContain('Grading: No task in this evaluation has an objective grader');
-    const summary = await EvaluationSummaryRecord.read(
-      join(runDirectory, 'evaluation', 'default', 'summary.json'),
+    expect(evaluated.stdout).toContain(`Grading: No task in this evaluation has an objective grader`);
+    expect(evaluated.stdout).toContain(`Left out: ${noGradedTaskReason}`);
+    // No grade per token and no ratio of it, not even as a dash.
+    expect(evaluated.stdout).toMatch(/L1 \(toy\)\s+bare\s+\d+ tokens\n/);
+    expect(evaluated.stdout).not.toContain('– per 1,000');
+
+    const evaluationDir = join(runDirectory, 'evaluation', 'default');
+    const summary = await EvaluationSummaryRecord.read(join(evaluationDir, 'summary.json'));
+    const { grading } = summary.figures;
+    expect(grading).toMatchObject({
+      tasksWithGrader: [],
+      tasksWithoutGrader: ['query11'],
+      rolloutsWithoutGrader: 2,
+    });
+    expect(grading.note).toBe(
+      `No task in this evaluation has an objective grader: the evaluation rests on the external judges.`,
     );
-    expect(summary.figures.grading).toMatchObject({ tasksWithGrader: [], tasksWithoutGrader: ['query11'] });
-    expect(summary.figures.winRates[0]!.judges[0]!.pooled.judgments.count).toBeGreaterThan(0);
+    expect(grading.omitted.map((entry) => entry.figure)).toEqual([
+      'oracle-win-rates',
+      'grades',
+      'grade-differences',
+      'grade-per-token',
+      'oracle-agreement',
+    ]);
+    expect(summary.inputs.tasksWithoutGrader).toEqual(['query11']);
+    // Nothing was graded, and nothing was counted as a failed grade.
+    expect(summary.counts).toMatchObject({ episodes: 2, grades: 0, failedGrades: 0 });
+    expect(
+      existsSync(join(evaluationDir, 'grades.jsonl'))
+        ? readFileSync(join(evaluationDir, 'grades.jsonl'), 'utf8')
+        : '',
+    ).toBe('');
+    expect(summary.figures.grades).toEqual([]);
+    expect(summary.figures.gradeDifferences).toEqual([]);
+    // The judge's figures stand: the toy judge judged the pair in both orders.
+    const judges = summary.figures.winRates[0]!.judges;
+    expect(judges.map((judge) => judge.judge)).toEqual(['toy']);
+    expect(judges[0]!.pooled.judgments.count).toBe(2);
+    expect(judges[0]!.pooled.pairs).toBe(1);
+
+    const out = join(directory.path, 'report.html');
+    const reported = await runMass(['report', runDirectory, '--out', out]);
+    expect(reported.code, reported.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ');
+    expect(text).toContain(
+      `Grading: No task in this evaluation has an objective grader: the evaluation rests on the external judges.`,
+    );
+    for (const title of ['Mean oracle grade', 'Grade per 1,000 output tokens', 'The oracle’s win rate']) {
+      expect(text).toContain(`${title} is left out: ${noGradedTaskReason}.`);
+    }
+    expect(text).not.toContain('Mean oracle grade: nothing to draw yet');
   }, 600_000);
 });
