@@ -15,7 +15,7 @@ import type { GradeRow } from '../../src/records/evaluation-records.js';
 import { EvaluationSummaryRecord, JudgmentRow } from '../../src/records/evaluation-records.js';
 import { computeEvaluationFigures, type JudgedPair } from '../../src/records/evaluation-statistics/index.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import { fitBradleyTerry } from '../../src/ranking/bradley-terry.js';
 import type { Match } from '../../src/ranking/matches.js';
 import { tallyRecords } from '../../src/ranking/matches.js';

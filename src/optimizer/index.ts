@@ -3,7 +3,6 @@ export * from './comparison-points.js';
 export * from './execution-metadata.js';
 export * from './judge-criteria.js';
 export * from './next-match.js';
-export * from './optimizer-outcome.js';
 export * from './optimizer-prompt.js';
 export * from './optimizer-reply.js';
 export * from './propose-workflow.js';

@@ -1,19 +1,7 @@
-import { z } from 'zod';
-
 import { AGENT_TEXT_RULE } from '../judge/judge-directed-text.js';
 import { DECISION_RULE, EVIDENCE_RULES, POINTS_RULE, RUBRIC, TASK_AND_LENS } from '../judge/judge-prompt.js';
 import type { ResolvedJudge } from '../tasks/judge-defaults.js';
-
-/**
- * What the judge values, as the judge is told it: its lens, the task's focus, and the six points of its rubric. The
- * optimizer is shown them, so that it designs for the judge it faces rather than guessing.
- */
-export const JudgeCriteria = z.object({
-  lens: z.string(),
-  focus: z.string().nullable(),
-  rubric: z.array(z.object({ name: z.string(), question: z.string() })),
-});
-export type JudgeCriteria = z.infer<typeof JudgeCriteria>;
+import type { JudgeCriteria } from '../records/optimizer-call.js';
 
 /** The criteria of a task's judge (its resolved `judge:` section) with the rubric every judgment weighs. */
 export function judgeCriteria(judge: Pick<ResolvedJudge, 'lens' | 'focus'>): JudgeCriteria {

@@ -1,22 +1,4 @@
-import { z } from 'zod';
-
-import { JudgeOrders } from '../config/judge-orders.js';
-
-/**
- * Whom the next design faces and what it takes to become the best: the champion rule, the judge's A/B orders, and the
- * fact that only a win changes the best design (a tie, a loss or a failed run keeps it).
- */
-export const NextMatch = z.object({
-  /** The label the proposed design will run as (`v3`). */
-  version: z.string(),
-  /** The run its workspace is judged against first: the champion (`paper`), or the reference (`official`). */
-  opponent: z.object({ label: z.string(), bare: z.boolean() }),
-  /** The best design so far, or the bare reference run while no design has beaten it. */
-  champion: z.object({ label: z.string(), bare: z.boolean() }),
-  rule: z.enum(['paper', 'official']),
-  judgeMode: JudgeOrders,
-});
-export type NextMatch = z.infer<typeof NextMatch>;
+import type { NextMatch } from '../records/optimizer-call.js';
 
 /**
  * `opponentWorkspace` says where the prompt shows the opponent's workspace: `current` (it is the current design's),

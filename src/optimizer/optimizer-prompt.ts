@@ -5,8 +5,10 @@ import { designForm, type TeamDesign } from '../workflow/workflow.js';
 import { renderExecutionMetadata } from './execution-metadata.js';
 import { type ExecutionMetadata } from '../records/execution-metadata.js';
 import type { PairwiseComparison } from '../records/optimizer-history.js';
-import { judgeCriteriaSection, type JudgeCriteria } from './judge-criteria.js';
-import { nextMatchSection, type NextMatch } from './next-match.js';
+import { judgeCriteriaSection } from './judge-criteria.js';
+import { type JudgeCriteria } from '../records/optimizer-call.js';
+import { nextMatchSection } from './next-match.js';
+import { type NextMatch } from '../records/optimizer-call.js';
 import { SYSTEM_PROMPT } from './optimizer-instructions.js';
 import {
   answerRequest,
@@ -16,7 +18,8 @@ import {
   originalSection,
 } from './prompt-designs.js';
 import { checklistSection, historySection, previousBestSection } from './prompt-history.js';
-import { teamBudgetsSection, type TeamBudgets } from './team-budgets.js';
+import { teamBudgetsSection } from './team-budgets.js';
+import { type TeamBudgets } from '../records/optimizer-call.js';
 
 export { REPLY_FORMAT } from './optimizer-instructions.js';
 export { CHANGE_MEASURE, designBlock } from './prompt-designs.js';

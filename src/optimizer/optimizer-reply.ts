@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { fieldPath, parseWorkflow } from '../workflow/parse-workflow.js';
 import { findStructuredObjects } from '../workflow/structured-text.js';
 import { diffWorkflows, type WorkflowDiff } from '../workflow/workflow-diff.js';
-import { Workflow, type TeamDesign } from '../workflow/workflow.js';
+import type { TeamDesign } from '../workflow/workflow.js';
+import type { WorkflowProposal } from '../records/optimizer-call.js';
 
 /** A list entry the model may write as a sentence or as a small object (`{"agent": …, "change": …}`); kept as text. */
 const TextItem = z.union([
@@ -31,17 +32,6 @@ export const OptimizerReply = z.object({
   expected_impact: Text,
   verification_checks: z.array(TextItem).min(1),
 });
-
-/** A validated proposal, in this project's names. */
-export const WorkflowProposal = z.object({
-  design: Workflow,
-  changes: z.array(z.string()),
-  why: z.string(),
-  evidenceUsed: z.array(z.string()),
-  expectedImpact: z.string(),
-  verificationChecks: z.array(z.string()),
-});
-export type WorkflowProposal = z.infer<typeof WorkflowProposal>;
 
 export type ReplyParse =
   { ok: true; proposal: WorkflowProposal; diff: WorkflowDiff } | { ok: false; errors: string[]; raw: string };

@@ -4,7 +4,7 @@ import { trackModelCall } from '../judge/open-model-calls.js';
 import type { ChatMessage, ChatModel, SamplingParams, TokenUsage } from '../model/types.js';
 import { renderWorkflowDiff } from '../workflow/workflow-diff.js';
 import { designForm, type TeamDesign } from '../workflow/workflow.js';
-import type { OptimizerAttempt, OptimizerOutcome } from './optimizer-outcome.js';
+import type { OptimizerAttempt, OptimizerOutcome } from '../records/optimizer-outcome.js';
 import {
   buildOptimizerPrompt,
   CHANGE_MEASURE,

@@ -1,19 +1,4 @@
-import { z } from 'zod';
-
-/**
- * What one run of a design may use, as the run configures its episodes: the wall clock, the output tokens of each
- * model call and of the whole run, and the number of model calls. The optimizer is told them, so that it designs a
- * team that can finish: a run stopped by a limit fails, and a failed run loses.
- */
-export const TeamBudgets = z.object({
-  timeoutSeconds: z.number().positive(),
-  maxOutputTokensPerCall: z.number().int().positive(),
-  /** Output tokens of the whole run (`budgets.episodeOutputBudget`); null: no limit. */
-  outputTokens: z.number().int().positive().nullable(),
-  /** Model calls of the whole run; null: no limit (the run configuration sets none). */
-  modelCalls: z.number().int().positive().nullable(),
-});
-export type TeamBudgets = z.infer<typeof TeamBudgets>;
+import type { TeamBudgets } from '../records/optimizer-call.js';
 
 export function teamBudgetsSection(budgets: TeamBudgets): string {
   const number = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { EpisodeRecord } from '../records/episode-record.js';
 import { UserError } from '../errors.js';
 import { PairwiseJudgmentRecord } from '../records/judgment-record.js';
-import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../records/optimizer-outcome.js';
 import { episodePath, evaluationPath, runFiles, searchVersionFiles } from '../store/run-paths.js';
 import type { StageWork } from './plan-types.js';
 import { folderPaths, jsonFilePaths } from './run-folders.js';

@@ -7,7 +7,7 @@ import { EpisodeRecord } from '../records/episode-record.js';
 import type { CallCost } from '../model/types.js';
 import { JudgmentRow } from '../records/evaluation-records.js';
 import { PairwiseJudgmentRecord } from '../records/judgment-record.js';
-import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../records/optimizer-outcome.js';
 import type { RunFiles } from '../store/run-files.js';
 import {
   distillTaskPath,

@@ -1,7 +1,7 @@
 import { EPISODE_DEFAULTS } from '../episode/episode-spec.js';
 import { judgeCriteria } from '../optimizer/judge-criteria.js';
-import type { NextMatch } from '../optimizer/next-match.js';
-import { OptimizerCallRecord } from '../optimizer/optimizer-outcome.js';
+import type { NextMatch } from '../records/optimizer-call.js';
+import { OptimizerCallRecord } from '../records/optimizer-outcome.js';
 import { proposeWorkflow } from '../optimizer/propose-workflow.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import { callThroughOutages } from './outage-gate.js';

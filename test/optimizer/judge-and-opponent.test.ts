@@ -4,7 +4,7 @@ import { RUBRIC, TASK_AND_LENS } from '../../src/judge/judge-prompt.js';
 import { judgeCriteria } from '../../src/optimizer/judge-criteria.js';
 import { buildOptimizerPrompt } from '../../src/optimizer/optimizer-prompt.js';
 import { proposeWorkflow } from '../../src/optimizer/propose-workflow.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import type { ChatModel } from '../../src/model/types.js';
 import { smallTeam } from '../workflow/support.js';
 import {

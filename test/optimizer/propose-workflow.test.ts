@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/errors.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import { buildOptimizerPrompt } from '../../src/optimizer/optimizer-prompt.js';
 import { proposeWorkflow, type ProposeWorkflowOptions } from '../../src/optimizer/propose-workflow.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';

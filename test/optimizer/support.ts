@@ -1,6 +1,6 @@
 import type { ExecutionMetadata } from '../../src/records/execution-metadata.js';
 import type { PairwiseComparison } from '../../src/records/optimizer-history.js';
-import type { NextMatch } from '../../src/optimizer/next-match.js';
+import type { NextMatch } from '../../src/records/optimizer-call.js';
 import type { OptimizerInput } from '../../src/optimizer/optimizer-prompt.js';
 import { Workflow } from '../../src/workflow/workflow.js';
 import { smallTeam } from '../workflow/support.js';

@@ -16,7 +16,7 @@ import { EvaluationSummaryRecord } from '../../src/records/evaluation-records.js
 import type { JudgeDirectedFinding } from '../../src/records/judge-directed-text.js';
 import type { JudgeDirectedText } from '../../src/records/judge-directed-text.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import { computeEvaluationFigures, type JudgedPair } from '../../src/records/evaluation-statistics/index.js';
 import { TaskSearchRecord, type SearchIteration } from '../../src/records/search-records.js';
 import { ModelRegistry } from '../../src/records/registry.js';

@@ -9,7 +9,7 @@ import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import { searchTasks, type SearchSummary } from '../../src/search/search-tasks.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../../src/records/search-records.js';
 import { openRun, type Run } from '../../src/store/run-store.js';

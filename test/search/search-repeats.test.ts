@@ -8,7 +8,7 @@ import { RunConfig } from '../../src/config/run-config.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
 import { noiseFigures } from '../../src/search/noise-figures.js';
 import { TaskRepeatsRecord } from '../../src/records/repeat-records.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig } from '../../src/config/run-config.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { searchTasks, type SearchSummary } from '../../src/search/search-tasks.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../../src/records/search-records.js';

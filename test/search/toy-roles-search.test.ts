@@ -10,7 +10,7 @@ import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
 import { TaskSearchRecord } from '../../src/records/search-records.js';
 import { searchTasks } from '../../src/search/search-tasks.js';

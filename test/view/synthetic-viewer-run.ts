@@ -9,7 +9,7 @@ import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { buildThreads } from '../../src/records/threads.js';
 import { JudgmentRow } from '../../src/records/evaluation-records.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
-import { OptimizerCallRecord } from '../../src/optimizer/optimizer-outcome.js';
+import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import type { ProxyLogRow } from '../../src/proxy/log-row.js';
 import { TaskSearchRecord, type SearchEpisode } from '../../src/records/search-records.js';
 

@@ -2,7 +2,7 @@ import { html, type SafeHtml } from '../../html/html.js';
 import {
   OptimizerCallRecord,
   type OptimizerCallRecord as OptimizerCall,
-} from '../../optimizer/optimizer-outcome.js';
+} from '../../records/optimizer-outcome.js';
 import { TaskRepeatsRecord } from '../../records/repeat-records.js';
 import type { TaskSearchResult } from '../../records/search-records.js';
 import { RunFiles } from '../../store/run-files.js';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 import { CallCost } from '../model/types.js';
 import { defineRecord } from '../store/record.js';
-import { WorkflowProposal } from './optimizer-reply.js';
-import { ShownToOptimizer } from './shown-to-optimizer.js';
+import { WorkflowProposal } from './optimizer-call.js';
+import { ShownToOptimizer } from './optimizer-call.js';
 
 const Usage = z.object({
   promptTokens: z.number().int().nonnegative(),
