@@ -58,6 +58,10 @@ export function describeBenchmark(summary: BenchmarkSummary): string {
       ]),
     ).map((line) => `  ${line}`),
   ];
+  const notes = verificationNotes(summary);
+  if (notes.length > 0) {
+    lines.push('', "Trials to look at (each trial's record keeps its verifier's output):", ...notes);
+  }
   if (summary.skipped.length > 0) {
     lines.push('', 'Skipped:', ...summary.skipped.map((skipped) => `  ${skipped.task}: ${skipped.reason}`));
   }
@@ -72,6 +76,36 @@ export function describeBenchmark(summary: BenchmarkSummary): string {
     );
   }
   return lines.join('\n');
+}
+
+/** How many trials' notes are printed; the rest are counted. */
+const NOTED_TRIALS = 20;
+
+/**
+ * What a trial's record says went wrong, one line each: the agent's failure (a `solve.sh` that failed, with its last
+ * line) and the verification's note (a `setup-failed` verifier, a zero whose output says its test runner was missing).
+ * Without it a dataset checked offline printed `oracle 0.00` and nothing of why.
+ */
+function verificationNotes(summary: BenchmarkSummary): string[] {
+  const notes = summary.trials.flatMap((trial) => {
+    const said = [
+      trial.failure === null ? null : `the agent: ${trial.failure}`,
+      trial.verification.detail === null
+        ? null
+        : `the verifier (${trial.verification.status}): ${trial.verification.detail}`,
+    ].filter((note): note is string => note !== null);
+    return said.map((note) => `  ${trial.task} ${trial.label} trial ${trial.trial}: ${oneLine(note)}`);
+  });
+  if (notes.length <= NOTED_TRIALS) return notes;
+  return [
+    ...notes.slice(0, NOTED_TRIALS),
+    `  and ${notes.length - NOTED_TRIALS} more, in the summary's trials`,
+  ];
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, ' | ');
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
 
 /** The tasks whose trials ran with each network (`internetLabel`), as their records say; older records say none. */

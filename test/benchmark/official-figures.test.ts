@@ -127,4 +127,42 @@ describe('the official statistic', () => {
     expect(text).toMatch(/L1\s+0\.667 ± 0\.289\s+3\s+1/);
     expect(text).toContain('left out, without a result for every label in every run: c');
   });
+
+  it('prints what went wrong in a trial: a failed solve.sh, a verifier whose set-up failed or whose zero says why', () => {
+    const offline = trial('oracle', 'uv-task', 0, 0);
+    offline.verification.detail =
+      'its output says "/tests/test.sh: line 6: curl: command not found": its set-up may have failed';
+    const failing = trial('oracle', 'broken', 0, 0, {
+      status: 'failed',
+      failure: 'solve.sh exited with 2; its last lines:\nmake: *** [all] Error 2',
+    });
+    const summary = BenchmarkSummaryRecord.parse(
+      {
+        schemaVersion: 1,
+        kind: 'benchmark-summary',
+        benchmark: 'b',
+        sources: ['/datasets/b'],
+        agent: 'oracle',
+        trialsPerTask: 1,
+        reference: null,
+        standIn: null,
+        tasks: ['uv-task', 'broken', 'a'],
+        skipped: [],
+        figures: [],
+        perTask: [],
+        trials: [offline, failing, trial('oracle', 'a', 0, 1)],
+        bootstrap: { seed: 1, resamples: 10 },
+      },
+      'summary-oracle.json',
+    );
+    const text = describeBenchmark(summary);
+    expect(text).toContain("Trials to look at (each trial's record keeps its verifier's output):");
+    expect(text).toContain(
+      '  uv-task oracle trial 0: the verifier (scored): its output says "/tests/test.sh: line 6: curl: command not found": its set-up may have failed',
+    );
+    expect(text).toContain(
+      '  broken oracle trial 0: the agent: solve.sh exited with 2; its last lines: | make: *** [all] Error 2',
+    );
+    expect(text).not.toMatch(/ a oracle trial 0/);
+  });
 });
