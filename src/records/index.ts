@@ -14,6 +14,7 @@ export * from './judge-directed-text.js';
 export * from './judgment-record.js';
 export * from './message-equivalence.js';
 export * from './model-generation.js';
+export * from './noise-figures.js';
 export * from './optimizer-call.js';
 export * from './optimizer-history.js';
 export * from './optimizer-outcome.js';

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 
 import type { Run } from '../store/run-store.js';
 import { runFiles, searchNoisePath, searchRepeatsPath } from '../store/run-paths.js';
-import { poolNoiseFigures } from './noise-figures.js';
+import { poolNoiseFigures } from '../records/noise-figures.js';
 import { GenerationNoiseRecord, TaskRepeatsRecord, type GenerationNoise } from '../records/repeat-records.js';
 
 /**

@@ -1,7 +1,6 @@
 export * from './champion.js';
 export * from './search-config.js';
 export * from './search-progress.js';
-export * from './noise-figures.js';
 export * from './search-task.js';
 export * from './search-tasks.js';
 export * from './stabiliser.js';

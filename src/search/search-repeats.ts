@@ -2,7 +2,7 @@ import type { z } from 'zod';
 
 import { buildWorkspaceBundle, type WorkspaceBundle } from '../judge/bundle.js';
 import { searchRepeatsPath } from '../store/run-paths.js';
-import { noiseFigures } from './noise-figures.js';
+import { noiseFigures } from '../records/noise-figures.js';
 import { playRuleOnRuns, type JudgedRun } from './repeat-matches.js';
 import {
   PromotionReplay,

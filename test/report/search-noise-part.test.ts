@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { searchNoisePart } from '../../src/report/sections/search-noise-part.js';
-import { noiseFigures } from '../../src/search/noise-figures.js';
+import { noiseFigures } from '../../src/records/noise-figures.js';
 import type { PromotionRerun, SelfComparison, TaskRepeats } from '../../src/records/repeat-records.js';
 import type { TaskSearchResult } from '../../src/records/search-records.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { noiseFigures, poolNoiseFigures } from '../../src/search/noise-figures.js';
+import { noiseFigures, poolNoiseFigures } from '../../src/records/noise-figures.js';
 import type { PromotionRerun, SelfComparison } from '../../src/records/repeat-records.js';
 import type { ChampionMatch } from '../../src/records/search-records.js';
 import { wilsonInterval } from '../../src/statistics/wilson.js';

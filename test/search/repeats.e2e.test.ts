@@ -9,7 +9,7 @@ import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
-import { noiseFigures } from '../../src/search/noise-figures.js';
+import { noiseFigures } from '../../src/records/noise-figures.js';
 import {
   GenerationNoiseRecord,
   TaskRepeatsRecord,

@@ -10,7 +10,7 @@ import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
 import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
-import { noiseFigures } from '../../src/search/noise-figures.js';
+import { noiseFigures } from '../../src/records/noise-figures.js';
 import { TaskRepeatsRecord } from '../../src/records/repeat-records.js';
 import { searchTasks, type SearchSummary } from '../../src/search/search-tasks.js';
 import { openRun, type Run } from '../../src/store/run-store.js';

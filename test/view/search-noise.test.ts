@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { noiseFigures } from '../../src/search/noise-figures.js';
+import { noiseFigures } from '../../src/records/noise-figures.js';
 import type { TaskRepeats } from '../../src/records/repeat-records.js';
 import { searchNoiseSection } from '../../src/view/pages/search-noise.js';
 

@@ -1,9 +1,8 @@
 import { html, type SafeHtml } from '../../html/html.js';
-import { noiseFigures, poolNoiseFigures } from '../../search/noise-figures.js';
+import { noiseFigures, poolNoiseFigures } from '../../records/noise-figures.js';
 import type { NoiseShare, TaskRepeats } from '../../records/repeat-records.js';
 import type { TaskSearchResult } from '../../records/search-records.js';
-import type { Stabiliser } from '../../search/stabiliser.js';
-import { maxChangeFraction } from '../../search/stabiliser.js';
+import type { RunConfig } from '../../config/run-config.js';
 import { dataTable } from '../chart.js';
 import { formatPercent } from '../format.js';
 
@@ -66,6 +65,20 @@ export function searchNoisePart(
     ${stabiliserComparison(searches, repeats, stabiliser, pooled.spuriousPromotions)}`;
 }
 
+/** The search's stabiliser setting, as the frozen configuration records it. */
+type Stabiliser = NonNullable<RunConfig['search']['stabiliser']>;
+
+/**
+ * The bound of each iteration (1-based) as the searches recorded it when they ran (`iterations[i].maxChangeFraction`),
+ * never computed again here; null where no search recorded one.
+ */
+function recordedBounds(searches: readonly TaskSearchResult[], iterations: number): (number | null)[] {
+  return Array.from({ length: iterations }, (_, index) => {
+    const recorded = searches.map((search) => search.iterations[index + 1]?.maxChangeFraction ?? null);
+    return recorded.find((bound) => bound !== null) ?? null;
+  });
+}
+
 /** Each champion change with its size, its iteration's bound and whether reruns repeated it. */
 function stabiliserComparison(
   searches: readonly TaskSearchResult[],
@@ -74,14 +87,12 @@ function stabiliserComparison(
   spurious: NoiseShare,
 ): SafeHtml {
   const iterations = Math.max(0, ...searches.map((search) => search.iterations.length - 1));
-  const bounds = stabiliser
-    ? Array.from({ length: iterations }, (_, index) => maxChangeFraction(stabiliser, index + 1)!)
-    : [];
+  const bounds = stabiliser ? recordedBounds(searches, iterations) : [];
   const setting = stabiliser
     ? html`<p>
         The stabiliser bounded iteration i to ${formatPercent(stabiliser.initialMaxChange)} ×
         ${stabiliser.decay}<sup>i−1</sup> of the design
-        (${bounds.map((bound, index) => `${index + 1}: ${formatPercent(bound)}`).join(', ') || 'no iteration ran'}).
+        (${bounds.map((bound, index) => `${index + 1}: ${bound === null ? '—' : formatPercent(bound)}`).join(', ') || 'no iteration ran'}).
         It bounds how much a proposal may change, not whether its win would repeat: a change under the bound
         that reruns do not repeat is within the search’s noise. A design as good as the champion, and no
         better, took its place in ${formatPercent(spurious.rate)} of the trials: by noise alone.

@@ -1,5 +1,5 @@
-import type { NoiseFigures, NoiseShare, PromotionRerun, SelfComparison } from '../records/repeat-records.js';
-import type { ChampionMatch } from '../records/search-records.js';
+import type { NoiseFigures, NoiseShare, PromotionRerun, SelfComparison } from './repeat-records.js';
+import type { ChampionMatch } from './search-records.js';
 import { wilsonInterval } from '../statistics/wilson.js';
 
 /**
