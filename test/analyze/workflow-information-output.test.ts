@@ -7,7 +7,7 @@ import {
   WorkflowInformationRecord,
   type WorkflowInformation,
 } from '../../src/records/workflow-information-record.js';
-import { formatWorkflowInformation, nats } from '../../src/analyze/workflow-information-table.js';
+import { formatWorkflowInformation, nats } from '../../src/records/workflow-information-table.js';
 import { readRunForReport, renderReport } from '../../src/report/index.js';
 import { workflowInformationSection } from '../../src/report/sections/workflow-information-section.js';
 import { workflowInformationPath } from '../../src/store/run-paths.js';

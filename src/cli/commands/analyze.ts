@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 
 import { endpointEmbedder, offlineEmbedder } from '../../analyze/embeddings.js';
 import { analyzeWorkflowInformation } from '../../analyze/workflow-information.js';
-import { formatWorkflowInformation } from '../../analyze/workflow-information-table.js';
+import { formatWorkflowInformation } from '../../records/workflow-information-table.js';
 import { UserError } from '../../errors.js';
 import { workflowInformationPath } from '../../store/run-paths.js';
 

@@ -9,7 +9,7 @@ import {
   componentPairs,
   methodLines,
   unadjustedCell,
-} from '../../analyze/workflow-information-table.js';
+} from '../../records/workflow-information-table.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { chart, dataTable } from '../chart.js';
 import { formatCount, formatInterval, formatNumber } from '../format.js';

@@ -1,5 +1,5 @@
 import { WORKFLOW_COMPONENTS, type WorkflowComponent } from '../workflow/workflow-components.js';
-import type { InformationEstimate, WorkflowInformation } from '../records/workflow-information-record.js';
+import type { InformationEstimate, WorkflowInformation } from './workflow-information-record.js';
 
 /** A number of nats as printed: three decimals, a true minus sign. */
 export function nats(value: number): string {
