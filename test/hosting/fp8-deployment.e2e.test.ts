@@ -1,7 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
@@ -12,6 +10,7 @@ import type { DeploymentProbe } from '../../src/train/deployment-check.js';
 import { ModelRegistry } from '../../src/records/registry.js';
 import { defaultTrainerPython } from '../../src/train/trainer-python.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { sharedTinyModels } from '../support/shared-runs.js';
 import { startFakeVllm, type FakeVllm } from '../train/fake-vllm.js';
 import { trainerLibrariesMissing } from '../train/support.js';
 import { trainedRun } from './trained-run.js';
@@ -19,7 +18,6 @@ import { trainedRun } from './trained-run.js';
 const python = defaultTrainerPython();
 const missing = trainerLibrariesMissing(python);
 if (missing !== undefined) console.warn(`fp8-deployment.e2e.test.ts skipped: ${missing}`);
-const TINY_MODELS = fileURLToPath(new URL('../train/python/tiny_models.py', import.meta.url));
 
 /** A restart command: tells the fake server to come back on {model_path} as {served_as}. */
 const restartScript = [
@@ -37,11 +35,8 @@ afterEach(async () => {
 
 describe.skipIf(missing !== undefined)('rsi.deploy: restart with format fp8, on a tiny Qwen3', () => {
   it('exports the merged weights to FP8, restarts the server on them, and checks it against the export', async () => {
-    const built = spawnSync(python, [TINY_MODELS, 'build', join(directory.path, 'models')], {
-      encoding: 'utf8',
-    });
-    expect(built.status, built.stderr).toBe(0);
-    const merged = (JSON.parse(built.stdout) as { qwen3: { path: string } }).qwen3.path;
+    // Built by whichever file asks first (test/support/shared-runs.ts); the export writes beside the run, not there.
+    const merged = (await sharedTinyModels(python)).qwen3.path;
     const runDirectory = join(directory.path, 'run');
     const trainDirectory = join(runDirectory, 'train', 'L1');
     const probe: DeploymentProbe = {

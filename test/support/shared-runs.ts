@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 import { inject } from 'vitest';
 
@@ -7,9 +10,10 @@ import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { runMass, type CliResult } from './cli.js';
 
 /**
- * Runs that several end-to-end files read, built once per end-to-end run: the first file to ask builds it (the others,
- * in other workers, wait for it), in the folder the tier's global setup made (shared-runs-setup.ts). What a file gets
- * is read-only: a file that writes into a run copies it first (`copySharedRun`).
+ * Runs, and the trainer's tiny models, that several end-to-end files read, built once per end-to-end run: the first
+ * file to ask builds it (the others, in other workers, wait for it), in the folder the tier's global setup made
+ * (shared-runs-setup.ts). What a file gets is read-only: a file that writes into a run copies it first
+ * (`copySharedRun`).
  */
 
 declare module 'vitest' {
@@ -42,7 +46,10 @@ export const TOY_SEARCH_CONFIG = [
   '',
 ].join('\n');
 
-const building = new Map<string, Promise<SharedRun>>();
+const execFileAsync = promisify(execFile);
+const TINY_MODELS = fileURLToPath(new URL('../train/python/tiny_models.py', import.meta.url));
+
+const building = new Map<string, Promise<unknown>>();
 
 /** The toy search of `TOY_SEARCH_CONFIG`, run with `mass search --json`. Read-only. */
 export function sharedToySearch(): Promise<SharedRun> {
@@ -92,6 +99,35 @@ export function sharedDemoSearch(): Promise<SharedRun> {
   });
 }
 
+/** One of the tiny random models of test/train/python/tiny_models.py: its folder, its size, its linear layers. */
+export interface TinyModel {
+  path: string;
+  parameters: number;
+  linearLayers: string[];
+}
+
+/** What the trainer's tests add to a torch Python's environment: no bytecode written, no hub, quiet tokenizers. */
+export const TORCH_ENVIRONMENT = {
+  PYTHONDONTWRITEBYTECODE: '1',
+  HF_HUB_OFFLINE: '1',
+  TOKENIZERS_PARALLELISM: 'false',
+};
+
+/**
+ * The tiny random Qwen3 and Qwen3.5 that `tiny_models.py build` makes, built once by the trainer's `python` (importing
+ * torch and transformers is most of its cost). Read-only: a test trains from them and writes elsewhere.
+ */
+export function sharedTinyModels(python: string): Promise<Record<'qwen3' | 'qwen3_5', TinyModel>> {
+  return shared('tiny-models', async (folder) => {
+    const { stdout } = await execFileAsync(python, [TINY_MODELS, 'build', join(folder, 'models')], {
+      encoding: 'utf8',
+      env: { ...process.env, ...TORCH_ENVIRONMENT },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return JSON.parse(stdout) as Record<'qwen3' | 'qwen3_5', TinyModel>;
+  });
+}
+
 /** A shared run's directory copied to `runs/<its name>`, for a test that writes into it. */
 export function copySharedRun(shared: SharedRun, runs: string): string {
   const copy = join(runs, shared.run.slice(shared.runs.length + 1));
@@ -106,13 +142,13 @@ const WAIT_MS = 600_000;
  * Builds `name` once for the whole end-to-end run: whoever makes its folder first builds it and writes `done.json`
  * (or `failed.json`, which every waiter then throws); the rest poll for it.
  */
-function shared(name: string, build: (folder: string) => Promise<SharedRun>): Promise<SharedRun> {
-  const started = building.get(name) ?? claimOrWait(name, build);
+function shared<T>(name: string, build: (folder: string) => Promise<T>): Promise<T> {
+  const started = (building.get(name) as Promise<T> | undefined) ?? claimOrWait(name, build);
   building.set(name, started);
   return started;
 }
 
-async function claimOrWait(name: string, build: (folder: string) => Promise<SharedRun>): Promise<SharedRun> {
+async function claimOrWait<T>(name: string, build: (folder: string) => Promise<T>): Promise<T> {
   const folder = join(inject('sharedRuns'), name);
   const done = join(folder, 'done.json');
   const failed = join(folder, 'failed.json');
@@ -134,7 +170,7 @@ async function claimOrWait(name: string, build: (folder: string) => Promise<Shar
     }
   }
   for (let waited = 0; waited < WAIT_MS; waited += 250) {
-    if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8')) as SharedRun;
+    if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8')) as T;
     if (existsSync(failed))
       throw new Error(
         `shared run ${name}: its build failed in another file: ${readFileSync(failed, 'utf8')}`,

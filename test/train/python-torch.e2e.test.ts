@@ -13,12 +13,13 @@ import { pythonTrainer } from '../../src/train/python-trainer.js';
 import { defaultTrainerPython } from '../../src/train/trainer-python.js';
 import type { TrainingResult } from '../../src/records/training-metrics.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { sharedTinyModels, TORCH_ENVIRONMENT, type TinyModel } from '../support/shared-runs.js';
 import { baseGeneration, tinyDataset, trainerLibrariesMissing } from './support.js';
 
 // The trainer's Python: MASS_TRAINER_PYTHON, else the .venv-trainer/ of scripts/install-trainer.sh.
 const python = defaultTrainerPython();
 const tinyModels = fileURLToPath(new URL('./python/tiny_models.py', import.meta.url));
-const environment = { PYTHONDONTWRITEBYTECODE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' };
+const environment = TORCH_ENVIRONMENT;
 
 const missing = trainerLibrariesMissing(python, environment);
 if (missing !== undefined) {
@@ -27,11 +28,6 @@ if (missing !== undefined) {
   );
 }
 
-interface BuiltModel {
-  path: string;
-  parameters: number;
-  linearLayers: string[];
-}
 interface MergedCheck {
   architecture: string;
   generated: number[];
@@ -59,7 +55,7 @@ type ModelName = (typeof MODELS)[number];
  */
 describe.skipIf(missing !== undefined)('train_lora.py with torch, on tiny Qwen3 and Qwen3.5 models', () => {
   const directory = temporaryDirectory('mass-train-torch-');
-  const built = {} as Record<ModelName, BuiltModel>;
+  const built = {} as Record<ModelName, TinyModel>;
   const results = {} as Record<ModelName, TrainingResult>;
   const reports = {} as Record<ModelName, PythonTrainingReport>;
   const plans = {} as Record<ModelName, PythonTrainingPlan>;
@@ -75,7 +71,8 @@ describe.skipIf(missing !== undefined)('train_lora.py with torch, on tiny Qwen3 
         env: { ...process.env, ...environment },
         maxBuffer: 16 * 1024 * 1024,
       });
-    Object.assign(built, JSON.parse(run(['build', join(directory.path, 'parents')])));
+    // Built by whichever file asks first (test/support/shared-runs.ts); the parents are only read.
+    Object.assign(built, await sharedTinyModels(python));
     const dataset = await tinyDataset(join(directory.path, 'dataset'));
     expected = sampleWindows(await readWindowSummaries(dataset, 'train'), {
       steps: 2,
