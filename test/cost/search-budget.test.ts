@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { RunConfig } from '../../src/config/run-config.js';
 import {
   BudgetExhaustedError,
   onBudgetExhausted,
@@ -16,13 +15,12 @@ import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter, type TokenCounter } from '../../src/model/token-counter.js';
 import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
 import { TaskSearchRecord } from '../../src/records/search-records.js';
-import { searchTasks } from '../../src/search/search-tasks.js';
-import { openRun } from '../../src/store/run-store.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';
 import type { ReplyServer } from '../../src/toy/reply-server.js';
 import { BASE_TOY_WEIGHTS, startToyModel } from '../../src/toy/index.js';
 import type { Workflow } from '../../src/workflow/workflow.js';
 import { episodeRecord } from '../judge/support.js';
+import { openSearchRun, searchOneEndpoint } from '../search/one-endpoint-search.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 const taskDir = fileURLToPath(new URL('../../suites/demo/demo-potency', import.meta.url));
@@ -72,37 +70,29 @@ describe('a budget that runs out mid-search', () => {
   });
 
   async function search(searchTokens: number, team: StandInTeam) {
-    const run = openRun({
+    const run = openSearchRun({
       runsDirectory: directory.path,
       name: 'budgeted',
-      configSchema: RunConfig,
-      config: {
-        name: 'budgeted',
-        suite: join(taskDir, '..'),
-        roles: { executor: { model: 'mass-toy', baseUrl: server.baseUrl } },
-        budgets: { tokens: { stages: { search: searchTokens } } },
-      },
+      suite: join(taskDir, '..'),
+      model: 'mass-toy',
+      baseUrl: server.baseUrl,
+      config: { budgets: { tokens: { stages: { search: searchTokens } } } },
     });
     try {
-      const chat = new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } });
-      const sampling = { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 4000 };
-      const outcome = await searchTasks({
+      const outcome = await searchOneEndpoint({
         run,
-        generation: 'L0',
+        baseUrl: server.baseUrl,
+        model: 'mass-toy',
+        chat: new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } }),
         taskDirs: [taskDir],
         concurrency: { tasks: 1, episodes: 2, judgments: 1 },
-        executor: { model: 'mass-toy', baseUrl: server.baseUrl },
-        judge: { model: chat, modelName: 'mass-toy', sampling },
-        optimizer: { model: chat, modelName: 'mass-toy', sampling },
         settings: {
           iterations: ITERATIONS,
           championRule: 'official',
-          judgeMode: 'random',
           judgeRepairAttempts: 0,
           optimizerRepairAttempts: 0,
           seed: 3,
-          dataSeeds: { seed: 3, tasks: {} },
-          episode: { timeoutSeconds: 60 },
+          timeoutSeconds: 60,
         },
         tokenCounter,
         episodes: team,

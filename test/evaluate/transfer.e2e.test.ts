@@ -3,27 +3,23 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { RunConfig } from '../../src/config/run-config.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { EvaluationSummaryRecord, type JudgmentRow } from '../../src/records/evaluation-records.js';
 import { randomOrder } from '../../src/judge/index.js';
-import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
 import { loadTokenCounter } from '../../src/model/token-counter.js';
 import { TaskSearchRecord, type TaskSearchResult } from '../../src/records/search-records.js';
-import { searchTasks } from '../../src/search/search-tasks.js';
 import { episodeFiles } from '../../src/store/run-paths.js';
-import { openRun } from '../../src/store/run-store.js';
 import { startScriptedServer, type ScriptedServer } from '../../src/testing/scripted-server.js';
 import { workflowHash } from '../../src/workflow/render.js';
 import { runMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { openSearchRun, searchOneEndpoint } from '../search/one-endpoint-search.js';
 import { searchModel, tasksDir } from '../search/support.js';
 
 const TASK = 'tiny-sum';
 const SEEDS = 2;
 const CANDIDATE = 'L0-with-L1-designs';
 const BASELINE = 'L0-with-L0-designs';
-const sampling = { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 2000 };
 
 /**
  * The paper's Table 2 on the scripted search model (test/search/support.ts): its team leaves `made-by-<tag>.txt`,
@@ -73,39 +69,25 @@ describe('mass eval: workflow transfer (Table 2) and orders: random', () => {
     let failing = true;
     const model = searchModel({ failEpisode: (_task, tag) => failing && tag === 'v0' });
     server = await startScriptedServer({ responder: model.responder, models: ['scripted', 'judge'] });
-    const run = openRun({
+    const run = openSearchRun({
       runsDirectory: runs,
       name: 'transfer',
-      configSchema: RunConfig,
-      config: {
-        name: 'transfer',
-        suite: tasksDir,
-        roles: { executor: { model: 'scripted', baseUrl: server.baseUrl } },
-      },
+      suite: tasksDir,
+      model: 'scripted',
+      baseUrl: server.baseUrl,
     });
-    const chat = new OpenAICompatibleModel({ baseUrl: server.baseUrl });
     const tokenCounter = await loadTokenCounter();
     try {
       for (const generation of ['L0', 'L1']) {
         failing = generation === 'L0';
-        await searchTasks({
+        await searchOneEndpoint({
           run,
           generation,
+          baseUrl: server.baseUrl,
+          model: 'scripted',
+          maxTokens: 2000,
           taskDirs: [join(tasksDir, TASK)],
-          concurrency: { tasks: 1, episodes: 2, judgments: 2 },
-          executor: { model: 'scripted', baseUrl: server.baseUrl },
-          judge: { model: chat, modelName: 'scripted', sampling },
-          optimizer: { model: chat, modelName: 'scripted', sampling },
-          settings: {
-            iterations: 0,
-            championRule: 'paper',
-            judgeMode: 'random',
-            judgeRepairAttempts: 1,
-            optimizerRepairAttempts: 1,
-            seed: 7,
-            dataSeeds: { seed: 7, tasks: {} },
-            episode: { timeoutSeconds: 120 },
-          },
+          settings: { iterations: 0, seed: 7, timeoutSeconds: 120 },
           tokenCounter,
           hiddenDirectories: [run.directory],
         });

@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { RunConfig } from '../../src/config/run-config.js';
 import { EpisodeRecord } from '../../src/records/episode-record.js';
 import { PairwiseJudgmentRecord } from '../../src/records/judgment-record.js';
 import { OpenAICompatibleModel } from '../../src/model/openai-compatible.js';
@@ -13,14 +12,13 @@ import { loadTokenCounter } from '../../src/model/token-counter.js';
 import { OptimizerCallRecord } from '../../src/records/optimizer-outcome.js';
 import type { EpisodeBackend, EpisodeRequest } from '../../src/queue/episode-backend.js';
 import { TaskSearchRecord } from '../../src/records/search-records.js';
-import { searchTasks } from '../../src/search/search-tasks.js';
-import { openRun } from '../../src/store/run-store.js';
 import { loadTask, type LoadedTask } from '../../src/tasks/load-task.js';
 import type { ReplyServer } from '../../src/toy/reply-server.js';
 import { BASE_TOY_WEIGHTS, startToyModel } from '../../src/toy/index.js';
 import type { Workflow } from '../../src/workflow/workflow.js';
 import { episodeRecord } from '../judge/support.js';
 import { temporaryDirectory } from '../support/fixtures.js';
+import { openSearchRun, searchOneEndpoint } from './one-endpoint-search.js';
 
 /**
  * A search in which the toy model plays the judge and the optimizer on their real prompts, beside a stand-in team: every
@@ -89,37 +87,27 @@ describe('a search with the toy model as judge and optimizer (stand-in team)', (
   });
 
   it('parses every reply at the first attempt, in the new formats', async () => {
-    const run = openRun({
+    const run = openSearchRun({
       runsDirectory: directory.path,
       name: 'toy-roles',
-      configSchema: RunConfig,
-      config: {
-        name: 'toy-roles',
-        suite: join(taskDir, '..'),
-        roles: { executor: { model: 'mass-toy', baseUrl: server.baseUrl } },
-      },
+      suite: join(taskDir, '..'),
+      model: 'mass-toy',
+      baseUrl: server.baseUrl,
     });
     try {
-      const chat = new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } });
-      const sampling = { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 4000 };
-      const summary = await searchTasks({
+      const summary = await searchOneEndpoint({
         run,
-        generation: 'L0',
+        baseUrl: server.baseUrl,
+        model: 'mass-toy',
+        chat: new OpenAICompatibleModel({ baseUrl: server.baseUrl, retry: { maxAttempts: 1 } }),
         taskDirs: [taskDir],
-        concurrency: { tasks: 1, episodes: 2, judgments: 2 },
-        executor: { model: 'mass-toy', baseUrl: server.baseUrl },
-        judge: { model: chat, modelName: 'mass-toy', sampling },
-        optimizer: { model: chat, modelName: 'mass-toy', sampling },
         settings: {
           iterations: 2,
           // Every design meets the bare reference first: the optimizer is shown an excerpt of its workspace.
           championRule: 'official',
           judgeMode: 'both',
-          judgeRepairAttempts: 1,
-          optimizerRepairAttempts: 1,
           seed: 3,
-          dataSeeds: { seed: 3, tasks: {} },
-          episode: { timeoutSeconds: 60 },
+          timeoutSeconds: 60,
         },
         tokenCounter: await loadTokenCounter(),
         episodes: new StandInTeam(task),
