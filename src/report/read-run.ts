@@ -1,5 +1,5 @@
-import { readStudentExperiments } from '../students/read-students.js';
-import type { StudentsRecord } from '../students/students.js';
+import { readStudentExperiments } from '../records/read-students.js';
+import type { StudentsRecord } from '../records/students-record.js';
 import {
   BENCHMARKS_FOLDER,
   BenchmarkSummaryRecord,

@@ -167,3 +167,6 @@ export function embeddingCachePath(key: string): string {
 
 /** The folder, under a task's `distill/<generation>/<task>/`, of its single-agent collection, ranking and selection. */
 export const SINGLE_AGENT_FOLDER = 'single-agent';
+
+/** `students/<name>/`: an experiment's folder, itself a run directory (its registry holds the base and the students). */
+export const STUDENTS_FOLDER = 'students';

@@ -1,17 +1,5 @@
 import { UserError } from '../errors.js';
-
-/**
- * The paper's Figure 6 compares students trained from the same base on single-agent (S), multi-agent (M) and mixed
- * (X) trajectories. A student here is a kind and a size: the number of selected episodes its dataset is built from.
- */
-export const STUDENT_KINDS = ['S', 'M', 'X'] as const;
-export type StudentKind = (typeof STUDENT_KINDS)[number];
-
-export const STUDENT_KIND_NAMES: Record<StudentKind, string> = {
-  S: 'single-agent',
-  M: 'multi-agent',
-  X: 'mixed',
-};
+import type { StudentKind } from '../records/students-record.js';
 
 export interface StudentSpec {
   /** How the student is named in records and figures: `S2`, `M4`, `X4`…, or as configured. */

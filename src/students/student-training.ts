@@ -15,7 +15,7 @@ import { studentKey } from '../work/step-keys.js';
 import type { WorkItem } from '../work/work-item.js';
 import type { WorkRunner } from '../work/work-runner.js';
 import type { StudentDataset } from './student-datasets.js';
-import type { StudentResult } from './students.js';
+import type { StudentResult } from '../records/students-record.js';
 import type { ModelRegistry } from '../records/registry.js';
 import { studentTrainingPlan, type StudentTraining } from './student-tokens.js';
 

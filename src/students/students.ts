@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
-import { z } from 'zod';
-
 import { RunConfig } from '../config/run-config.js';
 import { evaluationConfig } from '../config/evaluation-settings.js';
 import { UserError } from '../errors.js';
@@ -13,83 +11,23 @@ import { RunNotifications } from '../notify/run-notifications.js';
 import { configuredModel, RunSession } from '../session/run-session.js';
 import { localEpisodeBackend, type EpisodeBackend } from '../queue/episode-backend.js';
 import { trainingTokenizer } from '../session/training-tokenizer.js';
-import { Interval } from '../statistics/interval.js';
-import { defineRecord } from '../store/record.js';
 import { openRun, type Run } from '../store/run-store.js';
 import { ModelRegistry } from '../records/registry.js';
-import { TrainingMetrics } from '../records/training-metrics.js';
-import { STUDENT_KIND_NAMES, studentDataset, type StudentSpec } from './student-datasets.js';
+import { studentDataset, type StudentSpec } from './student-datasets.js';
+import { STUDENT_KIND_NAMES } from '../records/students-record.js';
 import type { StudentTraining } from './student-tokens.js';
 import { selectionPools } from './selection-pools.js';
 import { trainStudents } from './student-training.js';
 import { WorkRunner } from '../work/work-runner.js';
 import { DEFAULT_LENGTH_RATIO } from './length-ratio.js';
-import { judgeTeamVersusSingle, TeamVersusSingle } from './team-versus-single.js';
-
-/** `students/<name>/`: an experiment's folder, itself a run directory (its registry holds the base and the students). */
-export const STUDENTS_FOLDER = 'students';
+import { judgeTeamVersusSingle } from './team-versus-single.js';
+import type { StudentResult } from '../records/students-record.js';
+import { StudentsRecord } from '../records/students-record.js';
+import { STUDENTS_FOLDER } from '../store/run-paths.js';
 /** The evaluation of the students against the base, inside the experiment's run directory. */
 export const STUDENTS_EVALUATION = 'students';
 /** The base every student is trained from and compared with. */
 export const BASE_GENERATION = 'L0';
-
-export const StudentResult = z.object({
-  name: z.string(),
-  kind: z.enum(['S', 'M', 'X']),
-  /** Selected episodes in its data, by condition. */
-  teamEpisodes: z.number().int().nonnegative(),
-  singleEpisodes: z.number().int().nonnegative(),
-  episodeIds: z.array(z.string()),
-  /** The round's validation selections its trainer chose a checkpoint on (see `studentDataset`). */
-  validationEpisodeIds: z.array(z.string()).default([]),
-  /** The sampler's exact counts for its windows (see `studentTrainingPlan`). */
-  tokens: z.object({
-    windows: z.number().int().nonnegative(),
-    steps: z.number().int().positive(),
-    batchSize: z.number().int().positive(),
-    storedSupervisedTokens: z.number().nonnegative(),
-    expectedProcessedSupervisedTokens: z.number().nonnegative(),
-    processedSupervisedTokens: z.number().nonnegative(),
-  }),
-  trainer: z.string(),
-  metrics: TrainingMetrics,
-  /** Against the base, pooled over tasks, every judge's pairs (the evaluation's first judge row): null before it. */
-  winRate: z.number().nullable(),
-  winRateInterval: Interval.nullable(),
-  winRateWithTies: z.number().nullable(),
-  winRateWithTiesInterval: Interval.nullable(),
-  pairs: z.number().int().nonnegative(),
-  judge: z.string().nullable(),
-});
-export type StudentResult = z.infer<typeof StudentResult>;
-
-/** `students/<name>/students.json`: the experiment's students, their tokens and win rates against the base. */
-export const StudentsRecord = defineRecord({
-  kind: 'students',
-  version: 1,
-  schema: z.object({
-    name: z.string(),
-    /** The round whose selections the data comes from. */
-    generation: z.string(),
-    base: z.string(),
-    trainer: z.string(),
-    /** What the trained model is: `toy` says the figures show nothing about a real model. */
-    standIn: z.string().nullable(),
-    /** The students' evaluation against the base; null when the experiment trained no student. */
-    evaluation: z
-      .object({
-        rollouts: z.number().int().positive(),
-        tasks: z.array(z.string()),
-        judges: z.array(z.string()),
-        condition: z.string(),
-      })
-      .nullable(),
-    students: z.array(StudentResult),
-    /** The round's team outputs judged against its single-agent outputs; null when it collected none single-agent. */
-    teamVersusSingle: TeamVersusSingle.nullable().default(null),
-  }),
-});
-export type StudentsRecord = z.infer<(typeof StudentsRecord)['schema']>;
 
 export interface StudentsOptions {
   /** The run directory whose round of collections the students are trained on. */

@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { z } from 'zod';
-
-import { EvaluationOrders, evaluationConfig } from '../config/evaluation-settings.js';
+import type { EvaluationOrders } from '../config/evaluation-settings.js';
+import { evaluationConfig } from '../config/evaluation-settings.js';
 import type { RunConfig } from '../config/run-config.js';
 import { CollectionRecord, type CollectedRun } from '../records/generation-records.js';
 import { SINGLE_AGENT_FOLDER } from '../store/run-paths.js';
@@ -14,7 +13,7 @@ import { evaluationJudging, judgmentWork } from '../evaluate/evaluation-judgment
 import type { JudgmentRow } from '../records/evaluation-records.js';
 import { EvaluationSpending } from '../evaluate/evaluation-spending.js';
 import { serveEvaluation } from '../evaluate/serve-evaluation.js';
-import { allJudges, JudgeWinRates, pairPreferences } from '../records/evaluation-statistics/index.js';
+import { allJudges, pairPreferences } from '../records/evaluation-statistics/index.js';
 import { judgeWinRates, type ScoredVerdict } from '../records/evaluation-statistics/win-rates.js';
 import type { RunSession } from '../session/run-session.js';
 import { workspaceBundles } from '../evaluate/workspace-bundles.js';
@@ -24,6 +23,7 @@ import { runStudy, WorkRunner } from '../work/work-runner.js';
 import { JsonlAppender } from '../proxy/jsonl-appender.js';
 import { distillTaskPath, episodePath, outerLoopFiles } from '../store/run-paths.js';
 import { judgeSeeds } from '../config/judge-orders.js';
+import type { ConditionPair, TeamVersusSingle } from '../records/students-record.js';
 
 /** `students/<name>/team-vs-single/`: the judgments of the round's team outputs against its single-agent ones. */
 export const TEAM_VS_SINGLE_FOLDER = TEAM_VS_SINGLE;
@@ -31,47 +31,6 @@ export const TEAM_VS_SINGLE_FOLDER = TEAM_VS_SINGLE;
 const CONDITION = 'team-vs-single-agent';
 const CONFIDENCE = 0.95;
 const RESAMPLES = 1000;
-
-export const ConditionPair = z.object({
-  task: z.string(),
-  /** The sampling seed both episodes ran with: the collection pairs the team's run and the single agent's by it. */
-  seed: z.number().int(),
-  team: z.string(),
-  single: z.string(),
-  /** Tokens the episode's model generated over its conversations (`episode.json` usage, completion tokens). */
-  teamOutputTokens: z.number().int().nonnegative(),
-  singleOutputTokens: z.number().int().nonnegative(),
-  /** The larger of the two over the smaller is at most the length ratio. */
-  lengthMatched: z.boolean(),
-  /** Decided judgments of the pair, every judge, seed and order. */
-  judgments: z.number().int().nonnegative(),
-  /** Their mean from the team's side (win 1, tie ½, loss 0); null with no decided judgment. */
-  preference: z.number().nullable(),
-});
-export type ConditionPair = z.infer<typeof ConditionPair>;
-
-/**
- * The external judges' preference between the team's outputs and the single agent's on the same tasks of the same
- * round (the paper reports 85.1 % for the team, 80 % on length-matched pairs). Each pair is a team collection run and
- * the single-agent collection run with the same seed (the same task data and sampling seed); the pair is the unit of
- * every interval, as in the evaluation.
- */
-export const TeamVersusSingle = z.object({
-  generation: z.string(),
-  judges: z.array(z.string()),
-  judgeSeeds: z.number().int().positive(),
-  orders: EvaluationOrders,
-  lengthRatio: z.number().min(1),
-  pairs: z.array(ConditionPair),
-  /** Runs left without a partner: a failed, tampered or errored run on either side, or a seed only one side ran. */
-  unpaired: z.array(z.object({ task: z.string(), episodeId: z.string(), reason: z.string() })),
-  /** The team as the candidate: each judge's win rates, then every judge pooled (`all judges`) when there are two or more. */
-  overall: z.array(JudgeWinRates),
-  /** The same over the length-matched pairs alone. */
-  lengthMatched: z.array(JudgeWinRates),
-  failedJudgments: z.number().int().nonnegative(),
-});
-export type TeamVersusSingle = z.infer<typeof TeamVersusSingle>;
 
 interface PlannedPair {
   task: string;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
 import type { EvaluationSummary } from '../../src/records/evaluation-records.js';
-import { formatStudents } from '../../src/students/students-table.js';
-import { winAgainstBase, type StudentsRecord } from '../../src/students/students.js';
+import { formatStudents } from '../../src/records/students-table.js';
+import { winAgainstBase } from '../../src/students/students.js';
+import { type StudentsRecord } from '../../src/records/students-record.js';
 
 function cell(winRateWithTies: number, pairs: number) {
   return {

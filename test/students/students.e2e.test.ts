@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { DEMO_SUITE } from '../../src/demo/demo-config.js';
 import { CollectionRecord } from '../../src/records/generation-records.js';
-import type { StudentsRecord } from '../../src/students/students.js';
+import type { StudentsRecord } from '../../src/records/students-record.js';
 import { runMass } from '../support/cli.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { JudgmentRow } from '../../src/records/evaluation-records.js';
-import { formatStudents } from '../../src/students/students-table.js';
+import { formatStudents } from '../../src/records/students-table.js';
 import { lengthMatched, teamVersusSingleFigures } from '../../src/students/team-versus-single.js';
 
 function row(task: string, replicate: number, judge: string, outcome: JudgmentRow['outcome']): JudgmentRow {

@@ -6,8 +6,9 @@ import { DEMO_SUITE } from '../../demo/demo-config.js';
 import { UserError } from '../../errors.js';
 import { episodeBackendFor } from '../../queue/backend-from-config.js';
 import { parseStudentSpecs } from '../../students/student-datasets.js';
-import { formatStudents } from '../../students/students-table.js';
-import { runStudents, STUDENTS_FOLDER } from '../../students/students.js';
+import { formatStudents } from '../../records/students-table.js';
+import { runStudents } from '../../students/students.js';
+import { STUDENTS_FOLDER } from '../../store/run-paths.js';
 import { parsePositiveInteger } from '../duration.js';
 
 function atLeastOne(text: string, flag: string): number {

@@ -1,13 +1,13 @@
 import { html, type SafeHtml } from '../../html/html.js';
-import { STUDENT_KIND_NAMES } from '../../students/student-datasets.js';
+import { STUDENT_KIND_NAMES } from '../../records/students-record.js';
 import {
   percentCell,
   TEAM_VERSUS_SINGLE_COLUMNS,
   teamVersusSingleRows,
   tokenCount,
-} from '../../students/students-table.js';
-import type { StudentsRecord } from '../../students/students.js';
-import type { TeamVersusSingle } from '../../students/team-versus-single.js';
+} from '../../records/students-table.js';
+import type { StudentsRecord } from '../../records/students-record.js';
+import type { TeamVersusSingle } from '../../records/students-record.js';
 import { chart } from '../chart.js';
 import { formatCount } from '../format.js';
 import type { RunReportData } from '../read-run.js';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 
 import type { RunFiles } from '../store/run-files.js';
-import { STUDENTS_FOLDER, StudentsRecord, type StudentsRecord as Students } from './students.js';
+import { STUDENTS_FOLDER } from '../store/run-paths.js';
+import { StudentsRecord, type StudentsRecord as Students } from './students-record.js';
 
 /** Every finished `mass students` experiment of a run (`students/<name>/students.json`); none is no note. */
 export async function readStudentExperiments(files: RunFiles): Promise<Students[]> {

@@ -1,8 +1,8 @@
 import { textTable } from '../text-table.js';
 import type { Interval } from '../statistics/interval.js';
-import { STUDENT_KIND_NAMES } from './student-datasets.js';
-import type { StudentsRecord } from './students.js';
-import type { TeamVersusSingle } from './team-versus-single.js';
+import { STUDENT_KIND_NAMES } from './students-record.js';
+import type { StudentsRecord } from './students-record.js';
+import type { TeamVersusSingle } from './students-record.js';
 
 /** `62.5 % [24.5, 91.5]`: a rate in percent with its interval; `n/a` when no pair was decided. */
 export function percentCell(rate: number | null, interval: Interval | null): string {
