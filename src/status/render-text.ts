@@ -44,12 +44,14 @@ export function renderStatusText(status: RunStatus): string {
     ...spendingLines(status.spending),
   );
   const eta = status.eta;
-  lines.push(
-    '',
-    `ETA for the run: ${eta.remainingMs === null ? 'unknown' : formatDuration(eta.remainingMs)}` +
-      (eta.finishesAt ? ` (about ${eta.finishesAt})` : ''),
-    `  ${eta.basis}`,
-  );
+  if (status.run.state !== 'finished') {
+    lines.push(
+      '',
+      `ETA for the run: ${eta.remainingMs === null ? 'unknown' : formatDuration(eta.remainingMs)}` +
+        (eta.finishesAt ? ` (about ${eta.finishesAt})` : ''),
+      `  ${eta.basis}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
 import { CostLimits, TokenLimits, type SpendLimits } from '../config/prices.js';
-import { formatUsd } from '../cost/cost-total.js';
+import { describeCost, formatUsd } from '../cost/cost-total.js';
 import { SpendLedger, type SpendFilter } from '../cost/spend-ledger.js';
 import { readSpending, SPENDING_FILE } from '../cost/spend-journal.js';
 import { spentFigures, type SpentFigures } from '../cost/spending-summary.js';
@@ -92,14 +92,6 @@ async function readBudgets(directory: string): Promise<{ cost?: SpendLimits; tok
   };
 }
 
-/** A cost as `$x (reported y, computed z)`, with the calls of unknown cost apart. */
-export function describeMoney(figures: SpentFigures): string {
-  const { cost } = figures;
-  const calls = cost.unpricedCalls;
-  const unknown = calls > 0 ? `, ${calls} call${calls === 1 ? '' : 's'} of unknown cost` : '';
-  return `${formatUsd(cost.usd)} (reported ${formatUsd(cost.reportedUsd)}, computed ${formatUsd(cost.computedUsd)}${unknown})`;
-}
-
 /** Input plus output tokens. */
 export function spentTokens(figures: SpentFigures): number {
   return figures.promptTokens + figures.completionTokens;
@@ -108,7 +100,7 @@ export function spentTokens(figures: SpentFigures): number {
 /** A budget's spending beside its limit: `$x (…) / $limit` or `n tokens / limit`. */
 export function describeBudgetSpent(budget: BudgetStatus): string {
   return budget.unit === 'usd'
-    ? `${describeMoney(budget.spentFigures)} / ${formatUsd(budget.limit)}`
+    ? `${describeCost(budget.spentFigures.cost)} / ${formatUsd(budget.limit)}`
     : `${budget.spent} tokens / ${budget.limit}`;
 }
 
@@ -121,12 +113,12 @@ export function spendingLines(spending: SpendingStatus | null | undefined): stri
   const lines = [
     '',
     'spending',
-    `  spent: ${describeMoney(spending.total)}, ${spentTokens(spending.total)} tokens in ${spending.total.calls} calls`,
+    `  spent: ${describeCost(spending.total.cost)}, ${spentTokens(spending.total)} tokens in ${spending.total.calls} calls`,
   ];
   for (const group of spending.groups) {
     const figures = group.spentFigures;
     lines.push(
-      `    ${group.stage} ${group.label} ${group.role}: ${describeMoney(figures)}, ${spentTokens(figures)} tokens in ${figures.calls} calls`,
+      `    ${group.stage} ${group.label} ${group.role}: ${describeCost(figures.cost)}, ${spentTokens(figures)} tokens in ${figures.calls} calls`,
     );
   }
   for (const budget of spending.budgets) {

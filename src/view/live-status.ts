@@ -1,10 +1,10 @@
+import { describeCost } from '../cost/cost-total.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { formatCounts, formatDuration, formatModelCall, formatTokens } from '../status/format.js';
 import { readRunRecords } from '../status/read-run.js';
 import type { RunStatus } from '../status/run-status.js';
 import {
   describeBudgetSpent,
-  describeMoney,
   SPENT_BUDGET_NOTE,
   spentTokens,
   type SpendingStatus,
@@ -73,9 +73,13 @@ export function liveStatusMarkup(status: RunStatus | undefined): SafeHtml {
       <strong class="${run.state === 'stopped' ? 'bad' : run.state === 'finished' ? 'good' : ''}"
         >${run.state}</strong
       >
-      · read at ${status.readAt} · ETA
-      ${eta.remainingMs === null ? 'unknown' : formatDuration(eta.remainingMs)}
-      <span class="muted">(${eta.basis})</span>
+      · read at ${status.readAt}
+      ${
+        run.state === 'finished'
+          ? ''
+          : html`· ETA ${eta.remainingMs === null ? 'unknown' : formatDuration(eta.remainingMs)}
+              <span class="muted">(${eta.basis})</span>`
+      }
     </p>
     ${table(['stage', 'state', 'task', 'task state', 'done of planned', 'ETA'], stageRows, 'no step has started')}
     <h3>In flight</h3>
@@ -94,7 +98,7 @@ function spendingMarkup(spending: SpendingStatus | null): SafeHtml {
       <p class="empty">no spending journal and no budget</p>`;
   const row = (what: readonly string[], figures: SpendingStatus['total']) => [
     ...what,
-    describeMoney(figures),
+    describeCost(figures.cost),
     formatTokens(figures.promptTokens),
     formatTokens(figures.completionTokens),
     figures.calls,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { describeCost } from '../../src/cost/cost-total.js';
 import type { RunStatus } from '../../src/status/run-status.js';
 import { placeOfStep } from '../../src/status/step-place.js';
 import { LIVE_PAGE_POLICY } from '../../src/view/live-script.js';
@@ -157,7 +158,7 @@ describe('mass status and the live viewer on a toy search', () => {
     for (const group of done.spending!.groups) {
       expect(after).toMatch(
         new RegExp(
-          `${group.stage}\\s+${group.label}\\s+${group.role}\\s+\\$[\\d.]+ \\(reported .*\\s+${group.spentFigures.calls}\\n`,
+          `${group.stage}\\s+${group.label}\\s+${group.role}\\s+${escapeRegExp(describeCost(group.spentFigures.cost))}\\s.*\\s${group.spentFigures.calls}\\n`,
         ),
       );
     }
@@ -166,3 +167,7 @@ describe('mass status and the live viewer on a toy search', () => {
     expectCountsMatchRecords(done, false);
   }, 180_000);
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
