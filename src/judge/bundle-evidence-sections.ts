@@ -8,6 +8,7 @@ import {
   type FileReader,
   type RenderedSection,
 } from './bundle-sections.js';
+import { shownName } from './bundle-names.js';
 import { renderDataSection } from './data-section.js';
 import { fenced, shrinkToTokens } from './excerpt.js';
 import type { FileRoles } from './file-roles.js';
@@ -123,7 +124,7 @@ function renderIntegritySection(
   let remaining = budgetTokens - counter.count(parts[0]!) - 8;
   let truncated = false;
   for (const { path: file, diff } of integrity.diffs) {
-    const heading = `Changes to \`${file}\` against the task's original:`;
+    const heading = `Changes to \`${shownName(file)}\` against the task's original:`;
     const room = remaining - counter.count(heading) - 12;
     if (room < 48) break;
     const excerpt = shrinkToTokens(counter, diff, room, 0.6);

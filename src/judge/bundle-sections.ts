@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import type { TokenCounter } from '../model/token-counter.js';
 import { excerptFile, fenced, shrinkToTokens, type FileText } from './excerpt.js';
+import { shownName } from './bundle-names.js';
 import { byCodeUnits, formatBytes, formatCount, plural } from './format.js';
 import type { RedactHostPaths } from './host-paths.js';
 import { balanceAgentTextMarks, markJudgeDirectedText } from './judge-directed-text.js';
@@ -122,7 +123,7 @@ export async function renderExcerptSection(options: {
   let truncated = false;
   if (items.length === 0) parts.push(options.emptyText);
   for (const item of items) {
-    const heading = `#### \`${item.path}\` (${[item.note, formatBytes(reader.size(item.path))].filter(Boolean).join('; ')})`;
+    const heading = `#### \`${shownName(item.path)}\` (${[item.note, formatBytes(reader.size(item.path))].filter(Boolean).join('; ')})`;
     const overhead = counter.count(heading) + 12;
     const room = Math.min(options.perItemTokens, remaining) - overhead;
     if (room < SMALLEST_ITEM_TOKENS) {
@@ -182,7 +183,7 @@ function notShownLine(files: string[], named: number): string {
   if (named === 0) return `Not shown for lack of room: ${plural(files.length, 'more file')}.`;
   const names = files
     .slice(0, named)
-    .map((file) => `\`${file}\``)
+    .map((file) => `\`${shownName(file)}\``)
     .join(', ');
   const more = files.length > named ? ` and ${formatCount(files.length - named)} more` : '';
   return `Not shown for lack of room: ${names}${more}.`;
@@ -249,8 +250,8 @@ export function renderTree(options: {
     const leftOut = ranked.slice(limit);
     const lines = listed.map((entry) =>
       entry.type === 'file'
-        ? `${entry.path}  ${formatBytes(entry.size)}`
-        : `${entry.path}  (${entry.type === 'symlink' ? 'symbolic link, not followed' : 'not a regular file'})`,
+        ? `${shownName(entry.path)}  ${formatBytes(entry.size)}`
+        : `${shownName(entry.path)}  (${entry.type === 'symlink' ? 'symbolic link, not followed' : 'not a regular file'})`,
     );
     const header = [
       '### Files',
@@ -263,7 +264,7 @@ export function renderTree(options: {
     if (listing.skippedFolders.length > 0) {
       const skipped = listing.skippedFolders
         .slice(0, 10)
-        .map((folder) => `\`${folder.path}/\` (${plural(folder.files, 'file')})`)
+        .map((folder) => `\`${shownName(folder.path)}/\` (${plural(folder.files, 'file')})`)
         .join(', ');
       header.push(
         `Tool and cache folders, not listed: ${skipped}${listing.skippedFolders.length > 10 ? ', …' : ''}.`,
@@ -285,7 +286,7 @@ export function renderTree(options: {
 function describeLeftOut(paths: string[]): string {
   const byFolder = new Map<string, number>();
   for (const file of paths) {
-    const top = file.includes('/') ? `${file.split('/')[0]}/` : '(top level)';
+    const top = file.includes('/') ? `${shownName(file.split('/')[0]!)}/` : '(top level)';
     byFolder.set(top, (byFolder.get(top) ?? 0) + 1);
   }
   const folders = [...byFolder.entries()].sort(

@@ -11,6 +11,7 @@ import {
 import { describeDataFile } from './data-sample.js';
 import { fenced, shrinkToTokens } from './excerpt.js';
 import { byCodeUnits, formatBytes, plural } from './format.js';
+import { shownName } from './bundle-names.js';
 
 /** Extensions of the input files sampled: data and notes about them, not the task's scripts. */
 const DATA_EXTENSIONS = new Set(['.csv', '.tsv', '.json', '.jsonl', '.txt', '.md', '.dat', '.yaml', '.yml']);
@@ -54,7 +55,7 @@ export async function renderDataSection(options: {
       continue;
     }
     const read = await reader.read(file);
-    const title = `#### \`${file}\` (task input; ${formatBytes(reader.size(file))})`;
+    const title = `#### \`${shownName(file)}\` (task input; ${formatBytes(reader.size(file))})`;
     let body: string;
     if (read.kind === 'text') body = fenced(describeDataFile(file, read.file), 'text');
     else if (read.kind === 'binary') body = '(binary file: not sampled)';

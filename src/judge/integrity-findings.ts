@@ -7,6 +7,7 @@ import type { LoadedTask } from '../tasks/load-task.js';
 import { unifiedDiff } from '../line-diff.js';
 import type { WorkspaceListing } from './workspace-files.js';
 import type { ProtectedFileFinding } from '../records/bundle-summary.js';
+import { shownName } from './bundle-names.js';
 
 export interface IntegrityEvidence {
   findings: ProtectedFileFinding[];
@@ -93,11 +94,11 @@ export function renderIntegrity(evidence: IntegrityEvidence): string {
           : finding.episode === 'unchanged' && finding.status !== 'unchanged'
             ? '; the episode record saw it unchanged at the end of the run (changed afterwards)'
             : '';
-      lines.push(`- \`${finding.path}\`: ${STATUS_TEXT[finding.status]}${during}`);
+      lines.push(`- \`${shownName(finding.path)}\`: ${STATUS_TEXT[finding.status]}${during}`);
     }
   }
   if (evidence.links.length > 0) {
-    const shown = evidence.links.slice(0, 10).map((link) => `\`${link}\``);
+    const shown = evidence.links.slice(0, 10).map((link) => `\`${shownName(link)}\``);
     const more = evidence.links.length > 10 ? ` and ${evidence.links.length - 10} more` : '';
     lines.push(`Symbolic links in the workspace (not followed): ${shown.join(', ')}${more}.`);
   }

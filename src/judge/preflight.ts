@@ -5,6 +5,7 @@ import { isGlob, matchPaths } from './glob.js';
 import { readWorkspaceBytes, readWorkspaceText, type WorkspaceListing } from './workspace-files.js';
 import type { DeliverableCheck } from '../records/bundle-summary.js';
 import { DeliverableStatus } from '../records/bundle-summary.js';
+import { shownName } from './bundle-names.js';
 
 /** Larger deliverables are checked by existence and size only. */
 const MAX_CHECKED_BYTES = 8 * 1024 * 1024;
@@ -44,7 +45,8 @@ export async function runPreflight(
     const worst = results.reduce((current, next) =>
       SEVERITY[next.check.status] > SEVERITY[current.check.status] ? next : current,
     );
-    const prefix = (file: string, line: string) => (isGlob(deliverable.path) ? `${file}: ${line}` : line);
+    const prefix = (file: string, line: string) =>
+      isGlob(deliverable.path) ? `${shownName(file)}: ${line}` : line;
     const facts = results.flatMap((result) => result.check.facts.map((fact) => prefix(result.path, fact)));
     if (matched.length > MAX_GLOB_MATCHES_CHECKED) {
       facts.push(`${formatCount(matched.length - MAX_GLOB_MATCHES_CHECKED)} more matches not checked`);
@@ -92,8 +94,9 @@ function whyMissing(deliverablePath: string, listing: WorkspaceListing): string 
       entry.type !== 'file' &&
       (entry.path === deliverablePath || deliverablePath.startsWith(`${entry.path}/`)),
   );
-  if (link?.type === 'symlink') return `\`${link.path}\` is a symbolic link; links are not followed`;
-  if (link) return `\`${link.path}\` is not a regular file`;
+  if (link?.type === 'symlink')
+    return `\`${shownName(link.path)}\` is a symbolic link; links are not followed`;
+  if (link) return `\`${shownName(link.path)}\` is not a regular file`;
   return isGlob(deliverablePath) ? 'no file matches' : 'not found';
 }
 

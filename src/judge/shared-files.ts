@@ -2,6 +2,7 @@ import type { FileExcerpt } from './bundle-sections.js';
 import { fenced } from './excerpt.js';
 import { byCodeUnits, formatCount } from './format.js';
 import { alignSequences, type AlignmentStep } from '../sequence-alignment.js';
+import { shownName as shownFileName } from './bundle-names.js';
 
 /**
  * The files two workspaces share, shown once. Two runs of one task often leave files that are the same in both, or
@@ -160,7 +161,7 @@ function renderFile(file: SharedFile, names: SideNames): string {
   return [
     `Differs between ${first!.name} and ${second!.name} (${counts}). As ${shownName} has it:`,
     file.shown.text,
-    `The lines of \`${file.path}\` that differ between ${first!.name} and ${second!.name}:`,
+    `The lines of \`${shownFileName(file.path)}\` that differ between ${first!.name} and ${second!.name}:`,
     renderHunks(difference.hunks, names),
   ].join('\n');
 }
