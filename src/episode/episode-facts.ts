@@ -1,5 +1,5 @@
 import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
-import type { ProxyLogRow } from '../proxy/log-row.js';
+import type { ProxyLogRow, ProxyRefusal } from '../proxy/log-row.js';
 import { episodeConversations, type Thread } from '../records/threads.js';
 import type { ProvenanceOptions } from '../records/request-provenance.js';
 
@@ -30,8 +30,8 @@ export interface EpisodeFacts {
   lastToolCalls: ToolCallSummary[];
   orchestratorFinal: OrchestratorFinal | null;
   /**
-   * Requests that agent code posted (chat requests the harness did not build, failed ones included, and requests for
-   * paths the proxy does not forward), and the conversations they formed.
+   * Requests that agent code posted (chat requests the harness did not build, failed ones included, and requests the
+   * proxy refused as no client but agent code sends them: see `AGENT_REFUSALS`), and the conversations they formed.
    */
   forged: {
     requests: number;
@@ -43,6 +43,16 @@ export interface EpisodeFacts {
 }
 
 const LAST_TOOL_CALLS = 8;
+
+/**
+ * The proxy's refusals that only a client other than the harness causes, so agent code's requests whatever their
+ * path: the harness calls the model API only (`not_forwarded` is any other path), with requests it built as valid
+ * HTTP and JSON (`malformed` is a request the proxy could not read or check, on any route), each far below the body
+ * bound (`too_large`: the bound leaves room for any real call). None of them reached the model server, so none is its
+ * failure: counted as the agent's, they cannot make an episode pass for an infrastructure failure (`api_error`).
+ * `output_budget` is the episode's own budget, which the outcome reads apart.
+ */
+const AGENT_REFUSALS: ReadonlySet<ProxyRefusal> = new Set(['not_forwarded', 'malformed', 'too_large']);
 
 export function episodeFacts(rows: ProxyLogRow[], options: ProvenanceOptions = {}): EpisodeFacts {
   const { threads, provenance, exchanges } = episodeConversations(rows, options);
@@ -62,10 +72,9 @@ export function episodeFacts(rows: ProxyLogRow[], options: ProvenanceOptions = {
     .slice(-LAST_TOOL_CALLS);
   const last = orchestrator.at(-1);
   const forgedThreads = threads.filter((thread) => thread.forged === true);
-  // The harness calls the model API only: a request for any other path, refused by the proxy, was agent code's.
   const forgedRequests = new Set([
     ...[...provenance.values()].filter((request) => request.forgery !== null).map((request) => request.seq),
-    ...rows.filter((row) => row.refusal === 'not_forwarded').map((row) => row.seq),
+    ...rows.filter((row) => row.refusal != null && AGENT_REFUSALS.has(row.refusal)).map((row) => row.seq),
   ]);
   return {
     threads,
