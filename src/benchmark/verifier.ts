@@ -28,8 +28,9 @@ export interface VerifyOptions {
 
 /**
  * Harbor's verification of a finished trial, in the trial's own environment as the agent left it: the task's
- * `tests/` put in only now at `/tests`, an empty `/logs/verifier`, then `bash /tests/test.sh` from `/tests` as the
- * task's verifier user, under its verifier timeout, with `[environment.env]` and the verifier's environment, and
+ * `tests/` put in only now at `/tests`, an empty `/logs/verifier`, then `bash /tests/test.sh` from the environment's
+ * working folder (as Harbor runs it: the image's WORKDIR in a container, `/workspace` in bubblewrap) as the task's
+ * verifier user, under its verifier timeout, with `[environment.env]` and the verifier's environment, and
  * `PYTHONSAFEPATH` so that a Python runner never imports the agent's modules from its working folder. Its network is
  * the agent's (the caller's egress proxy, or none). `/logs/verifier` is then handed back (no link, no set-user-ID
  * bit) and the reward read from `reward.txt` (one float) or `reward.json` (an object of numbers), as Harbor reads
@@ -86,7 +87,8 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
 }
 
 /**
- * How test.sh is run (pure, for every back-end): `bash /tests/test.sh` from `/tests` as the task's verifier user, with
+ * How test.sh is run (pure, for every back-end): `bash /tests/test.sh` from `workdir`, the environment's working folder
+ * where the agent's commands start too (Harbor gives its verifier no other), as the task's verifier user, with
  * `[environment.env]`, then the verifier's own variables, then mass's. `PYTHONSAFEPATH` keeps the working folder
  * and a script's folder off Python's module search path, so that a `python3 -m pytest` run from the agent's workspace
  * never imports the agent's own `pytest.py` (or any module named like one the runner imports);
@@ -99,7 +101,7 @@ export function verifierInvocation(
   return {
     command: ['bash', `${TESTS_INSIDE}/test.sh`],
     user: task.verifierUser,
-    cwd: TESTS_INSIDE,
+    cwd: workdir,
     env: {
       ...task.environmentEnv,
       ...task.verifierEnv,

@@ -81,7 +81,7 @@ describe('how a verification ended', () => {
     });
   });
 
-  it('runs test.sh from /tests with the workspace off Python’s module search path, whatever the task sets', () => {
+  it('runs test.sh from the environment’s working folder with it off Python’s module search path, whatever the task sets', () => {
     const invocation = verifierInvocation(
       {
         environmentEnv: { PYTHONSAFEPATH: '', APP: '1' },
@@ -93,7 +93,7 @@ describe('how a verification ended', () => {
     expect(invocation).toEqual({
       command: ['bash', '/tests/test.sh'],
       user: 'root',
-      cwd: '/tests',
+      cwd: '/app',
       env: {
         APP: '1',
         MODE: 'strict',
