@@ -34,7 +34,7 @@ export const LoopGenerationCoverage = z.object({
 });
 export type LoopGenerationCoverage = z.infer<typeof LoopGenerationCoverage>;
 
-export interface LoopCoverageOptions {
+interface LoopCoverageOptions {
   /** Default 0.95. */
   confidence?: number;
   /** The bootstrap of mean champion changes: seed and resamples (default 0 and 2,000), so a figure is reproducible. */

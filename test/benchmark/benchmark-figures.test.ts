@@ -111,7 +111,7 @@ describe('where a Harbor task runs', () => {
       source: {
         dockerfile: '/t/environment/Dockerfile',
         context: '/t/environment',
-        tag: 'mass-harbor/t:local',
+        tag: expect.stringMatching(/^mass-harbor\/t-[0-9a-f]{12}:local$/),
       },
       network: false,
     });
