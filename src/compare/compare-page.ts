@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
-import { byGenerationName } from '../evaluate/loop-search-coverage.js';
+import { byGenerationName } from '../records/loop-search-coverage.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { dataTable } from '../report/chart.js';
 import {

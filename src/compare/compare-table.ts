@@ -1,4 +1,4 @@
-import type { LoopGenerationCoverage } from '../evaluate/loop-search-coverage.js';
+import type { LoopGenerationCoverage } from '../records/loop-search-coverage.js';
 import type { OutsideGenerationCoverage } from '../records/search-coverage-figure.js';
 import { iterationText, LOOP_MEASURE, outsideMeasure } from '../report/coverage-chart.js';
 import type { ComparedRun } from './compared-run.js';

@@ -10,7 +10,7 @@ import {
   byGenerationName,
   loopSearchCoverage,
   type LoopGenerationCoverage,
-} from '../evaluate/loop-search-coverage.js';
+} from '../records/loop-search-coverage.js';
 import type { OutsideGenerationCoverage } from '../records/search-coverage-figure.js';
 import { readSearches } from '../report/read-run.js';
 import { describeIssues } from '../store/describe-issues.js';

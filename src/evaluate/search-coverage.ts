@@ -14,7 +14,7 @@ import type { LoadedTask } from '../tasks/load-task.js';
 import { judgmentWork } from './evaluation-judgments.js';
 import type { EvaluationJudge } from './evaluation-plan.js';
 import type { JudgmentRow } from '../records/evaluation-records.js';
-import { byGenerationName, loopTaskCoverage } from './loop-search-coverage.js';
+import { byGenerationName, loopTaskCoverage } from '../records/loop-search-coverage.js';
 import {
   outsideGenerationCoverage,
   type SearchCoverageFigure,

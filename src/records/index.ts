@@ -12,6 +12,7 @@ export * from './generation-records.js';
 export * from './host-path-rewrite.js';
 export * from './judge-directed-text.js';
 export * from './judgment-record.js';
+export * from './loop-search-coverage.js';
 export * from './message-equivalence.js';
 export * from './model-generation.js';
 export * from './noise-figures.js';

@@ -92,3 +92,6 @@ export const TaskSearchRecord = defineRecord({
   }),
 });
 export type TaskSearchResult = z.infer<(typeof TaskSearchRecord)['schema']>;
+
+/** The bare-task run every version is measured against. */
+export const REFERENCE = 'reference';

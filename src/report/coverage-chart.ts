@@ -1,4 +1,4 @@
-import type { LoopGenerationCoverage } from '../evaluate/loop-search-coverage.js';
+import type { LoopGenerationCoverage } from '../records/loop-search-coverage.js';
 import type { OutsideGenerationCoverage } from '../records/search-coverage-figure.js';
 import type { HtmlValue, SafeHtml } from '../html/html.js';
 import { chart, dataTable } from './chart.js';

@@ -6,7 +6,8 @@ import { proposeWorkflow } from '../optimizer/propose-workflow.js';
 import { renderTaskPrompt } from '../tasks/render-prompt.js';
 import { callThroughOutages } from './outage-gate.js';
 import { SearchProposal } from '../records/search-records.js';
-import { REFERENCE, type TaskSearchState } from './task-search-state.js';
+import { type TaskSearchState } from './task-search-state.js';
+import { REFERENCE } from '../records/search-records.js';
 import { searchVersionFiles } from '../store/run-paths.js';
 
 const DEFAULT_EVIDENCE_TOKENS = 8_000;

@@ -15,7 +15,8 @@ import {
 import { repeatRunLabel, repeatSeed, repeatStepBase } from './repeat-runs.js';
 import { searchEpisode } from './search-episode.js';
 import type { SearchDecision } from '../records/search-records.js';
-import { REFERENCE, type TaskSearchState } from './task-search-state.js';
+import { type TaskSearchState } from './task-search-state.js';
+import { REFERENCE } from '../records/search-records.js';
 
 /** Thrown into the work still waiting to start once the search has stopped; never reported. */
 class RepeatsStopped extends Error {}

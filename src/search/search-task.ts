@@ -15,7 +15,8 @@ import {
   type TaskSearchResult,
 } from '../records/search-records.js';
 import { maxChangeFraction } from './stabiliser.js';
-import { REFERENCE, TaskSearchState } from './task-search-state.js';
+import { TaskSearchState } from './task-search-state.js';
+import { REFERENCE } from '../records/search-records.js';
 
 /**
  * The inner loop for one task (MASS.md §3): a bare-task reference run and v0 (the task's own design), then

@@ -10,9 +10,6 @@ import type { SearchContext } from './search-context.js';
 import type { SearchEpisode } from '../records/search-records.js';
 import { searchVersionFiles } from '../store/run-paths.js';
 
-/** The bare-task run every version is measured against. */
-export const REFERENCE = 'reference';
-
 /** A version of the team's design and its run; the reference has no design. */
 export interface Version {
   label: string;

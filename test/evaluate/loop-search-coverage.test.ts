@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { loopSearchCoverage, loopTaskCoverage } from '../../src/evaluate/loop-search-coverage.js';
+import { loopSearchCoverage, loopTaskCoverage } from '../../src/records/loop-search-coverage.js';
 import { searchRecord } from './search-records.js';
 
 describe('the loop’s own search coverage, from the search records alone', () => {

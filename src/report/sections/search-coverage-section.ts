@@ -1,4 +1,4 @@
-import { loopSearchCoverage } from '../../evaluate/loop-search-coverage.js';
+import { loopSearchCoverage } from '../../records/loop-search-coverage.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import {
   coverageChart,

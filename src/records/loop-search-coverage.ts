@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
-import type { TaskSearchResult } from '../records/search-records.js';
-import { REFERENCE } from '../search/task-search-state.js';
-import { CoveragePoint, curveAndSummary, FirstWinSummary } from '../records/search-coverage-figure.js';
-import { bootstrapInterval } from '../records/evaluation-statistics/bootstrap.js';
+import type { TaskSearchResult } from './search-records.js';
+import { REFERENCE } from './search-records.js';
+import { CoveragePoint, curveAndSummary, FirstWinSummary } from './search-coverage-figure.js';
+import { bootstrapInterval } from './evaluation-statistics/bootstrap.js';
 import { Interval } from '../statistics/interval.js';
 
 /**
