@@ -87,7 +87,11 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
       },
     };
   }
-  if (harness.lastAssistantText && API_ERROR_TEXT.test(harness.lastAssistantText)) {
+  if (
+    harness.lastAssistantText &&
+    API_ERROR_TEXT.test(harness.lastAssistantText) &&
+    apiErrorTextTrusted(rows)
+  ) {
     return failure(
       'api_error',
       `the harness ended on an API error: ${harness.lastAssistantText.slice(0, 300)}`,
@@ -108,6 +112,15 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
   const unconfirmed = unconfirmedResult(harness.result.text, evidence.orchestratorFinal);
   if (unconfirmed) return failure('unconfirmed_result', unconfirmed);
   return { status: 'success', failure: null };
+}
+
+/**
+ * Whether the harness's own "API error" text may be believed. Agent code can print into the harness's output and then
+ * kill it, so the text counts only with evidence it cannot forge: no model call recorded at all (no tool ran, so no
+ * agent code did: the harness could not reach its model), or a call of the harness's that it gave up waiting for.
+ */
+function apiErrorTextTrusted(rows: readonly ProxyLogRow[]): boolean {
+  return rows.length === 0 || rows.some((row) => row.clientDisconnected);
 }
 
 /** Why a successful final result is not the orchestrator's last recorded response; null when it is. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { classifyOutcome, type OutcomeEvidence } from '../../src/episode/outcome.js';
+import { chatRow } from '../support/chat-row.js';
 
 /** A run the harness reports as a success, its process exiting cleanly, no model call failing. */
 function evidence(resultText: string | null, final: OutcomeEvidence['orchestratorFinal']): OutcomeEvidence {
@@ -64,6 +65,42 @@ describe('a successful result the proxy must confirm', () => {
       detail: expect.stringMatching(
         /agent code posted chat requests .* \(#7\) failed, which stopped the harness/,
       ),
+    });
+  });
+});
+
+describe('the harness’s own API error text', () => {
+  /** The harness printed an API error as its last text and ended without a result. */
+  function endedOnApiErrorText(rows: OutcomeEvidence['rows']): OutcomeEvidence {
+    return {
+      ...evidence(null, null),
+      harness: { result: null, lastAssistantText: 'API Error: 503 upstream', events: 4, unreadableLines: 0 },
+      process: { exitCode: 1, signal: null, timedOut: false, limitExceeded: null },
+      rows,
+    };
+  }
+  const answered = [chatRow(1, [{ role: 'user', content: 'task' }], { content: 'ok' })];
+
+  it('is believed when no model call was recorded (no agent code could run) or a harness call was abandoned', () => {
+    expect(classifyOutcome(endedOnApiErrorText([])).failure).toMatchObject({ kind: 'api_error' });
+    const abandoned = chatRow(
+      2,
+      [{ role: 'user', content: 'more' }],
+      { content: null },
+      {
+        clientDisconnected: true,
+        status: null,
+      },
+    );
+    expect(classifyOutcome(endedOnApiErrorText([...answered, abandoned])).failure).toMatchObject({
+      kind: 'api_error',
+    });
+  });
+
+  it('is the harness’s crash when every recorded call was answered: agent code can print it and kill the harness', () => {
+    expect(classifyOutcome(endedOnApiErrorText(answered)).failure).toMatchObject({
+      kind: 'harness_crash',
+      detail: 'the harness exited with code 1 without a final result',
     });
   });
 });
