@@ -265,7 +265,10 @@ describe('mass benchmark', () => {
     writeFileSync(
       join(bin, 'docker'),
       '#!/bin/sh\nprintf "%s\\n" "$*" >> "$FAKE_ENGINE_LOG"\n' +
-        'case "$1" in create) echo "no space left on device" >&2; exit 1;; esac\n',
+        'case "$1" in create) echo "no space left on device" >&2; exit 1;; esac\n' +
+        // A build writes its image's ID where --iidfile says, as the real engine does.
+        'if [ "$1" = build ]; then while [ $# -gt 0 ]; do\n' +
+        '  if [ "$1" = --iidfile ]; then printf "sha256:%064d" 0 > "$2"; fi; shift\ndone; fi\n',
       { mode: 0o755 },
     );
     const result = await runMass(
