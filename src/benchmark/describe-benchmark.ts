@@ -44,7 +44,7 @@ export function describeBenchmark(summary: BenchmarkSummary): string {
     officialCaption(summary.official),
     ...textTable(OFFICIAL_COLUMNS, officialRows(summary.official)).map((line) => `  ${line}`),
     '',
-    'Per task (mean reward, output tokens per trial, how the verifications ended):',
+    'Per task (mean reward, output tokens per trial, how many verifications ended how):',
     ...textTable(
       ['task', 'label', 'reward', 'tokens', 'verifications'],
       summary.perTask.map((row) => [
@@ -53,7 +53,7 @@ export function describeBenchmark(summary: BenchmarkSummary): string {
         number(row.meanReward, 2),
         number(row.meanOutputTokens, 0),
         Object.entries(row.statuses)
-          .map(([status, count]) => `${status} ${count}`)
+          .map(([status, count]) => `${count} ${status}`)
           .join(', '),
       ]),
     ).map((line) => `  ${line}`),
