@@ -44,7 +44,7 @@ export class StageSpending {
   }
 
   /** The judge or optimizer with each billed call added to the spending. */
-  metered(role: 'judge' | 'optimizer', roleModel: RoleModel): RoleModel {
+  metered<Model extends RoleModel>(role: 'judge' | 'optimizer', roleModel: Model): Model {
     const scope = this.scope(role);
     return {
       ...roleModel,
@@ -54,13 +54,16 @@ export class StageSpending {
     };
   }
 
-  /** What a finished episode's team spent (its record's tokens and cost), once under its step key. */
+  /**
+   * What a finished episode's team spent (its record's tokens and cost: reported in its record, else at its model's
+   * prices), once under its step key.
+   */
   async episode(
     stepKey: string,
     record: EpisodeSpendFacts & { model: string; modelCalls: number },
+    executorPrices: ExecutorPrices = this.executorPrices,
   ): Promise<void> {
-    const prices =
-      typeof this.executorPrices === 'function' ? this.executorPrices(record.model) : this.executorPrices;
+    const prices = typeof executorPrices === 'function' ? executorPrices(record.model) : executorPrices;
     await this.guard.recordOnce({
       ...this.scope('executor'),
       key: `episode/${stepKey}`,
