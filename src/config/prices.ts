@@ -65,11 +65,3 @@ export const CostLimits = spendLimits('US dollars', '{ run: 40, roles: { judge: 
 /** `budgets.tokens`: input plus output tokens of the calls. */
 export const TokenLimits = spendLimits('tokens (input plus output)', '{ stages: { evaluation: 5000000 } }');
 export type SpendLimits = NonNullable<z.infer<typeof CostLimits>>;
-
-/**
- * Configuration fields that only bound spending: a run resumed with other values there is the same run (raise a
- * budget that ran out and run the command again).
- */
-export function isSpendingLimitField(field: string): boolean {
-  return /^budgets\.(cost|tokens)(\.|$)/.test(field);
-}

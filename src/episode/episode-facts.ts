@@ -1,4 +1,5 @@
-import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
+import { contentText } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 import type { ProxyLogRow, ProxyRefusal } from '../proxy/log-row.js';
 import { episodeConversations, type Thread } from '../records/threads.js';
 import type { ProvenanceOptions } from '../records/request-provenance.js';

@@ -1,4 +1,4 @@
-import { DELEGATION_TOOL } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 
 /**
  * The teacher directive, appended while collecting training data so that the team really works as a team. Its

@@ -20,7 +20,7 @@ import { MAX_EVENT_LINE_BYTES, MAX_EVENT_LOG_BYTES } from './harness-events.js';
 import { harnessNode, type HarnessNode } from './harness-node.js';
 import { packageDirectories } from './package-directories.js';
 import type { HarnessTexts } from './harness-texts.js';
-import { DELEGATION_TOOL } from './qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 import {
   DEFAULT_SAMPLING,
   LEAN_DECLARED_TOOLS,

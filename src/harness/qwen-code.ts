@@ -9,9 +9,6 @@ import type { ChatMessage, MessageContent } from '../model/types.js';
 
 export const QWEN_CODE_VERSION = '0.24.4';
 
-/** The delegation tool; `run_in_background` defaults to true for top-level subagents. */
-export const DELEGATION_TOOL = 'agent';
-
 export type ThreadRole = 'orchestrator' | 'subagent' | 'auxiliary';
 
 const ORCHESTRATOR_MARKER = /^You are Qwen Code\b/;

@@ -1,6 +1,7 @@
 import type { EpisodeRecord } from '../records/episode-record.js';
 import { Thread } from '../records/threads.js';
-import { DELEGATION_TOOL, contentText } from '../harness/qwen-code.js';
+import { contentText } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 import type { TokenCounter } from '../model/token-counter.js';
 import { egressDestinations, readEgressLog, type EgressLogRead } from '../proxy/egress-log.js';
 import { eachValidJsonLine } from '../store/json-lines.js';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
 import {
-  DELEGATION_TOOL,
   contentText,
   firstUserMessage,
   systemPromptOf,
@@ -9,6 +8,7 @@ import {
   userPromptText,
   type ThreadRole,
 } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 import { HARNESS_ASSISTANT_TEXTS, compactionResumeText } from '../harness/qwen-code-history.js';
 import { ChatMessage, type AssistantMessage, type MessageContent } from '../model/types.js';
 import type { ProxyLogRow } from '../proxy/log-row.js';

@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import type { z } from 'zod';
 
-import { isSpendingLimitField } from '../config/prices.js';
 import { UserError, errorMessage } from '../errors.js';
 import { writeFileAtomicSync } from './atomic-write.js';
 import { configDifferences, describeDifferences, type ConfigDifference } from './config-differences.js';
@@ -74,11 +73,12 @@ export function freezeConfig<Schema extends z.ZodType>(
 }
 
 /**
- * Fields a resumed run may change without becoming another run: what bounds its spending (a budget that ran out,
- * raised to go on) and whom it tells of its events (`notify`). Neither changes any work done or to do.
+ * Fields a resumed run may change without becoming another run: what bounds its spending (`budgets.cost` and
+ * `budgets.tokens`: a budget that ran out, raised to go on) and whom it tells of its events (`notify`). Neither
+ * changes any work done or to do.
  */
 function changesNothingDone(field: string): boolean {
-  return isSpendingLimitField(field) || /^notify(\.|$)/.test(field);
+  return /^budgets\.(cost|tokens)(\.|$)/.test(field) || /^notify(\.|$)/.test(field);
 }
 
 export function readFrozenConfig<Schema extends z.ZodType>(path: string, schema: Schema): z.output<Schema> {

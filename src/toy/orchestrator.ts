@@ -1,4 +1,4 @@
-import { DELEGATION_TOOL } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 import type { ChatMessage } from '../model/types.js';
 import { step, type Step } from './steps.js';
 import { toolCallsOf, viewConversation } from './conversation.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { DELEGATION_TOOL, systemPromptOf, threadRoleOf } from '../harness/qwen-code.js';
+import { systemPromptOf, threadRoleOf } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 import { probeKindOf } from '../doctor/probe-protocol.js';
 import { ChatMessage } from '../model/types.js';
 import type { FaultPlanInput } from '../config/fault-plan.js';

@@ -1,4 +1,4 @@
-import { DELEGATION_TOOL } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
 import type { ChatMessage } from '../model/types.js';
 import { readScriptBehaviour } from './analysis-script.js';
 import { TOY_BEHAVIOURS, ToyWeights, type ToyBehaviour } from './weights.js';

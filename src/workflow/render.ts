@@ -1,7 +1,7 @@
 import { canonicalJson } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
 
-import { DELEGATION_TOOL } from '../harness/qwen-code.js';
+import { DELEGATION_TOOL } from './delegation-tool.js';
 import { isFreeTextDesign, type ContractField, type TeamDesign, type WorkflowAgent } from './workflow.js';
 
 /**

@@ -8,15 +8,15 @@
  */
 export const LAYERS: readonly string[] = [
   'model',
+  'store',
   'config',
   'statistics',
   'html',
-  'store',
   'cost',
   'notify',
   'ranking',
-  'harness',
   'workflow',
+  'harness',
   'proxy',
   'records',
   'report',

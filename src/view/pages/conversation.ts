@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 import type { Thread } from '../../records/threads.js';
-import { contentText, DELEGATION_TOOL, firstUserMessage, userPromptText } from '../../harness/qwen-code.js';
+import { contentText, firstUserMessage, userPromptText } from '../../harness/qwen-code.js';
+import { DELEGATION_TOOL } from '../../workflow/delegation-tool.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { ChatMessage, MessageContent, ToolCall } from '../../model/types.js';
 import type { ProxyLogRow } from '../../proxy/log-row.js';
