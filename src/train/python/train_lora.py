@@ -42,7 +42,8 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+import traceback
+from typing import Any, Dict, List, NoReturn, Optional, Sequence
 
 from window_data import Dataset, DataError, load_dataset, log, read_config, write_json
 from window_sampler import checkpoint_steps, evaluation_steps, learning_rate_at, sample_windows, sampler_pools
@@ -155,6 +156,14 @@ def run_workers(command: List[str]) -> int:
     return child.wait()
 
 
+def leave(status: int) -> NoReturn:
+    """How a training process ends once its files are written: without the interpreter's teardown, which would free
+    the process group and can hang doing so (replicas.finish says why)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
 def worker(dataset: Dataset, config: Dict[str, Any], out: str, resume: bool) -> int:
     import training_loop
     from replicas import die_with_parent
@@ -192,7 +201,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         config = read_config(args.config)
         dataset = load_dataset(args.data)
         if args.worker:
-            return worker(dataset, config, args.out, args.resume)
+            try:
+                status = worker(dataset, config, args.out, args.resume)
+            except DataError as error:
+                print(f"error: {error}", file=sys.stderr)
+                status = 2
+            except BaseException:  # printed, and the process leaves all the same
+                traceback.print_exc()
+                status = 1
+            leave(status)
         os.makedirs(args.out, exist_ok=True)
         plan = make_plan(dataset, config)
         if args.dry_run:

@@ -195,21 +195,20 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
     """Trains; process 0 returns the report (after the merge), the others None."""
     hyper = config["hyper"]
     replicas = engine.start(config["launch"])
-    try:
-        trainee = Trainee(config, replicas)
-        progress = {"trainLoss": [], "validationLoss": [], "checkpoints": [], "supervisedTokensProcessed": 0,
-                    "seconds": 0.0}
-        start, resumed_from = 0, None
-        saved = resume_state.latest(out) if resume else None
-        if saved is not None:
-            progress = resume_state.load(saved[0], trainee.module, trainee.optimizer, replicas)
-            start = resumed_from = progress.pop("step")
-            log(f"resumed from {saved[0]} (step {start} of {hyper['steps']})")
-        run_steps(trainee, dataset, hyper, plan, out, progress, start)
-        peak_gpu_memory = torch.cuda.max_memory_allocated() if torch.cuda.is_available() else None
-        chosen = min(progress["checkpoints"], key=lambda point: (point["validationLoss"], point["step"]))
-    finally:
-        engine.finish(replicas)
+    trainee = Trainee(config, replicas)
+    progress = {"trainLoss": [], "validationLoss": [], "checkpoints": [], "supervisedTokensProcessed": 0,
+                "seconds": 0.0}
+    start, resumed_from = 0, None
+    saved = resume_state.latest(out) if resume else None
+    if saved is not None:
+        progress = resume_state.load(saved[0], trainee.module, trainee.optimizer, replicas)
+        start = resumed_from = progress.pop("step")
+        log(f"resumed from {saved[0]} (step {start} of {hyper['steps']})")
+    run_steps(trainee, dataset, hyper, plan, out, progress, start)
+    peak_gpu_memory = torch.cuda.max_memory_allocated() if torch.cuda.is_available() else None
+    chosen = min(progress["checkpoints"], key=lambda point: (point["validationLoss"], point["step"]))
+    # Not on a failure: a process that raised leaves at once, and torchrun stops the others.
+    engine.finish(replicas)
     if not replicas.main:
         return None
     log(f"chosen checkpoint: step {chosen['step']} (validation loss {chosen['validationLoss']:.4f})")

@@ -34,6 +34,9 @@ HYPER = {
     "evalEvery": 6, "checkpointEvery": 12, "mergeIntoParent": False, "gradientCheckpointing": True,
     "dtype": "float32", "lossNormalization": "window", "lossChunkSize": 4, "resumeEvery": 3,
 }
+# A launch costs about 30 s of processor time, minutes under CI's load; one that outlives this is killed and fails
+# its test with its log, instead of holding the suite until vitest's own limit.
+LAUNCH_TIMEOUT = 600
 ENVIRONMENT = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
                "OMP_NUM_THREADS": "1"}
 
@@ -68,11 +71,26 @@ class TrainingRunsTest(unittest.TestCase):
         """A finished run's report (cached by name: the tests share runs)."""
         if name not in self.runs:
             out = self.configure(name, processes, sharding, **changes)
-            with open(os.path.join(out, "train.log"), "w") as log:
-                status = subprocess.run(self.command(out), stdout=log, stderr=subprocess.STDOUT, env=ENVIRONMENT)
-            self.assertEqual(status.returncode, 0, self.log_of(out))
+            self.assertEqual(self.launch(out), 0, self.log_of(out))
             self.runs[name] = out
         return self.report_of(self.runs[name])
+
+    def launch(self, out, *flags):
+        """Runs the launcher to its end, its output added to train.log; its exit status."""
+        with open(os.path.join(out, "train.log"), "a") as log:
+            launcher = subprocess.Popen(self.command(out, *flags), stdout=log, stderr=subprocess.STDOUT,
+                                        env=ENVIRONMENT, start_new_session=True)
+            try:
+                return launcher.wait(timeout=LAUNCH_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                for pid in [launcher.pid, *processes_naming(out)]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                launcher.wait()
+                self.fail(f"the launch did not end within {LAUNCH_TIMEOUT} s; its processes were killed:\n"
+                          f"{self.log_of(out)}")
 
     def report_of(self, out):
         with open(os.path.join(out, "report.json")) as handle:
@@ -122,7 +140,7 @@ class TrainingRunsTest(unittest.TestCase):
             resume = os.path.join(out, "resume")
             deadline = time.time() + 300
             while not (os.path.isdir(resume) and any(not entry.endswith(".partial") for entry in os.listdir(resume))):
-                self.assertIsNone(launcher.poll(), self.log_of(out))
+                self.assertIsNone(launcher.poll(), f"the run ended before it could be killed:\n{self.log_of(out)}")
                 self.assertLess(time.time(), deadline, "no resume state was saved")
                 time.sleep(0.02)
             # Only the launcher: its torchrun and the training processes must die with it.
@@ -134,13 +152,11 @@ class TrainingRunsTest(unittest.TestCase):
             time.sleep(0.1)
         self.assertFalse(os.path.exists(os.path.join(out, "report.json")))
         # Without --resume the half-done run is not overwritten.
-        refused = subprocess.run(self.command(out), capture_output=True, text=True, env=ENVIRONMENT)
+        refused = subprocess.run(self.command(out), capture_output=True, text=True, env=ENVIRONMENT,
+                                 timeout=LAUNCH_TIMEOUT)
         self.assertEqual(refused.returncode, 2)
         self.assertRegex(refused.stderr, r"holds the state of an unfinished run \(step \d+.*resume it \(--resume\)")
-        with open(os.path.join(out, "train.log"), "a") as log:
-            resumed = subprocess.run(self.command(out, "--resume"), stdout=log, stderr=subprocess.STDOUT,
-                                     env=ENVIRONMENT)
-        self.assertEqual(resumed.returncode, 0, self.log_of(out))
+        self.assertEqual(self.launch(out, "--resume"), 0, self.log_of(out))
         self.runs[name] = out
         return self.report_of(out)
 
