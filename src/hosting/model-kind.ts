@@ -23,6 +23,11 @@ export interface ModelKind {
   serveForChecks(): Promise<ServedGeneration>;
 }
 
+/** Whether mass trains this kind's generations itself (the toy: one step on the CPU), for figures made before a run. */
+export function trainsItself(config: RunConfig): boolean {
+  return config.model.kind === 'toy';
+}
+
 /**
  * The one place that switches on the model's kind: a served model (vLLM or another OpenAI-compatible server, trained
  * by `rsi.trainer`, deployed by `rsi.deploy`) or the built-in toy model (served in this process, training itself).

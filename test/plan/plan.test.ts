@@ -130,6 +130,18 @@ describe('mass plan on the demo configuration', () => {
       /^mass rsi: plan: 44 \(≤ 56\) episodes, 114 judge calls/,
     );
   });
+
+  it('trains the toy with one step on the CPU, and a served model with its configured steps', async () => {
+    const plan = (model: RunConfig) =>
+      planRun({ config: model, suiteDir: DEMO_SUITE, rounds: 1, scope: 'loop' });
+    expect((await plan(config({}))).training).toMatchObject({ steps: 1, windowsPerStep: 0 });
+    const served = config({
+      model: { kind: 'served' },
+      roles: { executor: { model: 'qwen', baseUrl: 'http://127.0.0.1:9/v1' } },
+      rsi: { hyperparameters: { steps: 40, batchSize: 8 } },
+    });
+    expect((await plan(served)).training).toMatchObject({ steps: 40, windowsPerStep: 8 });
+  });
 });
 
 describe('the stages’ counts', () => {
