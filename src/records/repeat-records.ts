@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { JudgeOrders } from '../config/judge-orders.js';
 import { defineRecord } from '../store/record.js';
 import { ChampionMatch, SearchEpisode } from './search-records.js';
 
@@ -86,7 +87,7 @@ export const TaskRepeatsRecord = defineRecord({
     /** `search.repeats`: reruns of each measured design. */
     repeats: z.number().int().positive(),
     championRule: z.enum(['paper', 'official']),
-    judgeMode: z.enum(['random', 'both']),
+    judgeMode: JudgeOrders,
     /** The search's sampling seed; rerun i of every design sampled with seed + i. */
     seed: z.number().int(),
     /** The designs rerun: the bare reference and every version promoted to champion, in the search's order. */

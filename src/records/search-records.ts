@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { JudgeOrders } from '../config/judge-orders.js';
 import { PairwiseComparison } from './optimizer-history.js';
 import { ExecutionMetadata } from './execution-metadata.js';
 import { defineRecord } from '../store/record.js';
@@ -70,7 +71,7 @@ export const TaskSearchRecord = defineRecord({
     generation: z.string(),
     task: z.string(),
     championRule: z.enum(['paper', 'official']),
-    judgeMode: z.enum(['random', 'both']),
+    judgeMode: JudgeOrders,
     reference: SearchEpisode,
     /** `reference` when no version ever won. */
     champion: z.string(),
