@@ -18,37 +18,22 @@ import json
 import os
 import shutil
 import warnings
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict
 
 import torch
 import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_dict, set_state_dict
 
 from replicas import Replicas, barrier
+from resume_folder import PROGRESS_FILE, RESUME_FOLDER
 from window_data import DataError, write_json
 
-RESUME_FOLDER = "resume"
-PROGRESS_FILE = "progress.json"
 # Only the trained (LoRA) weights: the frozen ones are the parent's, read from its files.
 OPTIONS = StateDictOptions(ignore_frozen_params=True)
 # Loading into the whole model: the frozen weights are not in the state, and are checked to be all that is missing.
 LOAD_OPTIONS = StateDictOptions(ignore_frozen_params=True, strict=False)
 # One process saves and loads alone, as intended.
 warnings.filterwarnings("ignore", message="torch.distributed is disabled, unavailable or uninitialized")
-
-
-def latest(out: str) -> Optional[Tuple[str, int]]:
-    """The newest complete state in `out`, and its step."""
-    folder = os.path.join(out, RESUME_FOLDER)
-    if not os.path.isdir(folder):
-        return None
-    states = sorted(name for name in os.listdir(folder)
-                    if name.startswith("step-") and not name.endswith(".partial")
-                    and os.path.isfile(os.path.join(folder, name, PROGRESS_FILE)))
-    if not states:
-        return None
-    path = os.path.join(folder, states[-1])
-    return path, int(states[-1][len("step-"):])
 
 
 def save(out: str, step: int, module: torch.nn.Module, optimizer: torch.optim.Optimizer, progress: Dict[str, Any],
@@ -94,11 +79,6 @@ def load(path: str, module: torch.nn.Module, optimizer: torch.optim.Optimizer, r
     restore_random_state(torch.load(rng, weights_only=False))
     with open(os.path.join(path, PROGRESS_FILE), "r", encoding="utf-8") as handle:
         return json.load(handle)
-
-
-def remove(out: str) -> None:
-    """A finished run needs no state to resume from (for the paper's model it is gigabytes)."""
-    shutil.rmtree(os.path.join(out, RESUME_FOLDER), ignore_errors=True)
 
 
 def random_state() -> Dict[str, Any]:

@@ -45,6 +45,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, NoReturn, Optional, Sequence
 
+import resume_folder
 from window_data import Dataset, DataError, load_dataset, log, read_config, write_json
 from window_sampler import checkpoint_steps, evaluation_steps, learning_rate_at, sample_windows, sampler_pools
 
@@ -177,10 +178,8 @@ def worker(dataset: Dataset, config: Dict[str, Any], out: str, resume: bool) -> 
         training_loop.refuse(error, out)
         raise
     if report is not None:
-        import resume_state
-
         write_json(os.path.join(out, REPORT_FILE), report)
-        resume_state.remove(out)
+        resume_folder.remove(out)
         log(f"wrote {os.path.join(out, REPORT_FILE)}")
     return 0
 
@@ -221,15 +220,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     windows.load(index)
             log(f"dry run: {len(dataset.train)} training and {len(dataset.validation)} validation windows check out")
             return 0
-        # The data and the draws are known without torch: the plan is written before torch is needed.
-        write_json(os.path.join(args.out, PLAN_FILE), plan)
-        import_training_libraries()
-        import resume_state
-
-        saved = resume_state.latest(args.out)
+        # Before anything is written or torch is imported: an unfinished run's files stay as they are.
+        saved = resume_folder.latest(args.out)
         if saved is not None and not args.resume and not args.plan:
             raise DataError(f"{args.out} holds the state of an unfinished run (step {saved[1]}, {saved[0]}): "
                             "resume it (--resume), or train into another folder")
+        # The data and the draws are known without torch: the plan is written before torch is needed.
+        write_json(os.path.join(args.out, PLAN_FILE), plan)
+        import_training_libraries()
         worker_args = ["--data", args.data, "--out", args.out, "--config", args.config]
         if args.resume:
             worker_args.append("--resume")

@@ -24,6 +24,7 @@ import transformers
 
 import deployment_probe
 import replicas as engine
+import resume_folder
 import resume_state
 from chunked_loss import WindowLoss, labelled_targets
 from lora_targets import count_by_name, lora_target_modules
@@ -199,7 +200,7 @@ def train(dataset: Dataset, config: Dict[str, Any], out: str, plan: Dict[str, An
     progress = {"trainLoss": [], "validationLoss": [], "checkpoints": [], "supervisedTokensProcessed": 0,
                 "seconds": 0.0}
     start, resumed_from = 0, None
-    saved = resume_state.latest(out) if resume else None
+    saved = resume_folder.latest(out) if resume else None
     if saved is not None:
         progress = resume_state.load(saved[0], trainee.module, trainee.optimizer, replicas)
         start = resumed_from = progress.pop("step")

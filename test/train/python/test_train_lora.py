@@ -340,6 +340,27 @@ class DatasetTest(unittest.TestCase):
                                                                "orchestratorChance": 1 / 3}})
         self.assertFalse(os.path.exists(os.path.join(out, "report.json")))
 
+    def test_refuses_to_train_over_an_unfinished_run_before_writing_or_importing_torch(self):
+        config = os.path.join(self.directory, "config.json")
+        with open(config, "w") as handle:
+            json.dump({"parentModel": "/m", "seed": 0, "hyper": HYPER}, handle)
+        out = os.path.join(self.directory, "unfinished")
+        os.makedirs(os.path.join(out, "resume", "step-000006"))
+        with open(os.path.join(out, "resume", "step-000006", "progress.json"), "w") as handle:
+            json.dump({"step": 6}, handle)
+        # A state being written is not one to resume from.
+        os.makedirs(os.path.join(out, "resume", "step-000009.partial"))
+        with open(os.path.join(out, "plan.json"), "w") as handle:
+            handle.write("the unfinished run's plan")
+        with contextlib.redirect_stderr(io.StringIO()) as errors:
+            status = train_lora.main(["--data", DATASET, "--out", out, "--config", config])
+        self.assertEqual(status, 2)
+        self.assertRegex(errors.getvalue(), r"holds the state of an unfinished run \(step 6, .*step-000006\): "
+                                            r"resume it \(--resume\)")
+        self.assertNotIn("torch", sys.modules)
+        with open(os.path.join(out, "plan.json")) as handle:
+            self.assertEqual(handle.read(), "the unfinished run's plan")
+
     def test_bad_data_exits_with_status_2_and_a_message(self):
         copy = self.copy()
         os.remove(os.path.join(copy, "train.windows.jsonl"))
