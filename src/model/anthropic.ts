@@ -1,9 +1,5 @@
-import Anthropic, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from '@anthropic-ai/sdk';
+import type * as AnthropicSdkModule from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 
 import { endpointSemaphore, type Semaphore } from './concurrency.js';
 import { DEFAULT_RETRY_POLICY, withRetries, type CallFailure, type RetryPolicy } from './retry.js';
@@ -21,6 +17,8 @@ import type {
   MessageContent,
   ToolCall,
 } from './types.js';
+
+type AnthropicSdk = typeof AnthropicSdkModule;
 
 export interface AnthropicOptions {
   apiKey?: string;
@@ -48,31 +46,27 @@ interface AnthropicTurn {
  */
 export class AnthropicModel implements ChatModel {
   readonly endpoint: string;
-  private readonly client: Anthropic;
+  private readonly baseUrl: string;
+  private client: Promise<{ client: Anthropic; sdk: AnthropicSdk }> | undefined;
   private readonly semaphore: Semaphore;
   private readonly retryPolicy: RetryPolicy;
 
   constructor(private readonly options: AnthropicOptions = {}) {
-    const baseUrl = options.baseUrl ?? 'https://api.anthropic.com';
-    this.endpoint = `anthropic ${baseUrl}`;
-    this.client = new Anthropic({
-      apiKey: options.apiKey ?? null,
-      baseURL: baseUrl,
-      timeout: options.timeoutMs ?? 10 * 60_000,
-      maxRetries: 0,
-    });
-    this.semaphore = endpointSemaphore(baseUrl, options.maxConcurrency ?? 16);
+    this.baseUrl = options.baseUrl ?? 'https://api.anthropic.com';
+    this.endpoint = `anthropic ${this.baseUrl}`;
+    this.semaphore = endpointSemaphore(this.baseUrl, options.maxConcurrency ?? 16);
     this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   }
 
   async complete(request: ChatRequest, options: CallOptions = {}): Promise<ChatResponse> {
     // Built before any call: settings Anthropic refuses are the caller's mistake, not worth a retry.
     const body = this.requestBody(request);
+    const { client, sdk } = await this.sdkClient();
     const release = await this.semaphore.acquire();
     try {
       return await withRetries(
         async () => {
-          const message: unknown = await this.client.messages.create(body as never, {
+          const message: unknown = await client.messages.create(body as never, {
             signal: options.signal,
           });
           return responseFromMessage(message, request.model);
@@ -82,13 +76,7 @@ export class AnthropicModel implements ChatModel {
           endpoint: this.endpoint,
           model: request.model,
           signal: options.signal,
-          describe: (error) =>
-            describeSdkFailure(error, {
-              APIUserAbortError,
-              APIConnectionTimeoutError,
-              APIConnectionError,
-              APIError,
-            }),
+          describe: (error) => describeSdkFailure(error, sdk),
           onRetry: this.options.onRetry,
         },
       );
@@ -114,6 +102,23 @@ export class AnthropicModel implements ChatModel {
       };
     }
     yield { type: 'finish', response };
+  }
+
+  /**
+   * The SDK and its client, made on the first call: the SDK is some 260 files, which every command that builds its
+   * models would otherwise load, for a role most runs never give to Claude.
+   */
+  private sdkClient(): Promise<{ client: Anthropic; sdk: AnthropicSdk }> {
+    this.client ??= import('@anthropic-ai/sdk').then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey: this.options.apiKey ?? null,
+        baseURL: this.baseUrl,
+        timeout: this.options.timeoutMs ?? 10 * 60_000,
+        maxRetries: 0,
+      }),
+    }));
+    return this.client;
   }
 
   private requestBody(request: ChatRequest): Record<string, unknown> {
