@@ -4,7 +4,8 @@ import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 import { UserError } from '../errors.js';
 import type { Relay } from './forwarder.js';
-import { SANDBOX_HOSTNAME, SANDBOX_UID, type SystemEntry } from './sandbox-system.js';
+import { SANDBOX_UID } from '../harness/sandbox-uid.js';
+import { SANDBOX_HOSTNAME, type SystemEntry } from './sandbox-system.js';
 
 export const SANDBOX_INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap) or pass --no-sandbox';
 

@@ -1,6 +1,8 @@
 import { chmodSync, lstatSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { SANDBOX_UID } from '../harness/sandbox-uid.js';
+
 /**
  * What of the host's own system a bubblewrap sandbox shows, read-only: its programs and libraries, the part of /etc
  * that they read, and the CPU topology. Nothing else of the host is visible (an allow-list: a deny-list of the host's
@@ -85,8 +87,6 @@ export function hostSystemEntries(): SystemEntry[] {
   });
 }
 
-/** The user every sandboxed process is inside, whatever host uid stands behind it (see `sandbox-user.ts`). */
-export const SANDBOX_UID = 1000;
 export const SANDBOX_USER_NAME = 'agent';
 /** The sandbox's host name (its own UTS namespace): the host's would name the machine in what agents write. */
 export const SANDBOX_HOSTNAME = 'sandbox';

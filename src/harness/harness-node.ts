@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { errorMessage } from '../errors.js';
 import { QWEN_CODE_VERSION } from './qwen-code.js';
 import { DEFAULT_SAMPLING, qwenSettings } from './qwen-settings.js';
+import { SANDBOX_UID } from './sandbox-uid.js';
 
 /**
  * The Node that runs the agent harness. qwen-code 0.24.4 declares Node 22 and starts faster on it, while mass itself
@@ -96,7 +106,11 @@ function hasCompileCache(version: string): boolean {
  * Node checks each entry against its source's hash, so a cache from another qwen-code version is only missed.
  */
 async function warmCompileCache(node: { path: string; version: string }, cliPath: string): Promise<void> {
-  const warmedFor = JSON.stringify({ node: node.version, qwenCode: QWEN_CODE_VERSION });
+  const warmedFor = JSON.stringify({
+    node: node.version,
+    qwenCode: QWEN_CODE_VERSION,
+    sandboxUid: SANDBOX_UID,
+  });
   const marker = join(COMPILE_CACHE_DIRECTORY, WARMED_MARKER);
   if (existsSync(marker) && readFileSync(marker, 'utf8') === warmedFor) return;
   mkdirSync(COMPILE_CACHE_DIRECTORY, { recursive: true });
@@ -138,8 +152,30 @@ async function warmCompileCache(node: { path: string; version: string }, cliPath
       );
       child.stdin?.end('warm');
     });
+    shareWithSandboxes(COMPILE_CACHE_DIRECTORY);
     await writeFile(marker, warmedFor);
   } finally {
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Node keeps a cache folder per reading uid (`v22.23.5-x64-<flags hash>-<uid>`) and writes its files for that uid
+ * alone (mode 0600). The warm run wrote the folders of this process's uid. The harness in a sandbox is `SANDBOX_UID`,
+ * behind which stands another host uid when mass runs as root. So each folder gets a copy under `SANDBOX_UID`'s name,
+ * readable by every uid and writable by none but this one. Without it, no sandboxed episode read the cache: Node
+ * looked for a folder that was not there, or was refused its files.
+ */
+function shareWithSandboxes(directory: string): void {
+  const suffix = `-${process.getuid?.() ?? SANDBOX_UID}`;
+  for (const entry of readdirSync(directory)) {
+    const folder = join(directory, entry);
+    if (!statSync(folder).isDirectory() || !entry.endsWith(suffix)) continue;
+    for (const file of readdirSync(folder)) chmodSync(join(folder, file), 0o644);
+    chmodSync(folder, 0o755);
+    const forSandbox = join(directory, `${entry.slice(0, -suffix.length)}-${SANDBOX_UID}`);
+    if (forSandbox === folder) continue;
+    rmSync(forSandbox, { recursive: true, force: true });
+    cpSync(folder, forSandbox, { recursive: true });
   }
 }

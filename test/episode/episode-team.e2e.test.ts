@@ -85,6 +85,8 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
                 `echo "harness-node=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | head -1)"; ` +
                 `echo "exe=$(readlink /proc/$PPID/exe || echo closed)"; echo "cache-dir=$NODE_COMPILE_CACHE"; ` +
                 `touch "$NODE_COMPILE_CACHE/tampered" 2>/dev/null && echo cache=writable || echo cache=read-only; ` +
+                // Node reads the cache folders named after the reading uid: the sandbox's must be there, readable.
+                `echo "cache-readable=$(find "$NODE_COMPILE_CACHE" -path "*-$(id -u)/*" -type f -readable | wc -l)"; ` +
                 // The task's one allowed host and port, through the egress proxy, and another port, refused.
                 `echo "egress=$(curl -s --noproxy '' --max-time 10 http://127.0.0.1:${echo.port}/from-agent)"; ` +
                 `echo "refused=$(curl -s --noproxy '' --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:1/)"`,
@@ -225,6 +227,7 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       const cache = join(HARNESS_NODE_FOLDER, 'compile-cache');
       expect(where).toContain(`cache-dir=${cache}`);
       expect(where).toContain('cache=read-only');
+      expect(Number(/cache-readable=(\d+)/.exec(where)?.[1])).toBeGreaterThan(100);
       expect(existsSync(join(cache, 'tampered'))).toBe(false);
     }
     expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);
