@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-import { recognisedProvider } from '../model/create-model.js';
+import { recognisedProvider } from '../model/provider.js';
 import { baseUrlProblem, type BaseUrlUse } from './base-url.js';
 import type { Endpoint } from './endpoint.js';
 import { roleSamplingProblems } from './role-sampling.js';

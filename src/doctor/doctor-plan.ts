@@ -2,7 +2,7 @@ import { endpointAddresses, roleEndpoints, type Endpoint, type RoleEndpoints } f
 import { deploySetting } from '../config/rsi-settings.js';
 import { resolveSampling } from '../config/role-sampling.js';
 import type { RunConfig } from '../config/run-config.js';
-import { recognisedProvider } from '../model/create-model.js';
+import { recognisedProvider } from '../model/provider.js';
 import type { SamplingParams } from '../model/types.js';
 
 /**

@@ -1,7 +1,7 @@
 import { UserError } from '../errors.js';
 import { AnthropicModel } from './anthropic.js';
-import { isOpenAIHost } from './base-url.js';
 import { OpenAICompatibleModel } from './openai-compatible.js';
+import { recognisedProvider } from './provider.js';
 import type { ChatProvider } from './request-parameters.js';
 import type { ChatModel } from './types.js';
 
@@ -29,15 +29,6 @@ export function apiKeyFrom(
       `the API key variable ${apiKeyEnv} is not set: export ${apiKeyEnv}=<key>, or drop --api-key-env`,
     );
   return key;
-}
-
-/** The provider whose API the endpoint speaks: an `openai-compatible` one on api.openai.com is OpenAI's own. */
-export function recognisedProvider(
-  provider: ChatProvider | undefined,
-  baseUrl: string | undefined,
-): ChatProvider {
-  if (provider === 'anthropic' || provider === 'openai') return provider;
-  return baseUrl !== undefined && isOpenAIHost(baseUrl) ? 'openai' : 'openai-compatible';
 }
 
 export function createChatModel(config: EndpointConfig): ChatModel {

@@ -102,13 +102,24 @@ describe('the mass program', () => {
       'plan',
     ]) {
       const { packages } = loadedModules(path.join(SRC, `cli/commands/${command}.ts`));
-      expect(packages, `mass ${command}`).toContain('openai');
+      expect(packages, `mass ${command}`).toContain('zod');
       expect(
         packages.filter((name) => onDemand.includes(name)),
         `mass ${command} loads these before any model is called or any episode sent: make their import lazy`,
       ).toEqual([]);
     }
     expect(loadedModules(path.join(SRC, 'cli/commands/worker.ts')).packages).toContain('bullmq');
+  });
+
+  it('loads no model client in the commands that only read runs', () => {
+    for (const command of ['report', 'view', 'status', 'compare']) {
+      const { packages } = loadedModules(path.join(SRC, `cli/commands/${command}.ts`));
+      expect(
+        packages.filter((name) => ['openai', 'undici', '@anthropic-ai/sdk'].includes(name)),
+        `mass ${command}`,
+      ).toEqual([]);
+    }
+    expect(loadedModules(path.join(SRC, 'cli/commands/search.ts')).packages).toContain('openai');
   });
 });
 

@@ -4,7 +4,7 @@ import { isUnaddressed } from '../../config/endpoint.js';
 import { episodeSettings } from '../../episode/episode-settings.js';
 import { roleEndpoints, runConfigJsonSchema } from '../../config/run-config.js';
 import { loadConfiguredModel } from '../../session/run-session.js';
-import { recognisedProvider } from '../../model/create-model.js';
+import { recognisedProvider } from '../../model/provider.js';
 import { judgeAndOptimizerSampling } from '../../search/search-config.js';
 
 export async function configSchemaAction(flags: { out?: string }): Promise<void> {

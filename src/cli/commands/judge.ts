@@ -10,7 +10,8 @@ import {
   type WorkspaceSource,
 } from '../../judge/index.js';
 import { PairwiseJudgmentRecord, type PairwiseJudgment } from '../../records/index.js';
-import { createChatModel, recognisedProvider } from '../../model/create-model.js';
+import { createChatModel } from '../../model/create-model.js';
+import { recognisedProvider } from '../../model/provider.js';
 import { samplingProblems, type ChatProvider } from '../../model/request-parameters.js';
 import { loadTokenCounter } from '../../model/token-counter.js';
 import { REASONING_EFFORTS, type ReasoningEffort } from '../../model/reasoning-effort.js';
