@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
 } from 'node:fs';
@@ -170,12 +171,20 @@ function shareWithSandboxes(directory: string): void {
   const suffix = `-${process.getuid?.() ?? SANDBOX_UID}`;
   for (const entry of readdirSync(directory)) {
     const folder = join(directory, entry);
-    if (!statSync(folder).isDirectory() || !entry.endsWith(suffix)) continue;
-    for (const file of readdirSync(folder)) chmodSync(join(folder, file), 0o644);
-    chmodSync(folder, 0o755);
+    if (!entry.endsWith(suffix)) continue;
     const forSandbox = join(directory, `${entry.slice(0, -suffix.length)}-${SANDBOX_UID}`);
-    if (forSandbox === folder) continue;
-    rmSync(forSandbox, { recursive: true, force: true });
-    cpSync(folder, forSandbox, { recursive: true });
+    const staging = `${forSandbox}.${process.pid}`;
+    try {
+      if (!statSync(folder).isDirectory()) continue;
+      for (const file of readdirSync(folder)) chmodSync(join(folder, file), 0o644);
+      chmodSync(folder, 0o755);
+      if (forSandbox === folder) continue;
+      cpSync(folder, staging, { recursive: true });
+      rmSync(forSandbox, { recursive: true, force: true });
+      renameSync(staging, forSandbox);
+    } catch {
+      // Another mass process warming at the same moment got there first: its copy serves.
+      rmSync(staging, { recursive: true, force: true });
+    }
   }
 }
