@@ -47,7 +47,7 @@ interface AnthropicTurn {
 export class AnthropicModel implements ChatModel {
   readonly endpoint: string;
   private readonly baseUrl: string;
-  private client: Promise<{ client: Anthropic; sdk: AnthropicSdk }> | undefined;
+  private loaded: Promise<{ client: Anthropic; sdk: AnthropicSdk }> | undefined;
   private readonly semaphore: Semaphore;
   private readonly retryPolicy: RetryPolicy;
 
@@ -109,7 +109,7 @@ export class AnthropicModel implements ChatModel {
    * models would otherwise load, for a role most runs never give to Claude.
    */
   private sdkClient(): Promise<{ client: Anthropic; sdk: AnthropicSdk }> {
-    this.client ??= import('@anthropic-ai/sdk').then((sdk) => ({
+    this.loaded ??= import('@anthropic-ai/sdk').then((sdk) => ({
       sdk,
       client: new sdk.default({
         apiKey: this.options.apiKey ?? null,
@@ -118,7 +118,7 @@ export class AnthropicModel implements ChatModel {
         maxRetries: 0,
       }),
     }));
-    return this.client;
+    return this.loaded;
   }
 
   private requestBody(request: ChatRequest): Record<string, unknown> {

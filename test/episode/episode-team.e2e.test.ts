@@ -87,6 +87,8 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
                 `touch "$NODE_COMPILE_CACHE/tampered" 2>/dev/null && echo cache=writable || echo cache=read-only; ` +
                 // Node reads the cache folders named after the reading uid: the sandbox's must be there, readable.
                 `echo "cache-readable=$(find "$NODE_COMPILE_CACHE" -path "*-$(id -u)/*" -type f -readable | wc -l)"; ` +
+                `cf=$(find "$NODE_COMPILE_CACHE" -path "*-$(id -u)/*" -type f | head -1); ` +
+                `echo x >> "$cf" 2>/dev/null && echo cache-file=writable || echo cache-file=read-only; ` +
                 // The task's one allowed host and port, through the egress proxy, and another port, refused.
                 `echo "egress=$(curl -s --noproxy '' --max-time 10 http://127.0.0.1:${echo.port}/from-agent)"; ` +
                 `echo "refused=$(curl -s --noproxy '' --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:1/)"`,
@@ -228,6 +230,8 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       expect(where).toContain(`cache-dir=${cache}`);
       expect(where).toContain('cache=read-only');
       expect(Number(/cache-readable=(\d+)/.exec(where)?.[1])).toBeGreaterThan(100);
+      // Agent code cannot change a cached module the next episode's harness would run.
+      expect(where).toContain('cache-file=read-only');
       expect(existsSync(join(cache, 'tampered'))).toBe(false);
     }
     expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);
