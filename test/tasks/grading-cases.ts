@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { sandboxedEntryPointRunner } from '../../src/episode/entry-point-sandbox.js';
 import { gradeWorkspaces, materializeWorkspace, type Grade, type LoadedTask } from '../../src/tasks/index.js';
-import { limitConcurrency, loadResearchTask, runReferenceSolution, scratchDir } from './support.js';
+import { loadResearchTask, runReferenceSolutions, scratchDir } from './support.js';
 
 export interface GradingCase {
   taskId: string;
@@ -50,13 +50,11 @@ export async function gradeVariants(testCase: GradingCase): Promise<GradedVarian
   const traps = (testCase.traps ?? []).map((trap) => ({ trap, variant: `trap-${trap}` as const }));
   const copies: Variant[] = ['reference', 'careless', 'empty', 'junk', ...traps.map((t) => t.variant)];
   for (const variant of copies) await cp(pristine, workspace(variant), { recursive: true });
-  const pair = limitConcurrency(2); // a task's runs two at a time: CI has two cores
-  await Promise.all([
-    pair(() => runReferenceSolution(taskId, workspace('reference'))),
-    pair(() => runReferenceSolution(taskId, workspace('careless'), 'careless')),
-    ...traps.map(({ trap, variant }) =>
-      pair(() => runReferenceSolution(taskId, workspace(variant), { trap })),
-    ),
+  // The careful run first: it is the one the rerun below reproduces, in a Python as fresh as a rerun's.
+  await runReferenceSolutions(taskId, [
+    { workspaceDir: workspace('reference'), flaw: 'careful' },
+    { workspaceDir: workspace('careless'), flaw: 'careless' },
+    ...traps.map(({ trap, variant }) => ({ workspaceDir: workspace(variant), flaw: { trap } })),
   ]);
 
   await cp(workspace('reference'), workspace('missing'), { recursive: true });

@@ -32,28 +32,36 @@ export async function scratchDir(prefix: string): Promise<string> {
   return mkdtemp(path.join(tmpdir(), `mass-tasks-${prefix}-`));
 }
 
+export type ReferenceFlaw = 'careful' | 'careless' | { trap: string };
+
 /**
- * Copies the task's reference solution (and the shared helper) into a workspace and runs it as an agent would:
- * `python3 run.py` in the workspace root. `careless` makes it fall into every trap of the task, `{ trap }` into that
- * one alone (`run.py --trap <name>`).
+ * Copies the task's reference solution (and the shared helper) into each workspace and runs it there as an agent
+ * would, `python3 run.py` in the workspace root: `careless` makes it fall into every trap of the task, `{ trap }` into
+ * that one alone (`run.py --trap <name>`). The runs go one after another in one Python (run_variants.py), which
+ * imports numpy, pandas, scipy and matplotlib once for all of them.
  */
-export async function runReferenceSolution(
+export async function runReferenceSolutions(
   taskId: string,
-  workspaceDir: string,
-  flaw: 'careful' | 'careless' | { trap: string } = 'careful',
+  runs: Array<{ workspaceDir: string; flaw: ReferenceFlaw }>,
 ): Promise<void> {
   const solutionDir = path.join(referenceSolutionsDir, taskId);
-  for (const entry of await readdir(solutionDir)) {
-    await cp(path.join(solutionDir, entry), path.join(workspaceDir, entry), { recursive: true });
+  const common = path.join(referenceSolutionsDir, '_common');
+  for (const { workspaceDir } of runs) {
+    for (const entry of await readdir(solutionDir)) {
+      await cp(path.join(solutionDir, entry), path.join(workspaceDir, entry), { recursive: true });
+    }
+    await cp(path.join(common, 'refkit.py'), path.join(workspaceDir, 'refkit.py'));
   }
-  await cp(path.join(referenceSolutionsDir, '_common', 'refkit.py'), path.join(workspaceDir, 'refkit.py'));
-  const flags = flaw === 'careful' ? [] : flaw === 'careless' ? ['--careless'] : ['--trap', flaw.trap];
-  const run = await runPython(['run.py', ...flags], {
-    cwd: workspaceDir,
-    timeoutMs: 120_000,
+  const variants = runs.map(({ workspaceDir, flaw }) => ({
+    workspace: workspaceDir,
+    args: flaw === 'careful' ? [] : flaw === 'careless' ? ['--careless'] : ['--trap', flaw.trap],
+  }));
+  const run = await runPython([path.join(common, 'run_variants.py'), JSON.stringify(variants)], {
+    cwd: runs[0]!.workspaceDir,
+    timeoutMs: 120_000 * runs.length,
   });
   if (run.exitCode !== 0) {
-    throw new Error(`reference solution of ${taskId} failed (${run.exitCode}):\n${run.stderr.slice(-3000)}`);
+    throw new Error(`reference solutions of ${taskId} failed (${run.exitCode}):\n${run.stderr.slice(-3000)}`);
   }
 }
 
