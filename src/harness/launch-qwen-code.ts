@@ -30,6 +30,7 @@ import {
   type HarnessProfile,
   type QwenSamplingSettings,
 } from './qwen-settings.js';
+import { writeSchemaCheckPreload } from './schema-check-cache.js';
 import { massSystemPrompt, sha256Text } from './system-prompt.js';
 import { episodePath } from '../store/run-paths.js';
 import { durationMs } from '../timer-duration.js';
@@ -181,8 +182,12 @@ export async function qwenCodeCommand(
   const guard = installation.guarded
     ? harnessGuardOptions(executable, place.pathInside(writeHarnessGuard(realpathSync(place.guardDirectory))))
     : {};
+  const schemaCheckPreload = pathToFileURL(
+    place.pathInside(writeSchemaCheckPreload(realpathSync(place.guardDirectory))),
+  ).href;
   const nodeOptions = [
     guard.NODE_OPTIONS,
+    `--import ${schemaCheckPreload}`,
     agentToolPreload === null ? undefined : `--import ${agentToolPreload}`,
   ]
     .filter((option) => option !== undefined)

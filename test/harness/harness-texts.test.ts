@@ -8,6 +8,7 @@ import { AGENT_TOOL_PRELOAD_FILE_NAME } from '../../src/harness/agent-tool-profi
 import { HarnessTexts } from '../../src/harness/harness-texts.js';
 import { qwenCodeCommand, type QwenCodeInstallation } from '../../src/harness/launch-qwen-code.js';
 import { LEAN_DECLARED_TOOLS, SHELL_TIMEOUTS } from '../../src/harness/qwen-settings.js';
+import { SCHEMA_CHECK_PRELOAD_FILE_NAME } from '../../src/harness/schema-check-cache.js';
 import {
   SANDBOX_SECTION,
   massSystemPrompt,
@@ -133,6 +134,7 @@ describe("the harness's launch: settings and environment that make its texts tru
     const settings = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')) as {
       tools: { shell: { defaultTimeoutMs: number }; disabled?: string[] };
       modelProviders: { openai: Array<{ generationConfig: { modalities: Record<string, boolean> } }> };
+      general: { preventSystemSleep: boolean };
     };
     return { command, settings, home };
   }
@@ -145,6 +147,8 @@ describe("the harness's launch: settings and environment that make its texts tru
     expect(prompt).toContain(SANDBOX_SECTION);
     // qwen-code's shell description: "up to 600000ms", "If not specified, commands will timeout after 120000ms".
     expect(settings.tools.shell.defaultTimeoutMs).toBe(120_000);
+    // Headless: no systemd-inhibit around every model call and tool run.
+    expect(settings.general.preventSystemSleep).toBe(false);
     expect(SHELL_TIMEOUTS).toEqual({ defaultMs: 120_000, maxMs: 600_000 });
     expect(settings.modelProviders.openai[0]!.generationConfig.modalities).toEqual({});
     expect(HarnessTexts.parse(command.texts)).toEqual({
@@ -155,9 +159,12 @@ describe("the harness's launch: settings and environment that make its texts tru
       images: false,
       agentTool: { removedTypes: ['claude-code', 'codex'], removedParameters: ['isolation', 'working_dir'] },
     });
-    // The preload that trims the agent tool runs before qwen-code, from the sandbox's read-only files.
+    // The preloads that cache the schema checks and trim the agent tool run before qwen-code, from the sandbox's
+    // read-only files.
     expect(command.env.NODE_OPTIONS).toBe(
-      `--import ${pathToFileURL(join(home, AGENT_TOOL_PRELOAD_FILE_NAME)).href}`,
+      [SCHEMA_CHECK_PRELOAD_FILE_NAME, AGENT_TOOL_PRELOAD_FILE_NAME]
+        .map((name) => `--import ${pathToFileURL(join(home, name)).href}`)
+        .join(' '),
     );
     expect(command.texts.disabledTools).toContain('skill');
   });
@@ -172,7 +179,9 @@ describe("the harness's launch: settings and environment that make its texts tru
     const { command, home } = await launch('single', { isolated: true, profile: 'lean', singleAgent: true });
     expect(command.texts.disabledTools).toContain('agent');
     expect(command.texts.agentTool).toBeNull();
-    expect(command.env.NODE_OPTIONS).toBeUndefined();
+    expect(command.env.NODE_OPTIONS).toBe(
+      `--import ${pathToFileURL(join(home, SCHEMA_CHECK_PRELOAD_FILE_NAME)).href}`,
+    );
     expect(readFileSync(join(home, 'system.md'), 'utf8')).not.toContain("'agent'");
   });
 

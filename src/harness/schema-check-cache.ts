@@ -1,0 +1,60 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { QWEN_CODE_VERSION } from './qwen-code.js';
+
+/**
+ * qwen-code 0.24.4 checks every tool's parameter schema before each model call (`SchemaValidator.compileStrict`,
+ * to decide how to declare the tool): each check builds a new Ajv and compiles the JSON Schema meta-schema with it.
+ * Its own cache is keyed by the schema object, which the harness builds anew for every request, so a toy episode of
+ * 9 model calls spent about 1.4 of its 8 busy seconds on these checks (a CPU profile of the harness). The check is a
+ * pure function of the schema's content, so this preload, passed with `--import` in NODE_OPTIONS like the agent tool's,
+ * keeps each answer by the schema's JSON text. The requests the harness sends are the same byte for byte.
+ */
+
+/** The chunk of qwen-code 0.24.4 that exports `SchemaValidator`. */
+const VALIDATOR_CHUNK = 'chunks/chunk-FM3J33MR.js';
+
+export const SCHEMA_CHECK_PRELOAD_FILE_NAME = 'schema-check-cache.mjs';
+
+/** The host path of qwen-code's chunk that defines `SchemaValidator` (inside the sandbox it is at the same path). */
+export function schemaValidatorChunkPath(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@qwen-code/qwen-code/package.json')), VALIDATOR_CHUNK);
+}
+
+/** The preload's source, importing qwen-code's chunk from `chunkPath`. */
+export function schemaCheckPreloadSource(chunkPath: string): string {
+  return `// Written by mass (src/harness/schema-check-cache.ts) for qwen-code ${QWEN_CODE_VERSION}: acts in the harness
+// proper (cli.js) alone.
+if (/\\/cli\\.js$/.test(process.argv[1] ?? '')) {
+  const { SchemaValidator } = await import(${JSON.stringify(pathToFileURL(chunkPath).href)});
+  if (typeof SchemaValidator?.compileStrict !== 'function') {
+    throw new Error('mass: qwen-code is not ${QWEN_CODE_VERSION}: update src/harness/schema-check-cache.ts');
+  }
+  const check = SchemaValidator.compileStrict;
+  const answers = new Map();
+  SchemaValidator.compileStrict = function (schema) {
+    let key;
+    try {
+      key = JSON.stringify(schema);
+    } catch {
+      return check.call(this, schema);
+    }
+    if (typeof key !== 'string') return check.call(this, schema);
+    if (!answers.has(key)) answers.set(key, check.call(this, schema));
+    return answers.get(key);
+  };
+}
+`;
+}
+
+/** Writes the preload into `directory` (the sandbox's own read-only files) and returns its path. */
+export function writeSchemaCheckPreload(directory: string): string {
+  const path = join(directory, SCHEMA_CHECK_PRELOAD_FILE_NAME);
+  writeFileSync(path, schemaCheckPreloadSource(schemaValidatorChunkPath()));
+  chmodSync(path, 0o644);
+  return path;
+}
