@@ -13,12 +13,13 @@ import {
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { errorMessage } from '../errors.js';
 import { QWEN_CODE_VERSION } from './qwen-code.js';
 import { DEFAULT_SAMPLING, qwenSettings } from './qwen-settings.js';
 import { SANDBOX_UID } from './sandbox-uid.js';
+import { SCHEMA_CHECKS_RECORD_VARIABLE, writeSchemaCheckPreload } from './schema-check-cache.js';
 
 /**
  * The Node that runs the agent harness. qwen-code 0.24.4 declares Node 22 and starts faster on it, while mass itself
@@ -46,6 +47,8 @@ const HARNESS_NODE_PACKAGE = join(HARNESS_NODE_FOLDER, 'node_modules', 'node-lin
 const COMPILE_CACHE_DIRECTORY = join(HARNESS_NODE_FOLDER, 'compile-cache');
 /** Written once the cache holds a warm run of this harness version on this Node. */
 const WARMED_MARKER = 'warmed.json';
+/** The warm run's answers to qwen-code's schema checks (`schema-check-cache.ts`), beside the cache it wrote. */
+export const SCHEMA_CHECKS_FILE = 'schema-checks.json';
 const WARM_RUN_TIMEOUT_MS = 120_000;
 /** A port nothing listens on: the warm run's one model call fails at once, after the harness has loaded. */
 const UNREACHABLE_MODEL_URL = 'http://127.0.0.1:1/v1';
@@ -103,7 +106,8 @@ function hasCompileCache(version: string): boolean {
 
 /**
  * One headless harness start with a prompt and no reachable model, outside any sandbox, in a scratch home and
- * folder: it loads every module an episode loads, and Node writes their compiled code to the cache as it exits.
+ * folder: it loads every module an episode loads, and Node writes their compiled code to the cache as it exits. It
+ * checks its tools' schemas on the way to its one model call, and records the answers beside the cache.
  * Node checks each entry against its source's hash, so a cache from another qwen-code version is only missed.
  */
 async function warmCompileCache(node: { path: string; version: string }, cliPath: string): Promise<void> {
@@ -111,6 +115,7 @@ async function warmCompileCache(node: { path: string; version: string }, cliPath
     node: node.version,
     qwenCode: QWEN_CODE_VERSION,
     sandboxUid: SANDBOX_UID,
+    schemaChecks: SCHEMA_CHECKS_FILE,
   });
   const marker = join(COMPILE_CACHE_DIRECTORY, WARMED_MARKER);
   if (existsSync(marker) && readFileSync(marker, 'utf8') === warmedFor) return;
@@ -127,6 +132,8 @@ async function warmCompileCache(node: { path: string; version: string }, cliPath
       shellTimeoutMs: 10_000,
     });
     await writeFile(join(scratch, 'settings.json'), JSON.stringify(settings));
+    const schemaChecks = join(COMPILE_CACHE_DIRECTORY, SCHEMA_CHECKS_FILE);
+    const preload = pathToFileURL(writeSchemaCheckPreload(scratch)).href;
     await new Promise<void>((resolve, reject) => {
       const child = execFile(
         node.path,
@@ -143,6 +150,8 @@ async function warmCompileCache(node: { path: string; version: string }, cliPath
             QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
             QWEN_CODE_NO_RELAUNCH: 'true',
             NODE_COMPILE_CACHE: COMPILE_CACHE_DIRECTORY,
+            NODE_OPTIONS: `--import ${preload}`,
+            [SCHEMA_CHECKS_RECORD_VARIABLE]: schemaChecks,
           },
         },
         // The run fails by design (no model); what matters is that it got as far as calling one.
@@ -154,6 +163,7 @@ async function warmCompileCache(node: { path: string; version: string }, cliPath
       child.stdin?.end('warm');
     });
     shareWithSandboxes(COMPILE_CACHE_DIRECTORY);
+    chmodSync(schemaChecks, 0o644);
     await writeFile(marker, warmedFor);
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import {
   type GuardedHarnessNode,
 } from './guarded-node.js';
 import { MAX_EVENT_LINE_BYTES, MAX_EVENT_LOG_BYTES } from './harness-events.js';
-import { harnessNode, type HarnessNode } from './harness-node.js';
+import { harnessNode, SCHEMA_CHECKS_FILE, type HarnessNode } from './harness-node.js';
 import { packageDirectories } from './package-directories.js';
 import type { HarnessTexts } from './harness-texts.js';
 import { DELEGATION_TOOL } from '../workflow/delegation-tool.js';
@@ -30,7 +30,7 @@ import {
   type HarnessProfile,
   type QwenSamplingSettings,
 } from './qwen-settings.js';
-import { writeSchemaCheckPreload } from './schema-check-cache.js';
+import { SCHEMA_CHECKS_VARIABLE, writeSchemaCheckPreload } from './schema-check-cache.js';
 import { massSystemPrompt, sha256Text } from './system-prompt.js';
 import { episodePath } from '../store/run-paths.js';
 import { durationMs } from '../timer-duration.js';
@@ -204,11 +204,15 @@ export async function qwenCodeCommand(
       'stream-json',
     ],
     env: {
-      // Read-only inside: Node reads the warm cache and silently skips writing what it lacks. Without a sandbox
-      // it would be written from a run of agent code: not given then.
+      // Read-only inside: Node reads the warm cache and silently skips writing what it lacks, and the harness starts
+      // from the warm run's schema answers. Without a sandbox the cache would be written from a run of agent code:
+      // neither is given then.
       ...(node.compileCacheDirectory === null || !place.isolated
         ? {}
-        : { NODE_COMPILE_CACHE: node.compileCacheDirectory }),
+        : {
+            NODE_COMPILE_CACHE: node.compileCacheDirectory,
+            [SCHEMA_CHECKS_VARIABLE]: join(node.compileCacheDirectory, SCHEMA_CHECKS_FILE),
+          }),
       ...(nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions }),
       QWEN_HOME: place.homeInside,
       ...(place.isolated ? { SANDBOX: SANDBOX_MARKER } : {}),

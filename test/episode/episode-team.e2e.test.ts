@@ -89,6 +89,10 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
                 `echo "cache-readable=$(find "$NODE_COMPILE_CACHE" -path "*-$(id -u)/*" -type f -readable | wc -l)"; ` +
                 `cf=$(find "$NODE_COMPILE_CACHE" -path "*-$(id -u)/*" -type f | head -1); ` +
                 `echo x >> "$cf" 2>/dev/null && echo cache-file=writable || echo cache-file=read-only; ` +
+                // The warm run's schema answers: read by the harness, not writable, their variable not passed on.
+                `sc="$NODE_COMPILE_CACHE/schema-checks.json"; test -r "$sc" && echo schema-checks=readable; ` +
+                `echo x >> "$sc" 2>/dev/null && echo schema-checks=writable || echo schema-checks=read-only; ` +
+                `echo "schema-checks-variable=\${MASS_SCHEMA_CHECKS:-unset}"; ` +
                 // The task's one allowed host and port, through the egress proxy, and another port, refused.
                 `echo "egress=$(curl -s --noproxy '' --max-time 10 http://127.0.0.1:${echo.port}/from-agent)"; ` +
                 `echo "refused=$(curl -s --noproxy '' --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:1/)"`,
@@ -232,6 +236,9 @@ describe('an episode: real qwen-code, sandboxed, a scripted team delegating to t
       expect(Number(/cache-readable=(\d+)/.exec(where)?.[1])).toBeGreaterThan(100);
       // Agent code cannot change a cached module the next episode's harness would run.
       expect(where).toContain('cache-file=read-only');
+      expect(where).toContain('schema-checks=readable');
+      expect(where).toContain('schema-checks=read-only');
+      expect(where).toContain('schema-checks-variable=unset');
       expect(existsSync(join(cache, 'tampered'))).toBe(false);
     }
     expect(readFileSync(join(outDir, 'harness-stderr.log'), 'utf8')).not.toMatch(/compile.cache|EROFS/i);

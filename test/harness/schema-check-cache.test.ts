@@ -1,8 +1,15 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { schemaValidatorChunkPath, writeSchemaCheckPreload } from '../../src/harness/schema-check-cache.js';
+import {
+  SCHEMA_CHECKS_RECORD_VARIABLE,
+  SCHEMA_CHECKS_VARIABLE,
+  schemaValidatorChunkPath,
+  writeSchemaCheckPreload,
+} from '../../src/harness/schema-check-cache.js';
 import { temporaryDirectory } from '../support/fixtures.js';
 
 type Check = (schema: unknown) => string | null;
@@ -51,6 +58,47 @@ describe("the harness's schema-check cache (qwen-code loaded in this process, as
       expect(checks).toBe(3);
     } finally {
       process.argv[1] = entry!;
+      chunk.SchemaValidator.compileStrict = shipped;
+    }
+  });
+
+  it('starts from the answers it is given, and records every answer where it is asked to', async () => {
+    const chunk = (await import(pathToFileURL(schemaValidatorChunkPath()).href)) as ValidatorChunk;
+    const shipped = chunk.SchemaValidator.compileStrict;
+    let checks = 0;
+    chunk.SchemaValidator.compileStrict = (schema) => {
+      checks += 1;
+      return shipped(schema);
+    };
+    // An answer qwen-code would never give, so that using it shows.
+    const known = join(directory.path, 'known.json');
+    writeFileSync(known, JSON.stringify({ [JSON.stringify(toolSchema())]: 'from the warm run', other: 3 }));
+    const recorded = join(directory.path, 'recorded.json');
+    const entry = process.argv[1];
+    const given = { ...process.env };
+    try {
+      process.argv[1] = '/opt/qwen-code/cli.js';
+      process.env[SCHEMA_CHECKS_VARIABLE] = known;
+      process.env[SCHEMA_CHECKS_RECORD_VARIABLE] = recorded;
+      await import(pathToFileURL(writeSchemaCheckPreload(mkdtempSync(join(directory.path, 'again-')))).href);
+      // Not passed on to the harness's shells.
+      expect(process.env[SCHEMA_CHECKS_VARIABLE]).toBeUndefined();
+      expect(process.env[SCHEMA_CHECKS_RECORD_VARIABLE]).toBeUndefined();
+      const check = chunk.SchemaValidator.compileStrict;
+      expect(check(toolSchema())).toBe('from the warm run');
+      expect(checks).toBe(0);
+      expect(check({ type: 'string' })).toBeNull();
+      expect(checks).toBe(1);
+      expect(JSON.parse(readFileSync(recorded, 'utf8'))).toEqual({
+        [JSON.stringify(toolSchema())]: 'from the warm run',
+        '{"type":"string"}': null,
+      });
+    } finally {
+      process.argv[1] = entry!;
+      for (const name of [SCHEMA_CHECKS_VARIABLE, SCHEMA_CHECKS_RECORD_VARIABLE]) {
+        if (given[name] === undefined) delete process.env[name];
+        else process.env[name] = given[name];
+      }
       chunk.SchemaValidator.compileStrict = shipped;
     }
   });
