@@ -163,7 +163,8 @@ async function warmCompileCache(node: { path: string; version: string }, cliPath
       child.stdin?.end('warm');
     });
     shareWithSandboxes(COMPILE_CACHE_DIRECTORY);
-    chmodSync(schemaChecks, 0o644);
+    // Readable by the sandbox's uid; absent if the run never reached its model call (its harness then checks anew).
+    if (existsSync(schemaChecks)) chmodSync(schemaChecks, 0o644);
     await writeFile(marker, warmedFor);
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -43,7 +43,7 @@ if (/\\/cli\\.js$/.test(process.argv[1] ?? '')) {
     throw new Error('mass: qwen-code is not ${QWEN_CODE_VERSION}: update src/harness/schema-check-cache.ts');
   }
   const check = SchemaValidator.compileStrict;
-  const { readFileSync, writeFileSync } = await import('node:fs');
+  const { readFileSync, renameSync, writeFileSync } = await import('node:fs');
   const answers = new Map();
   const known = process.env.${SCHEMA_CHECKS_VARIABLE};
   const record = process.env.${SCHEMA_CHECKS_RECORD_VARIABLE};
@@ -68,7 +68,11 @@ if (/\\/cli\\.js$/.test(process.argv[1] ?? '')) {
     if (typeof key !== 'string') return check.call(this, schema);
     if (!answers.has(key)) {
       answers.set(key, check.call(this, schema));
-      if (record) writeFileSync(record, JSON.stringify(Object.fromEntries(answers)));
+      if (record) {
+        // Whole or not at all: another warm run may be writing the same file.
+        writeFileSync(\`\${record}.\${process.pid}\`, JSON.stringify(Object.fromEntries(answers)));
+        renameSync(\`\${record}.\${process.pid}\`, record);
+      }
     }
     return answers.get(key);
   };
