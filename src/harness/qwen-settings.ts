@@ -4,8 +4,8 @@ import { DEFAULT_HARNESS_PROFILE, HARNESS_PROFILES, type HarnessProfile } from '
  * The settings qwen-code reads from `<QWEN_HOME>/settings.json`, built from an episode's configuration: one
  * OpenAI-compatible provider (the episode's recording proxy), the sampling parameters, the output bound, and the
  * harness's own extras turned off: telemetry, usage statistics (qwen-code 0.24.4 otherwise sends them to an
- * outside host even with telemetry off), managed memory, the sleep inhibitor, and the bundled ripgrep (installed without its run bit, it
- * is probed and refused on every start; the built-in grep is used either way).
+ * outside host even with telemetry off), managed memory, the sleep inhibitor, and the bundled ripgrep (installed
+ * without its run bit, it is probed and refused on every start; the built-in grep is used either way).
  */
 
 export interface QwenSamplingSettings {
@@ -158,7 +158,7 @@ export function qwenSettings(options: QwenSettingsOptions): Record<string, unkno
     },
     ...(profile.skills ? { skills: profile.skills } : {}),
     // An episode runs headless: no sleep inhibitor (qwen-code otherwise starts systemd-inhibit for every model call
-    // and tool run: 19 processes in a toy search of two episodes).
+    // and tool run: 19–20 processes in a toy search of two episodes).
     general: { preventSystemSleep: false },
     memory: { enableManagedAutoMemory: false },
     telemetry: { enabled: false },
