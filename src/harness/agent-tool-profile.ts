@@ -1,8 +1,6 @@
-import { chmodSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { qwenCodeChunkPath, writeHarnessPreload } from './harness-preload.js';
 import { QWEN_CODE_VERSION } from './qwen-code.js';
 
 /**
@@ -27,8 +25,7 @@ export const AGENT_TOOL_PRELOAD_FILE_NAME = 'agent-tool-profile.mjs';
 
 /** The host path of qwen-code's chunk that defines the `agent` tool (inside the sandbox it is at the same path). */
 export function agentToolChunkPath(): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@qwen-code/qwen-code/package.json')), AGENT_CHUNK);
+  return qwenCodeChunkPath(AGENT_CHUNK);
 }
 
 /** The preload's source, importing qwen-code's chunk from `chunkPath`. */
@@ -61,8 +58,9 @@ if (/\\/cli\\.js$/.test(process.argv[1] ?? '')) {
 
 /** Writes the preload into `directory` (the sandbox's own read-only files) and returns its path. */
 export function writeAgentToolPreload(directory: string): string {
-  const path = join(directory, AGENT_TOOL_PRELOAD_FILE_NAME);
-  writeFileSync(path, agentToolPreloadSource(agentToolChunkPath()));
-  chmodSync(path, 0o644);
-  return path;
+  return writeHarnessPreload(
+    directory,
+    AGENT_TOOL_PRELOAD_FILE_NAME,
+    agentToolPreloadSource(agentToolChunkPath()),
+  );
 }

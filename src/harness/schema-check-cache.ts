@@ -1,8 +1,6 @@
-import { chmodSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { qwenCodeChunkPath, writeHarnessPreload } from './harness-preload.js';
 import { QWEN_CODE_VERSION } from './qwen-code.js';
 
 /**
@@ -29,8 +27,7 @@ export const SCHEMA_CHECKS_RECORD_VARIABLE = 'MASS_SCHEMA_CHECKS_RECORD';
 
 /** The host path of qwen-code's chunk that defines `SchemaValidator` (inside the sandbox it is at the same path). */
 export function schemaValidatorChunkPath(): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@qwen-code/qwen-code/package.json')), VALIDATOR_CHUNK);
+  return qwenCodeChunkPath(VALIDATOR_CHUNK);
 }
 
 /** The preload's source, importing qwen-code's chunk from `chunkPath`. */
@@ -82,8 +79,9 @@ if (/\\/cli\\.js$/.test(process.argv[1] ?? '')) {
 
 /** Writes the preload into `directory` (the sandbox's own read-only files) and returns its path. */
 export function writeSchemaCheckPreload(directory: string): string {
-  const path = join(directory, SCHEMA_CHECK_PRELOAD_FILE_NAME);
-  writeFileSync(path, schemaCheckPreloadSource(schemaValidatorChunkPath()));
-  chmodSync(path, 0o644);
-  return path;
+  return writeHarnessPreload(
+    directory,
+    SCHEMA_CHECK_PRELOAD_FILE_NAME,
+    schemaCheckPreloadSource(schemaValidatorChunkPath()),
+  );
 }
