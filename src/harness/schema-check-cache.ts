@@ -33,8 +33,9 @@ export function schemaValidatorChunkPath(): string {
 /** The preload's source, importing qwen-code's chunk from `chunkPath`. */
 export function schemaCheckPreloadSource(chunkPath: string): string {
   return `// Written by mass (src/harness/schema-check-cache.ts) for qwen-code ${QWEN_CODE_VERSION}: acts in the harness
-// proper (cli.js) alone.
+// proper (cli.js) alone, and keeps NODE_OPTIONS, which brought it, from the agents' shells.
 if (/\\/cli\\.js$/.test(process.argv[1] ?? '')) {
+  delete process.env.NODE_OPTIONS;
   const { SchemaValidator } = await import(${JSON.stringify(pathToFileURL(chunkPath).href)});
   if (typeof SchemaValidator?.compileStrict !== 'function') {
     throw new Error('mass: qwen-code is not ${QWEN_CODE_VERSION}: update src/harness/schema-check-cache.ts');

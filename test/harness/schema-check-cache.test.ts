@@ -42,11 +42,14 @@ describe("the harness's schema-check cache (qwen-code loaded in this process, as
       checks += 1;
       return shipped(schema);
     };
-    const entry = process.argv[1];
+    const [entry, options] = [process.argv[1], process.env.NODE_OPTIONS];
     try {
       // The preload acts only in the harness proper, qwen-code's cli.js.
       process.argv[1] = '/opt/qwen-code/cli.js';
+      process.env.NODE_OPTIONS = '--import something';
       await import(pathToFileURL(writeSchemaCheckPreload(directory.path)).href);
+      // Not passed on to the agents' shells, in every profile (the agent tool's preload runs only in lean).
+      expect(process.env.NODE_OPTIONS).toBeUndefined();
       const check = chunk.SchemaValidator.compileStrict;
       for (let request = 0; request < 3; request += 1) {
         expect(check(toolSchema())).toBe(expected.valid);
@@ -58,6 +61,8 @@ describe("the harness's schema-check cache (qwen-code loaded in this process, as
       expect(checks).toBe(3);
     } finally {
       process.argv[1] = entry!;
+      if (options === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = options;
       chunk.SchemaValidator.compileStrict = shipped;
     }
   });
