@@ -166,13 +166,16 @@ describe.skipIf(missing !== null)('mass benchmark in a real container engine', (
     expect(oracleSummary.skipped).toEqual([]);
     expect(oracleSummary.tasks).toHaveLength(5);
     for (const trial of oracleSummary.trials) {
-      expect(trial.verification, `${trial.task}: ${trial.failure}`).toMatchObject({
+      expect(trial.verification, verificationStory(trial)).toMatchObject({
         status: 'scored',
         reward: 1,
       });
     }
     for (const trial of nopSummary.trials) {
-      expect(trial.verification, trial.task).toMatchObject({ status: 'scored', reward: 0 });
+      expect(trial.verification, verificationStory(trial)).toMatchObject({
+        status: 'scored',
+        reward: 0,
+      });
     }
     expect(containers()).toBe('');
     // The build-only file the Dockerfile deletes never reached the agent's side.
@@ -282,3 +285,18 @@ describe.skipIf(missing !== null)('mass benchmark in a real container engine', (
     expect(containers()).toBe('');
   }, 600_000);
 });
+
+/** What a reader needs when a trial's verification is not what a test expects: the trial's failure and test.sh's own words. */
+function verificationStory(trial: {
+  task: string;
+  failure: string | null;
+  verification: { detail: string | null; exitCode: number | null; stdoutTail: string; stderrTail: string };
+}): string {
+  const { detail, exitCode, stdoutTail, stderrTail } = trial.verification;
+  return [
+    `${trial.task}: trial ${trial.failure ?? 'finished'}`,
+    `verifier exit ${exitCode}: ${detail ?? ''}`,
+    `stdout: ${stdoutTail}`,
+    `stderr: ${stderrTail}`,
+  ].join('\n');
+}
