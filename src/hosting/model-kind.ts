@@ -23,8 +23,11 @@ export interface ModelKind {
   serveForChecks(): Promise<ServedGeneration>;
 }
 
-/** Whether mass trains this kind's generations itself (the toy: one step on the CPU), for figures made before a run. */
-export function trainsItself(config: RunConfig): boolean {
+/**
+ * Whether the model is the built-in toy, for figures made before a run: it answers in this process at once and trains
+ * itself with one step on the CPU, so its time is the harness's and the sandbox's, not tokens over a throughput.
+ */
+export function isBuiltInToy(config: RunConfig): boolean {
   return config.model.kind === 'toy';
 }
 

@@ -1,6 +1,6 @@
 import type { RunConfig } from '../config/run-config.js';
 import { evaluationConfig } from '../config/run-config.js';
-import { trainsItself } from '../hosting/model-kind.js';
+import { isBuiltInToy } from '../hosting/model-kind.js';
 import { searchTaskDirs } from '../search/search-config.js';
 import { loadSuite } from '../tasks/load-suite.js';
 import { resolveHyperparameters, type TrainingHyperparameters } from '../train/hyperparameters.js';
@@ -141,7 +141,7 @@ export async function planRun(options: PlanOptions): Promise<RunPlan> {
 
 /** Steps per training, windows per step, and what the GPU memory figure rests on. */
 function trainingFigures(config: RunConfig, like: MeasuredRun | null): RunPlan['training'] {
-  if (trainsItself(config)) {
+  if (isBuiltInToy(config)) {
     return {
       steps: 1,
       windowsPerStep: 0,

@@ -1,4 +1,5 @@
 import type { RunConfig } from '../config/run-config.js';
+import { isBuiltInToy } from '../hosting/model-kind.js';
 import { TYPICAL_EPISODE_OUTPUT_TOKENS } from '../doctor/doctor-plan.js';
 import type { PlanThroughput } from './doctor-throughput.js';
 import type { MeasuredRun } from './measured-run.js';
@@ -9,6 +10,14 @@ import type { Figure } from './plan-types.js';
  * workspace), for disk when no finished run is given.
  */
 export const ASSUMED_EPISODE_BYTES = 2.6e6;
+
+/** A toy episode's wall time with others at once on 2 cores, a judge's or optimizer's call, a training step; seconds. */
+const TOY_EPISODE_SECONDS = 8;
+const TOY_CALL_SECONDS = 0.2;
+const TOY_TRAINING_STEP_SECONDS = 1;
+/** What a toy episode writes (the demo's: about 4,000 output tokens) and the bytes its folder holds (0.4–0.7 MB). */
+const TOY_EPISODE_OUTPUT_TOKENS = 4_000;
+const TOY_EPISODE_BYTES = 0.7e6;
 
 /** Output tokens per second a served model is assumed to give at the configured concurrency, with no doctor record nor `--throughput`. */
 export const ASSUMED_THROUGHPUT = 500;
@@ -38,6 +47,7 @@ export function unitFigures(
   throughputNote: string | null = null,
 ): UnitFigures {
   if (like) return measuredUnits(like);
+  if (throughput === null && isBuiltInToy(config)) return toyUnits(config);
   const { budgets, concurrency } = config;
   const rate: Figure = throughput
     ? { value: throughput.outputTokensPerSecond / concurrency.episodes, basis: throughput.basis }
@@ -75,6 +85,43 @@ export function unitFigures(
       seconds: seconds(optimizerOutput),
     },
     trainingStepSeconds: null,
+  };
+}
+
+/**
+ * The built-in toy model's units, measured by `mass demo` on 2 cores (2026-12-04: its loop's 24 episodes, 2 at once, in
+ * 98 s): the model answers at once, so an episode takes what the harness and the sandbox take, and a call to the judge
+ * or the optimizer a fraction of a second; the toy trains with one step of about a second.
+ */
+function toyUnits(config: RunConfig): UnitFigures {
+  const { budgets } = config;
+  const basis =
+    'assumed: the built-in toy model answers at once; an episode takes about 8 s of harness and sandbox time';
+  const output: Figure = {
+    value: TOY_EPISODE_OUTPUT_TOKENS,
+    basis: "assumed: the toy model's scripted team",
+  };
+  const call = (completion: number) => ({ value: completion, basis: 'budget' });
+  const quick: Figure = { value: TOY_CALL_SECONDS, basis };
+  return {
+    episode: {
+      promptTokens: null,
+      completionTokens: output,
+      seconds: { value: TOY_EPISODE_SECONDS, basis },
+      bytes: { value: TOY_EPISODE_BYTES, basis: 'assumed: 0.7 MB (a toy episode)' },
+    },
+    judgeCall: {
+      promptTokens: { value: 2 * budgets.judgeBundleTokens, basis: 'budget' },
+      completionTokens: call(budgets.judgeMaxTokens),
+      seconds: quick,
+    },
+    judgmentSeconds: quick,
+    optimizerCall: {
+      promptTokens: { value: budgets.contextWindowSize, basis: 'budget' },
+      completionTokens: call(budgets.optimizerMaxTokens),
+      seconds: quick,
+    },
+    trainingStepSeconds: { value: TOY_TRAINING_STEP_SECONDS, basis: "assumed: the toy trainer's one step" },
   };
 }
 

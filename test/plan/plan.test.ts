@@ -142,6 +142,26 @@ describe('mass plan on the demo configuration', () => {
     });
     expect((await plan(served)).training).toMatchObject({ steps: 40, windowsPerStep: 8 });
   });
+
+  it('times the demo by its harness, not by an assumed throughput, unless one is given', async () => {
+    const demoPlan = await planRun({ config: demo, suiteDir: DEMO_SUITE, rounds: 2, scope: 'loop' });
+    // The demo's loop: 2 rounds of 6 search and 8 champion episodes, 2 at once, about 8 s each, and 2 toy trainings.
+    expect(demoPlan.time.missing).toEqual([]);
+    expect(demoPlan.time.seconds).toBeGreaterThan(60);
+    expect(demoPlan.time.seconds).toBeLessThan(5 * 60);
+    expect(demoPlan.time.basis).toContain('the built-in toy model answers at once');
+    const text = describePlanCompact(demoPlan, planCost(demoPlan.roles), 'mass demo');
+    expect(text).not.toContain('run mass doctor');
+    const given = await planRun({
+      config: demo,
+      suiteDir: DEMO_SUITE,
+      rounds: 2,
+      scope: 'loop',
+      throughput: (await chooseThroughput({ config: demo, given: 50, recordPath: '/nowhere' })).throughput,
+    });
+    expect(given.time.basis).toContain('(--throughput)');
+    expect(given.time.seconds).toBeGreaterThan(demoPlan.time.seconds);
+  });
 });
 
 describe('the stages’ counts', () => {
