@@ -11,14 +11,6 @@ import type { Figure } from './plan-types.js';
  */
 export const ASSUMED_EPISODE_BYTES = 2.6e6;
 
-/** A toy episode's wall time with others at once on 2 cores, a judge's or optimizer's call, a training step; seconds. */
-const TOY_EPISODE_SECONDS = 8;
-const TOY_CALL_SECONDS = 0.2;
-const TOY_TRAINING_STEP_SECONDS = 1;
-/** What a toy episode writes (the demo's: about 4,000 output tokens) and the bytes its folder holds (0.4–0.7 MB). */
-const TOY_EPISODE_OUTPUT_TOKENS = 4_000;
-const TOY_EPISODE_BYTES = 0.7e6;
-
 /** Output tokens per second a served model is assumed to give at the configured concurrency, with no doctor record nor `--throughput`. */
 export const ASSUMED_THROUGHPUT = 500;
 
@@ -87,6 +79,14 @@ export function unitFigures(
     trainingStepSeconds: null,
   };
 }
+
+/** A toy episode's wall time with others at once on 2 cores, a judge's or optimizer's call, a training step; seconds. */
+const TOY_EPISODE_SECONDS = 8;
+const TOY_CALL_SECONDS = 0.2;
+const TOY_TRAINING_STEP_SECONDS = 1;
+/** What a toy episode writes (the demo's: about 4,000 output tokens) and the bytes its folder holds (0.4–0.7 MB). */
+const TOY_EPISODE_OUTPUT_TOKENS = 4_000;
+const TOY_EPISODE_BYTES = 0.7e6;
 
 /**
  * The built-in toy model's units, measured by `mass demo` on 2 cores (2026-12-04: its loop's 24 episodes, 2 at once, in
