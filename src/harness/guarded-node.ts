@@ -1,17 +1,9 @@
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { HARNESS_NODE_FOLDER, type HarnessNode } from './harness-node.js';
+import { writeHarnessPreload } from './harness-preload.js';
 
 /**
  * The harness runs in the sandbox as the same user as the agent code it starts, and the kernel lets a process of the
@@ -112,11 +104,7 @@ export const HARNESS_GUARD_FILE_NAME = 'harness-guard.cjs';
 
 /** Writes the preload into `directory` (the sandbox's own read-only files) and returns its path. */
 export function writeHarnessGuard(directory: string): string {
-  const path = join(directory, HARNESS_GUARD_FILE_NAME);
-  writeFileSync(path, HARNESS_GUARD_SOURCE);
-  // Read by the sandbox's own user, whatever this process's umask.
-  chmodSync(path, 0o644);
-  return path;
+  return writeHarnessPreload(directory, HARNESS_GUARD_FILE_NAME, HARNESS_GUARD_SOURCE);
 }
 
 /** The environment that closes the inspector, given where the sandbox shows the preload; none where Node cannot. */

@@ -133,6 +133,8 @@ async function warmCompileCache(node: { path: string; version: string }, cliPath
     });
     await writeFile(join(scratch, 'settings.json'), JSON.stringify(settings));
     const schemaChecks = join(COMPILE_CACHE_DIRECTORY, SCHEMA_CHECKS_FILE);
+    // Another harness version's answers are never kept: this run writes its own, or none.
+    rmSync(schemaChecks, { force: true });
     const preload = pathToFileURL(writeSchemaCheckPreload(scratch)).href;
     await new Promise<void>((resolve, reject) => {
       const child = execFile(

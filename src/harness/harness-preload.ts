@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /**
- * What the harness's preloads share (`agent-tool-profile.ts`, `schema-check-cache.ts`): each imports one chunk of
- * qwen-code's bundle, found here on the host (inside the sandbox it is at the same path), and is written into the
- * sandbox's own read-only files.
+ * What the harness's preloads share (`agent-tool-profile.ts`, `schema-check-cache.ts`, the guard of
+ * `guarded-node.ts`): each is written into the sandbox's own read-only files, and the first two import one chunk of
+ * qwen-code's bundle, found here on the host (inside the sandbox it is at the same path).
  */
 
 /** The host path of one chunk of qwen-code's bundle, `chunks/chunk-….js`. */

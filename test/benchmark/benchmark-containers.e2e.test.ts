@@ -287,11 +287,7 @@ describe.skipIf(missing !== null)('mass benchmark in a real container engine', (
 });
 
 /** What a reader needs when a trial's verification is not what a test expects: the trial's failure and test.sh's own words. */
-function verificationStory(trial: {
-  task: string;
-  failure: string | null;
-  verification: { detail: string | null; exitCode: number | null; stdoutTail: string; stderrTail: string };
-}): string {
+function verificationStory(trial: BenchmarkSummary['trials'][number]): string {
   const { detail, exitCode, stdoutTail, stderrTail } = trial.verification;
   return [
     `${trial.task}: trial ${trial.failure ?? 'finished'}`,
