@@ -105,10 +105,18 @@ async function build(engine: string, image: ImageBuild, timeout: number): Promis
         timeout,
       );
     } catch (error) {
-      // The hint only where the build met the missing network (a COPY outside the context is not fixed by one).
-      if (network[1] !== 'none' || !metMissingNetwork(errorMessage(error))) throw error;
+      const text = errorMessage(error);
+      // A base image is pulled by the engine itself, whatever network the build's steps get.
+      const base = unpulledBaseImage(text);
+      if (base !== null) {
+        throw new SystemError(
+          `${text}\n(the base image ${base} is not in the engine, and the engine could not pull it: where no registry is reachable, pull it on a machine that reaches one, then \`docker save\` it there and \`docker load\` it here; a reference pinned by its digest needs that very image)`,
+        );
+      }
+      // The hint only where a step met the missing network (a COPY outside the context is not fixed by one).
+      if (network[1] !== 'none' || !metMissingNetwork(text)) throw error;
       throw new SystemError(
-        `${errorMessage(error)}\n(the build had no network: the engine has no bridge, and a build on the host's network reaches the host's own services; for a dataset you trust, set ${BUILD_NETWORK_VARIABLE}=host)`,
+        `${text}\n(the build had no network: the engine has no bridge, and a build on the host's network reaches the host's own services; for a dataset you trust, set ${BUILD_NETWORK_VARIABLE}=host)`,
       );
     }
     const id = (await readFile(idFile, 'utf8').catch(() => '')).trim();
@@ -126,6 +134,16 @@ async function build(engine: string, image: ImageBuild, timeout: number): Promis
 /** What a build step prints when it needed the network it did not have (apt, pip, curl, git, wget, npm). */
 const NETWORK_FAILURE =
   /Temporary failure (resolving|in name resolution)|Could not resolve|Network is unreachable|Failed to fetch|Failed to establish a new connection|Connection refused|no such host|getaddrinfo|unable to access 'http/i;
+
+/**
+ * The base image a failed build stopped at (pure): the reference of its last step when that step is a `FROM`, as
+ * Docker's builder numbers them (`Step 1/15 : FROM debian@sha256:…`); null when it failed at another step.
+ */
+export function unpulledBaseImage(text: string): string | null {
+  const steps = [...text.matchAll(/\bStep \d+\/\d+ : (\S+)\s+(\S+)/g)];
+  const last = steps.at(-1);
+  return last !== undefined && last[1]!.toUpperCase() === 'FROM' ? last[2]! : null;
+}
 
 /** Whether a failed build's text says a step needed the network (`NETWORK_FAILURE`). */
 export function metMissingNetwork(text: string): boolean {
@@ -194,7 +212,8 @@ function engineCommand(engine: string, args: string[], timeout: number): Promise
 /**
  * What a failed engine command said, for the reader (pure): its last lines of output (a build's failing step says
  * why there, e.g. apt's "Temporary failure resolving"), then its error's, without colour codes or the legacy
- * builder's deprecation notice, which Docker prints before every build and which said nothing of the failure.
+ * builder's deprecation notice and its "Sending build context" line, which Docker prints before every build and which
+ * say nothing of the failure.
  */
 export function engineFailureText(stdout: string, stderr: string): string {
   const lines = (text: string) =>
@@ -209,5 +228,6 @@ export function engineFailureText(stdout: string, stderr: string): string {
         line,
       ),
   );
-  return [...lines(stdout).slice(-6), ...errors.slice(-4)].join('\n');
+  const output = lines(stdout).filter((line) => !/^Sending build context to Docker daemon/.test(line));
+  return [...output.slice(-6), ...errors.slice(-4)].join('\n');
 }

@@ -12,9 +12,14 @@ import { describeInternet } from './task-environment.js';
  */
 export function describeBenchmark(summary: BenchmarkSummary): string {
   const toy = summary.standIn === null ? '' : ` (${summary.standIn} output: says nothing about a real model)`;
-  const lines = [
+  const heading =
     `Benchmark ${summary.benchmark}${toy}: ${summary.tasks.length} task(s), ${summary.trialsPerTask} trial(s) per task, agent ${summary.agent}` +
-      (summary.skipped.length > 0 ? `, ${summary.skipped.length} skipped` : ''),
+    (summary.skipped.length > 0 ? `, ${summary.skipped.length} skipped` : '');
+  const skipped = summary.skipped.map((entry) => `  ${entry.task}: ${entry.reason}`);
+  const skippedSection = skipped.length > 0 ? ['', 'Skipped:', ...skipped] : [];
+  if (summary.trials.length === 0) return [heading, '', 'No trial ran.', ...skippedSection].join('\n');
+  const lines = [
+    heading,
     '',
     ...textTable(
       [
@@ -62,9 +67,7 @@ export function describeBenchmark(summary: BenchmarkSummary): string {
   if (notes.length > 0) {
     lines.push('', "Trials to look at (each trial's record keeps its verifier's output):", ...notes);
   }
-  if (summary.skipped.length > 0) {
-    lines.push('', 'Skipped:', ...summary.skipped.map((skipped) => `  ${skipped.task}: ${skipped.reason}`));
-  }
+  lines.push(...skippedSection);
   const networks = internetOfTasks(summary);
   if (networks.size > 0) {
     lines.push(

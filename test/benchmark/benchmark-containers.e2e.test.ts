@@ -284,6 +284,44 @@ describe.skipIf(missing !== null)('mass benchmark in a real container engine', (
     expect(setIdFiles(runDirectory)).toEqual([]);
     expect(containers()).toBe('');
   }, 600_000);
+
+  it('a task pinned to a base image no registry here serves is skipped, saying to load that image; nothing ran: exit 1', async () => {
+    const base = 'registry.invalid/mass/base:1';
+    const task = join(directory.path, 'unpullable', 'pinned-elsewhere');
+    const files: Record<string, string> = {
+      'task.toml': 'version = "1.0"\n[environment]\nallow_internet = false\n',
+      'instruction.md': 'Write 42 to /app/answer.txt.\n',
+      'environment/Dockerfile': `FROM ${base}\nWORKDIR /app\n`,
+      'tests/test.sh': 'echo 1 > /logs/verifier/reward.txt\n',
+      'solution/solve.sh': 'echo 42 > /app/answer.txt\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(join(task, file, '..'), { recursive: true });
+      writeFileSync(join(task, file), text);
+    }
+    const result = await runMass([
+      'benchmark',
+      '--config',
+      configFile,
+      '--runs',
+      runs,
+      '--tasks',
+      join(directory.path, 'unpullable'),
+      '--container-engine',
+      'docker',
+      '--agent',
+      'nop',
+    ]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toContain('No trial ran.');
+    expect(result.stdout).toContain(
+      `the base image ${base} is not in the engine, and the engine could not pull it`,
+    );
+    expect(result.stdout).not.toContain('MASS_BUILD_NETWORK');
+    expect(result.stdout).not.toContain('Sending build context');
+    expect(result.stderr).toContain('mass benchmark: no task could be run');
+    expect(containers()).toBe('');
+  }, 300_000);
 });
 
 /** What a reader needs when a trial's verification is not what a test expects: the trial's failure and test.sh's own words. */

@@ -5,6 +5,7 @@ import {
   buildNetworkArguments,
   engineFailureText,
   metMissingNetwork,
+  unpulledBaseImage,
 } from '../../src/benchmark/container-images.js';
 
 describe("a task image build's network", () => {
@@ -67,5 +68,25 @@ describe("a task image build's network", () => {
         'COPY failed: file not found in build context or excluded by .dockerignore: stat etc/shadow',
       ),
     ).toBe(false);
+  });
+
+  it('a base image the engine could not pull is named as such, not as a step that met the missing network', () => {
+    // As `docker build` printed it for a real Terminal-Bench task pinned to a registry's image, measured here.
+    const base =
+      'public.ecr.aws/docker/library/debian:bookworm-slim@sha256:4724b8cc51e33e398f0e2e15e18d5ec2851ff0c2280647e1310bc1642182655d';
+    const text = engineFailureText(
+      `Sending build context to Docker daemon  53.25kB\nStep 1/15 : FROM ${base}\n`,
+      'Get "https://public.ecr.aws/v2/": dial tcp: lookup public.ecr.aws on 10.255.255.53:53: no such host\n',
+    );
+    expect(text).toBe(
+      `Step 1/15 : FROM ${base}\nGet "https://public.ecr.aws/v2/": dial tcp: lookup public.ecr.aws on 10.255.255.53:53: no such host`,
+    );
+    // As the engine command's error carries it.
+    expect(unpulledBaseImage(`/usr/local/bin/docker build failed: ${text}`)).toBe(base);
+    // A later step failing is that step's failure, even after an earlier FROM.
+    expect(
+      unpulledBaseImage(`Step 1/4 : FROM ${base}\n ---> 1a2b\nStep 3/4 : RUN apt-get update\nE: failed`),
+    ).toBeNull();
+    expect(unpulledBaseImage('Step 2/9 : from debian AS build\nmanifest unknown')).toBe('debian');
   });
 });

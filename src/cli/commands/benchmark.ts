@@ -75,6 +75,14 @@ export async function benchmarkAction(flags: BenchmarkFlags): Promise<void> {
   }
   if (flags.json) console.log(JSON.stringify(summaries, null, 2));
   else console.log(summaries.map((summary) => describeBenchmark(summary)).join('\n\n'));
+  // Nothing measured: a script that checks the exit status must not read it as a benchmark run.
+  if (
+    summaries.length > 0 &&
+    summaries.every((summary) => summary.trials.length === 0 && summary.skipped.length > 0)
+  ) {
+    process.stderr.write('mass benchmark: no task could be run: every one was skipped (why: above)\n');
+    process.exitCode = 1;
+  }
 }
 
 function list(value: string | undefined): string[] | undefined {
