@@ -231,6 +231,7 @@ export function containerTrialWork(
           image: container.image,
           name: containerName(run, identity),
           stateDirectory: run.path(environmentRoot(identity)),
+          run: run.directory,
           readableDirectories: qwenCode?.readableDirectories ?? [],
           env: harbor.environmentEnv,
           cpus: harbor.cpus,

@@ -58,6 +58,11 @@ interface ContainerTrialOptions {
   name: string;
   /** A host folder the trial owns (the forwarder, and the staging of files read back). */
   stateDirectory: string;
+  /**
+   * The run the trial belongs to (its directory), written on the container as the label `mass.run`, beside
+   * `mass.trial=1`: `docker ps --filter label=mass.run=<run directory>` lists what one run left.
+   */
+  run?: string;
   /** Host folders shown read-only at their own paths (a harness and its Node). */
   readableDirectories?: string[];
   /** `[environment.env]`: set in the container for every command. */
@@ -126,6 +131,7 @@ export class ContainerTrialEnvironment implements TrialEnvironment {
         name,
         '--label',
         'mass.trial=1',
+        ...(options.run === undefined ? [] : ['--label', `mass.run=${options.run}`]),
         '--init',
         '--network',
         'none',

@@ -291,7 +291,11 @@ describe('mass benchmark', () => {
     const calls = readFileSync(log, 'utf8').trimEnd().split('\n');
     expect(calls.some((call) => call.startsWith('build '))).toBe(true);
     const create = calls.find((call) => call.startsWith('create '))!;
-    expect(create).toMatch(/^create --name mass-trial-\S+ --label mass.trial=1 --init --network none /);
+    expect(create).toMatch(
+      /^create --name mass-trial-\S+ --label mass.trial=1 --label mass.run=\S+ --init --network none /,
+    );
+    // The run's own label, which benchmark-containers.e2e.test.ts filters the engine's containers by.
+    expect(create).toContain(` --label mass.run=${runDirectory} `);
     expect(create).not.toMatch(/:rw/);
     // Nothing of the host covers a folder of the image's own system (a host Node in /usr/bin would hide the image's).
     const targets = [...create.matchAll(/--volume (\S+)/g)].map((match) => match[1]!.split(':')[1]!);

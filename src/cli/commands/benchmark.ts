@@ -150,8 +150,8 @@ async function datasetsOf(folders: readonly string[]): Promise<BenchmarkDataset[
 }
 
 /**
- * A line on stderr per benchmark planned (with its plan's time and disk, and its skipped tasks), then progress at most
- * once a second.
+ * A line on stderr per benchmark planned (with its plan's time and disk, and its skipped tasks; a benchmark whose
+ * every task is skipped has no plan to give), then progress at most once a second.
  */
 function progressLine(config: RunConfig, modelAgent: boolean): (event: BenchmarkProgress) => void {
   let planned = 0;
@@ -160,9 +160,11 @@ function progressLine(config: RunConfig, modelAgent: boolean): (event: Benchmark
   return (event) => {
     if (event.kind === 'planned') {
       planned += event.trials;
-      process.stderr.write(`mass benchmark: ${event.benchmark}: ${event.trials} trial(s)\n`);
       process.stderr.write(
-        `${benchmarkPlanText(config, event.trials, modelAgent, `mass benchmark: ${event.benchmark}`)}\n`,
+        event.trials === 0
+          ? `mass benchmark: ${event.benchmark}: no trial to run: every task is skipped (below)\n`
+          : `mass benchmark: ${event.benchmark}: ${event.trials} trial(s)\n` +
+              `${benchmarkPlanText(config, event.trials, modelAgent, `mass benchmark: ${event.benchmark}`)}\n`,
       );
       for (const [internet, tasks] of groupedBy(event.internet)) {
         process.stderr.write(
