@@ -14,6 +14,8 @@ export const VERIFIER_LOGS_INSIDE = '/logs/verifier';
 /** The most of a reward file, of stdout and of stderr that is read back. */
 const MAX_REWARD_BYTES = 64 * 1024;
 const OUTPUT_TAIL_BYTES = 8 * 1024;
+/** How many times a verification's sandbox is opened when its own set-up fails before test.sh starts. */
+const SANDBOX_STARTS = 2;
 
 export interface VerifyOptions {
   task: HarborTask;
@@ -42,22 +44,30 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
   const empty = path.join(verifierDir, 'empty');
   await Promise.all([logs, empty].map((folder) => rm(folder, { recursive: true, force: true })));
   await mkdir(empty, { recursive: true });
-  const stdout = new OutputTail();
-  const stderr = new OutputTail();
+  let stdout = new OutputTail();
+  let stderr = new OutputTail();
   const common = { leftOut: [], stdoutTail: '', stderrTail: '' };
   let result;
   try {
     await environment.putFiles(path.join(task.dir, 'tests'), TESTS_INSIDE, task.verifierUser);
     await environment.putFiles(empty, VERIFIER_LOGS_INSIDE, task.verifierUser);
-    result = await environment.exec({
-      ...verifierInvocation(task, environment.workdir),
-      stdout: { onData: (chunk) => stdout.add(chunk) },
-      stderr: { onData: (chunk) => stderr.add(chunk) },
-      limits: {
-        wallClockSeconds: task.verifierTimeoutSec,
-        ...(task.memoryBytes === null ? {} : { memoryBytes: task.memoryBytes }),
-      },
-    });
+    // A sandbox whose own set-up failed ran nothing of test.sh: it is opened once more before the verification is
+    // given up as crashed.
+    for (let start = 1; ; start++) {
+      stdout = new OutputTail();
+      stderr = new OutputTail();
+      const [out, err] = [stdout, stderr];
+      result = await environment.exec({
+        ...verifierInvocation(task, environment.workdir),
+        stdout: { onData: (chunk) => out.add(chunk) },
+        stderr: { onData: (chunk) => err.add(chunk) },
+        limits: {
+          wallClockSeconds: task.verifierTimeoutSec,
+          ...(task.memoryBytes === null ? {} : { memoryBytes: task.memoryBytes }),
+        },
+      });
+      if (result.started !== false || start === SANDBOX_STARTS) break;
+    }
   } catch (error) {
     return failed('crashed', `test.sh could not be run: ${errorMessage(error)}`, common);
   }
@@ -124,7 +134,7 @@ const SIGNAL_EXITS = { first: 129, last: 128 + 64 };
  * verifier is never read as one. test.sh failing without a reward is its set-up failing (`setup-failed`), never a 0.
  */
 export function verificationOutcome(ended: {
-  run: Pick<SandboxResult, 'exitCode' | 'timedOut' | 'limitExceeded' | 'signal' | 'wallSeconds'>;
+  run: Pick<SandboxResult, 'exitCode' | 'timedOut' | 'limitExceeded' | 'signal' | 'wallSeconds' | 'started'>;
   reward: RewardRead;
   outputs: Pick<Verification, 'leftOut' | 'stdoutTail' | 'stderrTail'>;
   task: Pick<HarborTask, 'verifierTimeoutSec'>;
@@ -135,6 +145,13 @@ export function verificationOutcome(ended: {
     ...failed(status, detail, outputs),
     ...ran,
   });
+  if (run.started === false) {
+    const said = firstLine(outputs.stderrTail);
+    return fail(
+      'crashed',
+      `test.sh never started: the sandbox's own set-up failed, ${SANDBOX_STARTS} times${said === '' ? '' : ` ("${said}")`}`,
+    );
+  }
   if (run.timedOut)
     return fail('timeout', `test.sh ran past the verifier's ${ended.task.verifierTimeoutSec} s`);
   const untrusted = reward.kind === 'none' ? '' : '; the reward file it left is not trusted';
@@ -187,6 +204,11 @@ function setupHint(outputs: Pick<Verification, 'stdoutTail' | 'stderrTail'>): st
   return line === undefined
     ? ''
     : `; its output says "${line.trim().slice(0, 200)}": its set-up may have failed`;
+}
+
+/** The first line of `text` that says something, at most 200 characters. */
+function firstLine(text: string): string {
+  return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 200);
 }
 
 /** The verification of a trial whose environment never started: crashed, with the reason. */

@@ -31,7 +31,7 @@ import { kernelLimitArguments } from './sandbox-limits.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { resolveSandbox } from './sandbox-resolve.js';
 import { SandboxBase, type SandboxEndpoints } from './sandbox-base.js';
-import { runProcessTree, type SandboxResult } from './sandbox-run.js';
+import { reportStart, runProcessTree, type SandboxResult } from './sandbox-run.js';
 import { staging, type Staging } from './sandbox-staging.js';
 import { hostSystemEntries, writeSystemFiles } from './sandbox-system.js';
 import {
@@ -170,7 +170,8 @@ export class BubblewrapSandbox extends SandboxBase {
       marker,
     });
     if (user) handOver(this.ownedDirectories, user.user);
-    const commandLine = [command.command, ...(command.args ?? [])];
+    // The command starts behind a prologue that reports it started: the sandbox's set-up went well.
+    const commandLine = reportStart([command.command, ...(command.args ?? [])]);
     // The kernel's limits first, so that the launcher, the forwarder and everything the command starts inherit them.
     const inside = [
       prlimitPath,
@@ -201,6 +202,7 @@ export class BubblewrapSandbox extends SandboxBase {
       signal: command.signal,
       ownProcessGroup: false,
       sandboxed: true,
+      reportsStart: true,
     });
   }
 

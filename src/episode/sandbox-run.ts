@@ -21,6 +21,12 @@ export interface SandboxResult {
   limitExceeded: SandboxLimitName | null;
   /** The caller's abort signal fired. */
   aborted: boolean;
+  /**
+   * Whether the command itself was started: false when the sandbox's own set-up failed before it (bubblewrap, the
+   * kernel's limits, the proxy forwarder), whatever the exit code then says. Absent where it is not told (a container,
+   * no sandbox).
+   */
+  started?: boolean;
   sandboxed: boolean;
   startedAt: string;
   wallSeconds: number;
@@ -50,6 +56,20 @@ export interface ProcessTreeRun {
   /** Host directories the disk limit measures. */
   diskDirectories: string[];
   signal?: AbortSignal;
+  /**
+   * The command line's last launcher writes a byte on its descriptor 3 just before it execs the command
+   * (`reportStart`): the result's `started` says whether one came.
+   */
+  reportsStart?: boolean;
+}
+
+/**
+ * `command` behind a prologue that writes a byte on descriptor 3 (a pipe `runProcessTree` reads with `reportsStart`),
+ * closes it, and execs the command: the byte says that everything before it (a sandbox's set-up) went well. The
+ * command never holds the descriptor.
+ */
+export function reportStart(command: string[]): string[] {
+  return ['/bin/sh', '-c', 'printf s >&3; exec 3>&-; exec "$@"', 'mass-start', ...command];
 }
 
 /** How long to wait, once the tree is dead, for its output pipes to close. */
@@ -66,7 +86,12 @@ export async function runProcessTree(run: ProcessTreeRun): Promise<SandboxResult
     child = spawn(run.executable, run.args, {
       cwd: run.cwd,
       env: run.env,
-      stdio: [run.stdin === undefined ? 'ignore' : 'pipe', stdout.stdio, stderr.stdio],
+      stdio: [
+        run.stdin === undefined ? 'ignore' : 'pipe',
+        stdout.stdio,
+        stderr.stdio,
+        ...(run.reportsStart ? (['pipe'] as const) : []),
+      ],
       detached: run.ownProcessGroup,
     });
   } finally {
@@ -88,6 +113,12 @@ export async function runProcessTree(run: ProcessTreeRun): Promise<SandboxResult
   });
   stdout.attach(child.stdout);
   stderr.attach(child.stderr);
+  let commandStarted = false;
+  const startReport = run.reportsStart ? (child.stdio[3] as Readable | null) : null;
+  startReport?.on('data', () => (commandStarted = true));
+  startReport?.on('error', () => {
+    // Nothing to read any more: what came is what counts.
+  });
   if (run.stdin !== undefined && child.stdin) {
     child.stdin.on('error', () => {
       // The command exited or closed its input without reading it all: not an error of the run.
@@ -156,7 +187,7 @@ export async function runProcessTree(run: ProcessTreeRun): Promise<SandboxResult
       sleep(OUTPUT_DRAIN_MS, false, { signal: drainTimer.signal }).catch(() => false),
     ]);
     drainTimer.abort();
-    if (!drained) for (const stream of [child.stdout, child.stderr]) stream?.destroy();
+    if (!drained) for (const stream of [child.stdout, child.stderr, startReport]) stream?.destroy();
   } finally {
     watchdog.stop();
     run.signal?.removeEventListener('abort', abort);
@@ -168,6 +199,7 @@ export async function runProcessTree(run: ProcessTreeRun): Promise<SandboxResult
     timedOut: limitExceeded === 'wall-clock',
     limitExceeded,
     aborted,
+    ...(run.reportsStart ? { started: commandStarted } : {}),
     sandboxed: run.sandboxed,
     startedAt: startedAt.toISOString(),
     wallSeconds: (performance.now() - started) / 1000,

@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import { runReferenceAgent } from '../../src/benchmark/reference-agents.js';
-import type { SandboxResult } from '../../src/episode/sandbox-run.js';
 import type { TrialCommand, TrialEnvironment } from '../../src/episode/trial-environment.js';
 import type { HarborTask } from '../../src/tasks/harbor-task.js';
+import { sandboxResult } from '../support/sandbox-result.js';
 
 /** An environment whose one command prints `printed` and exits with `exitCode`, as solve.sh would. */
 function scriptedEnvironment(printed: string, exitCode: number): TrialEnvironment {
-  const result: SandboxResult = {
-    exitCode,
-    signal: null,
-    timedOut: false,
-    limitExceeded: null,
-    aborted: false,
-    sandboxed: true,
-    startedAt: '2026-01-01T00:00:00.000Z',
-    wallSeconds: 0.5,
-    cpuSeconds: 0,
-    peakMemoryBytes: 0,
-    peakProcesses: 1,
-    peakDiskBytes: 0,
-  };
+  const result = sandboxResult({ exitCode });
   return {
     kind: 'bubblewrap',
     workdir: '/workspace',

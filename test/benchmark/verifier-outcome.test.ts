@@ -62,6 +62,27 @@ describe('how a verification ended', () => {
     });
   });
 
+  it('a sandbox whose own set-up failed never ran test.sh: crashed whatever its exit code, with what the sandbox said', () => {
+    const unstarted = ended(
+      { exitCode: 1, started: false },
+      { kind: 'none' },
+      {
+        ...QUIET,
+        stderrTail: '\nbwrap: Creating new namespace failed: Resource temporarily unavailable\n',
+      },
+    );
+    expect(unstarted).toMatchObject({ status: 'crashed', reward: null, exitCode: 1 });
+    expect(unstarted.detail).toBe(
+      'test.sh never started: the sandbox\'s own set-up failed, 2 times ("bwrap: Creating new namespace failed: Resource temporarily unavailable")',
+    );
+    // The launcher's exit code is not test.sh's: 125 from a forwarder that did not start is no set-up of the task.
+    expect(ended({ exitCode: 125, started: false }, { kind: 'none' }).detail).toBe(
+      "test.sh never started: the sandbox's own set-up failed, 2 times",
+    );
+    // Started, then failed before its reward: that is test.sh's own set-up.
+    expect(ended({ exitCode: 1, started: true }, { kind: 'none' })).toMatchObject({ status: 'setup-failed' });
+  });
+
   it('a zero written after a runner that was never installed keeps its reward, with the hint beside it', () => {
     const hinted = ended({ exitCode: 0 }, ZERO, {
       ...QUIET,

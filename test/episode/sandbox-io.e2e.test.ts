@@ -31,6 +31,34 @@ describe.each(MODES)('sandbox input, output and environment (%s)', (mode) => {
     expect(errors.text()).toBe(' to stderr\n');
   });
 
+  it('says whether the command itself started: not when the sandbox’s own set-up failed, whatever the exit code', async () => {
+    const output = capture();
+    const ran = await fixture.sandbox.run({
+      command: '/bin/sh',
+      // The descriptor the start is reported on is closed before the command runs: agent code never holds it.
+      args: ['-c', 'if [ -e /proc/$$/fd/3 ]; then echo fd-3-open; else echo fd-3-closed; fi; exit 1'],
+      stdout: output.sink,
+    });
+    expect(ran.exitCode).toBe(1);
+    if (mode !== 'bubblewrap') {
+      expect(ran.started).toBeUndefined();
+      return;
+    }
+    expect(ran.started).toBe(true);
+    expect(output.text()).toBe('fd-3-closed\n');
+    // bubblewrap cannot enter a working folder that does not exist: it fails before the command, with its own words.
+    const errors = capture();
+    const unstarted = await fixture.sandbox.run({
+      command: '/bin/sh',
+      args: ['-c', 'exit 0'],
+      cwd: 'no-such-folder',
+      stderr: errors.sink,
+    });
+    expect(unstarted.started).toBe(false);
+    expect(unstarted.exitCode).not.toBe(0);
+    expect(errors.text()).toMatch(/^bwrap: /m);
+  });
+
   it('leaves no timer behind once the command has ended (the process can exit at once)', async () => {
     const timersBefore = activeTimers();
     const result = await fixture.sandbox.run({

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { rerunOutcome } from '../../src/episode/entry-point-sandbox.js';
-import type { SandboxResult } from '../../src/episode/sandbox.js';
+import { sandboxResult } from '../support/sandbox-result.js';
 import {
   loadTask,
   rerunEntryPoint,
@@ -95,20 +95,7 @@ describe('rerunning the entry point', () => {
 });
 
 describe("a rerun's outcome", () => {
-  const base: SandboxResult = {
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    limitExceeded: null,
-    aborted: false,
-    sandboxed: true,
-    startedAt: '2026-01-01T00:00:00.000Z',
-    wallSeconds: 1,
-    cpuSeconds: 1,
-    peakMemoryBytes: 0,
-    peakProcesses: 1,
-    peakDiskBytes: 0,
-  };
+  const base = sandboxResult({ wallSeconds: 1, cpuSeconds: 1 });
 
   it('is a success only for exit 0 within every limit', () => {
     expect(rerunOutcome(base, 60, 'noise')).toEqual({ ok: true, reason: '' });
