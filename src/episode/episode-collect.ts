@@ -63,6 +63,7 @@ export async function collectEpisode(
           : run.limitExceeded === 'wall-clock'
             ? null
             : run.limitExceeded,
+      ...(run.started === undefined ? {} : { started: run.started }),
     },
     rows: harnessRows,
     tamperedPaths: integrity.tamperedPaths,

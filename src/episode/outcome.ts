@@ -18,6 +18,8 @@ export interface OutcomeEvidence {
     signal: string | null;
     timedOut: boolean;
     limitExceeded: 'cpu' | 'memory' | 'processes' | 'disk' | null;
+    /** False when the sandbox's own set-up failed before the harness started; absent where not told. */
+    started?: boolean;
   };
   /** The proxy log, without the requests agent code posted itself. */
   rows: ProxyLogRow[];
@@ -95,6 +97,12 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
     return failure(
       'api_error',
       `the harness ended on an API error: ${harness.lastAssistantText.slice(0, 300)}`,
+    );
+  }
+  if (process.started === false) {
+    return failure(
+      'harness_crash',
+      `the harness never started: the sandbox's own set-up failed (exit ${process.exitCode}); its words are in harness-stderr.log`,
     );
   }
   if (!harness.result) {

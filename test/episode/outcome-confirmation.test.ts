@@ -97,6 +97,25 @@ describe('the harness’s own API error text', () => {
     });
   });
 
+  it('says the harness never started when the sandbox’s own set-up failed, whatever the exit code', () => {
+    const unstarted = classifyOutcome({
+      ...evidence(null, null),
+      harness: { result: null, lastAssistantText: null, events: 0, unreadableLines: 0 },
+      process: { exitCode: 1, signal: null, timedOut: false, limitExceeded: null, started: false },
+    });
+    expect(unstarted.failure).toMatchObject({
+      kind: 'harness_crash',
+      detail:
+        "the harness never started: the sandbox's own set-up failed (exit 1); its words are in harness-stderr.log",
+    });
+    const started = classifyOutcome({
+      ...evidence(null, null),
+      harness: { result: null, lastAssistantText: null, events: 0, unreadableLines: 0 },
+      process: { exitCode: 1, signal: null, timedOut: false, limitExceeded: null, started: true },
+    });
+    expect(started.failure?.detail).toBe('the harness exited with code 1 without a final result');
+  });
+
   it('is the harness’s crash when every recorded call was answered: agent code can print it and kill the harness', () => {
     expect(classifyOutcome(endedOnApiErrorText(answered)).failure).toMatchObject({
       kind: 'harness_crash',
