@@ -3,7 +3,7 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { errorMessage } from '../errors.js';
-import type { SandboxResult } from '../episode/sandbox-run.js';
+import { SANDBOX_OPENINGS, type SandboxResult } from '../episode/sandbox-run.js';
 import type { TrialEnvironment } from '../episode/trial-environment.js';
 import type { HarborTask } from '../tasks/harbor-task.js';
 import type { VerificationStatus, Verification } from '../records/benchmark-verification.js';
@@ -14,8 +14,6 @@ export const VERIFIER_LOGS_INSIDE = '/logs/verifier';
 /** The most of a reward file, of stdout and of stderr that is read back. */
 const MAX_REWARD_BYTES = 64 * 1024;
 const OUTPUT_TAIL_BYTES = 8 * 1024;
-/** How many times a verification's sandbox is opened when its own set-up fails before test.sh starts. */
-const SANDBOX_STARTS = 2;
 
 export interface VerifyOptions {
   task: HarborTask;
@@ -44,30 +42,22 @@ export async function verifyTrial(options: VerifyOptions): Promise<Verification>
   const empty = path.join(verifierDir, 'empty');
   await Promise.all([logs, empty].map((folder) => rm(folder, { recursive: true, force: true })));
   await mkdir(empty, { recursive: true });
-  let stdout = new OutputTail();
-  let stderr = new OutputTail();
+  const stdout = new OutputTail();
+  const stderr = new OutputTail();
   const common = { leftOut: [], stdoutTail: '', stderrTail: '' };
   let result;
   try {
     await environment.putFiles(path.join(task.dir, 'tests'), TESTS_INSIDE, task.verifierUser);
     await environment.putFiles(empty, VERIFIER_LOGS_INSIDE, task.verifierUser);
-    // A sandbox whose own set-up failed ran nothing of test.sh: it is opened once more before the verification is
-    // given up as crashed.
-    for (let start = 1; ; start++) {
-      stdout = new OutputTail();
-      stderr = new OutputTail();
-      const [out, err] = [stdout, stderr];
-      result = await environment.exec({
-        ...verifierInvocation(task, environment.workdir),
-        stdout: { onData: (chunk) => out.add(chunk) },
-        stderr: { onData: (chunk) => err.add(chunk) },
-        limits: {
-          wallClockSeconds: task.verifierTimeoutSec,
-          ...(task.memoryBytes === null ? {} : { memoryBytes: task.memoryBytes }),
-        },
-      });
-      if (result.started !== false || start === SANDBOX_STARTS) break;
-    }
+    result = await environment.exec({
+      ...verifierInvocation(task, environment.workdir),
+      stdout: { onData: (chunk) => stdout.add(chunk) },
+      stderr: { onData: (chunk) => stderr.add(chunk) },
+      limits: {
+        wallClockSeconds: task.verifierTimeoutSec,
+        ...(task.memoryBytes === null ? {} : { memoryBytes: task.memoryBytes }),
+      },
+    });
   } catch (error) {
     return failed('crashed', `test.sh could not be run: ${errorMessage(error)}`, common);
   }
@@ -149,7 +139,7 @@ export function verificationOutcome(ended: {
     const said = firstLine(outputs.stderrTail);
     return fail(
       'crashed',
-      `test.sh never started: the sandbox's own set-up failed, ${SANDBOX_STARTS} times${said === '' ? '' : ` ("${said}")`}`,
+      `test.sh never started: the sandbox's own set-up failed, each of the ${SANDBOX_OPENINGS} times it was opened${said === '' ? '' : ` ("${said}")`}`,
     );
   }
   if (run.timedOut)

@@ -3,6 +3,7 @@ import { RETRYABLE_UPSTREAM_STATUSES } from '../proxy/upstream-retry.js';
 import type { OrchestratorFinal, ToolCallSummary } from './episode-facts.js';
 import type { HarnessSummary } from '../harness/harness-events.js';
 import type { FailureKind, ApiErrorCause, EpisodeFailure } from '../records/episode-failure.js';
+import { SANDBOX_OPENINGS } from './sandbox-run.js';
 
 export interface OutcomeEvidence {
   /** What the harness printed: agent code can write into it, so a success it reports must be confirmed. */
@@ -102,7 +103,7 @@ export function classifyOutcome(evidence: OutcomeEvidence): {
   if (process.started === false) {
     return failure(
       'harness_crash',
-      `the harness never started: the sandbox's own set-up failed (exit ${process.exitCode}); its words are in harness-stderr.log`,
+      `the harness never started: the sandbox's own set-up failed, each of the ${SANDBOX_OPENINGS} times it was opened (exit ${process.exitCode}); its words are in harness-stderr.log`,
     );
   }
   if (!harness.result) {

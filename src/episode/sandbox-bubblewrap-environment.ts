@@ -31,7 +31,7 @@ import { kernelLimitArguments } from './sandbox-limits.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { resolveSandbox } from './sandbox-resolve.js';
 import { SandboxBase, type SandboxEndpoints } from './sandbox-base.js';
-import { reportStart, runProcessTree, type SandboxResult } from './sandbox-run.js';
+import { reportStart, runProcessTree, SANDBOX_OPENINGS, type SandboxResult } from './sandbox-run.js';
 import { staging, type Staging } from './sandbox-staging.js';
 import { hostSystemEntries, writeSystemFiles } from './sandbox-system.js';
 import {
@@ -159,7 +159,21 @@ export class BubblewrapSandbox extends SandboxBase {
     return placedPath(this.mounts, inside, true);
   }
 
-  run(command: SandboxCommand): Promise<SandboxResult> {
+  /**
+   * Runs `command` in the sandbox. When the sandbox's own set-up fails before the command starts (bubblewrap, the
+   * kernel's limits, the proxy forwarder: `started` false), nothing of it ran, and the sandbox is opened once more;
+   * what the failed set-up printed stays on the command's standard error.
+   */
+  async run(command: SandboxCommand): Promise<SandboxResult> {
+    let result = await this.runOnce(command);
+    for (let opened = 1; result.started === false && opened < SANDBOX_OPENINGS; opened++) {
+      if (command.signal?.aborted) break;
+      result = await this.runOnce(command);
+    }
+    return result;
+  }
+
+  private runOnce(command: SandboxCommand): Promise<SandboxResult> {
     const { mounts } = this;
     const { bwrapPath, prlimitPath, launcher, user } = this.launch;
     const marker = { name: RUN_MARKER_VARIABLE, value: randomUUID() };

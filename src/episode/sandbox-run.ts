@@ -65,12 +65,16 @@ export interface ProcessTreeRun {
 
 /**
  * `command` behind a prologue that writes a byte on descriptor 3 (a pipe `runProcessTree` reads with `reportsStart`),
- * closes it, and execs the command: the byte says that everything before it (a sandbox's set-up) went well. The
- * command never holds the descriptor.
+ * closes it, and execs the command: the byte says that everything before it (a sandbox's set-up) went well. A command
+ * whose start could not be reported is not run (exit 125), so a sandbox opened again never runs it twice. The command
+ * never holds the descriptor.
  */
 export function reportStart(command: string[]): string[] {
-  return ['/bin/sh', '-c', 'printf s >&3; exec 3>&-; exec "$@"', 'mass-start', ...command];
+  return ['/bin/sh', '-c', 'printf s >&3 || exit 125; exec 3>&-; exec "$@"', 'mass-start', ...command];
 }
+
+/** How many times a sandbox is opened for one command when its own set-up fails before the command starts. */
+export const SANDBOX_OPENINGS = 2;
 
 /** How long to wait, once the tree is dead, for its output pipes to close. */
 const OUTPUT_DRAIN_MS = 2_000;

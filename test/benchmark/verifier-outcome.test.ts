@@ -73,11 +73,11 @@ describe('how a verification ended', () => {
     );
     expect(unstarted).toMatchObject({ status: 'crashed', reward: null, exitCode: 1 });
     expect(unstarted.detail).toBe(
-      'test.sh never started: the sandbox\'s own set-up failed, 2 times ("bwrap: Creating new namespace failed: Resource temporarily unavailable")',
+      'test.sh never started: the sandbox\'s own set-up failed, each of the 2 times it was opened ("bwrap: Creating new namespace failed: Resource temporarily unavailable")',
     );
     // The launcher's exit code is not test.sh's: 125 from a forwarder that did not start is no set-up of the task.
     expect(ended({ exitCode: 125, started: false }, { kind: 'none' }).detail).toBe(
-      "test.sh never started: the sandbox's own set-up failed, 2 times",
+      "test.sh never started: the sandbox's own set-up failed, each of the 2 times it was opened",
     );
     // Started, then failed before its reward: that is test.sh's own set-up.
     expect(ended({ exitCode: 1, started: true }, { kind: 'none' })).toMatchObject({ status: 'setup-failed' });

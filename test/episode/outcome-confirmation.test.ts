@@ -106,7 +106,7 @@ describe('the harness’s own API error text', () => {
     expect(unstarted.failure).toMatchObject({
       kind: 'harness_crash',
       detail:
-        "the harness never started: the sandbox's own set-up failed (exit 1); its words are in harness-stderr.log",
+        "the harness never started: the sandbox's own set-up failed, each of the 2 times it was opened (exit 1); its words are in harness-stderr.log",
     });
     const started = classifyOutcome({
       ...evidence(null, null),

@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { RUN_MARKER_VARIABLE } from '../../src/episode/sandbox.js';
+import { reportStart, SANDBOX_OPENINGS } from '../../src/episode/sandbox-run.js';
 import { MODES, capture, openSandbox, type SandboxFixture } from './sandbox-helpers.js';
 
 describe.each(MODES)('sandbox input, output and environment (%s)', (mode) => {
@@ -56,7 +58,13 @@ describe.each(MODES)('sandbox input, output and environment (%s)', (mode) => {
     });
     expect(unstarted.started).toBe(false);
     expect(unstarted.exitCode).not.toBe(0);
-    expect(errors.text()).toMatch(/^bwrap: /m);
+    // Nothing of the command ran, so the sandbox was opened once more, and failed alike: bubblewrap said so twice.
+    expect(errors.text().match(/^bwrap: .*$/gm)).toHaveLength(SANDBOX_OPENINGS);
+    // A command whose start cannot be reported (no descriptor 3) is not run: a sandbox opened again never runs it twice.
+    const [shell, ...prologue] = reportStart(['/bin/echo', 'ran']);
+    const unreported = spawnSync(shell!, prologue, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    expect(unreported.status).toBe(125);
+    expect(unreported.stdout).toBe('');
   });
 
   it('leaves no timer behind once the command has ended (the process can exit at once)', async () => {
